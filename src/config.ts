@@ -1,0 +1,105 @@
+/**
+ * Every setting, in one schema. Precedence: defaults < config file
+ * (`--config FILE` or GURU_CONFIG) < environment < command-line flags.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { GuruSlug } from './core/schemas.js';
+
+const Flag = z.union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no', ''])]).transform((value) =>
+  typeof value === 'boolean' ? value : value === '1' || value === 'true' || value === 'yes',
+);
+
+export const Config = z.object({
+  /** Where the database and state files live. */
+  dataDir: z.string().min(1),
+  /** Guru used by tools and commands that name none. */
+  defaultGuru: GuruSlug.optional(),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65535).default(8787),
+  /** Let fetchers reach loopback and private addresses (refused by default). */
+  allowPrivateNetwork: Flag.default(false),
+  /** REST requests per minute per guru and end user; 0 turns the limit off. */
+  rateLimitPerMinute: z.coerce.number().int().min(0).default(120),
+  logLevel: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
+});
+export type Config = z.infer<typeof Config>;
+export type ConfigInput = z.input<typeof Config>;
+
+/** Environment variable of each setting. */
+export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
+  dataDir: 'GURU_DATA_DIR',
+  defaultGuru: 'GURU_DEFAULT_GURU',
+  host: 'GURU_HOST',
+  port: 'GURU_PORT',
+  allowPrivateNetwork: 'GURU_ALLOW_PRIVATE_NETWORK',
+  rateLimitPerMinute: 'GURU_RATE_LIMIT_PER_MINUTE',
+  logLevel: 'GURU_LOG_LEVEL',
+};
+
+/** The per-user data directory of this platform. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'guru-mcp');
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'guru-mcp');
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'guru-mcp');
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`Cannot read the config file ${path}: ${(error as Error).message}`);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    return parsed as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(`The config file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function fromEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, name] of Object.entries(ENVIRONMENT)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') values[key] = value;
+  }
+  return values;
+}
+
+export interface LoadConfigOptions {
+  /** Settings from command-line flags (highest precedence). */
+  readonly flags?: Partial<ConfigInput>;
+  readonly configFile?: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const file = options.configFile ?? env.GURU_CONFIG;
+  const flags = Object.fromEntries(Object.entries(options.flags ?? {}).filter(([, value]) => value !== undefined));
+  const merged = {
+    dataDir: defaultDataDir(env),
+    ...(file ? readConfigFile(file) : {}),
+    ...fromEnvironment(env),
+    ...flags,
+  };
+  const result = Config.safeParse(merged);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const key = issue.path.join('.') as keyof Config;
+      const source = ENVIRONMENT[key] ? ` (${ENVIRONMENT[key]})` : '';
+      return `${key}${source}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid settings:\n  ${problems.join('\n  ')}`);
+  }
+  return result.data;
+}

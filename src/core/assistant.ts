@@ -1,0 +1,93 @@
+/**
+ * The port: what the MCP server, the REST API and the CLI ask of a backend.
+ * The local engine and the remote adapter both implement it. Every method is
+ * scoped to one guru; implementations refuse anything outside it.
+ */
+import type {
+  Answer,
+  AskRequest,
+  CreatedApiKey,
+  CreatedDataSource,
+  CreatedGuru,
+  CreateDataSourcesRequest,
+  CreateGuruRequest,
+  DataSource,
+  DeletedSession,
+  Guru,
+  ListDataSourcesQuery,
+  ListSessionsRequest,
+  SemanticSearchRequest,
+  SemanticSearchResponse,
+  SessionConversation,
+  SessionList,
+} from './schemas.js';
+
+/** Which surface a question came in through; stored as the question's `source`. */
+export type QuestionOrigin = 'API' | 'MCP' | 'CLI';
+
+/** The question and its options, without the transport's `stream` switch. */
+export type AskInput = Omit<AskRequest, 'stream'>;
+
+export interface AskOptions {
+  readonly signal?: AbortSignal;
+  /** Receives the answer text as it is written, in order; their concatenation is `Answer.content`. */
+  readonly onText?: (delta: string) => void;
+  /** Receives a short line whenever the answer moves to a new stage. */
+  readonly onStage?: (line: string) => void;
+  readonly origin?: QuestionOrigin;
+}
+
+/** One page of the data-source listing; REST renders `next`/`previous` from it. */
+export interface DataSourcePage {
+  readonly count: number;
+  readonly page: number;
+  readonly page_size: number;
+  readonly results: DataSource[];
+}
+
+export interface Answering {
+  ask(guru: string, input: AskInput, options?: AskOptions): Promise<Answer>;
+}
+
+export interface Searching {
+  semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse>;
+}
+
+export interface DataSources {
+  createDataSources(guru: string, request: CreateDataSourcesRequest): Promise<CreatedDataSource[]>;
+  listDataSources(guru: string, query: ListDataSourcesQuery): Promise<DataSourcePage>;
+}
+
+export interface Sessions {
+  listSessions(guru: string, request: ListSessionsRequest): Promise<SessionList>;
+  getSession(guru: string, sessionId: string): Promise<SessionConversation>;
+  deleteSession(guru: string, sessionId: string): Promise<DeletedSession>;
+}
+
+/** The whole service, as the transports see it. */
+export interface Assistant extends Answering, Searching, DataSources, Sessions {
+  /** Releases connections, timers and files. */
+  close(): Promise<void>;
+}
+
+/**
+ * Administration of the gurus themselves. Only a backend that owns its data
+ * (the local engine) offers it; the hosted REST API has no such operations.
+ */
+export interface GuruAdmin {
+  listGurus(): Promise<Guru[]>;
+  createGuru(request: CreateGuruRequest): Promise<CreatedGuru>;
+  createApiKey(slug: string): Promise<CreatedApiKey>;
+  /** The slug of the guru this key belongs to, or undefined for an unknown key. */
+  authenticate(apiKey: string): Promise<string | undefined>;
+}
+
+/** A backend as wired by the composition root. */
+export interface Backend {
+  readonly kind: 'local' | 'remote';
+  readonly assistant: Assistant;
+  /** Present for the local engine only. */
+  readonly admin?: GuruAdmin;
+  /** The guru used when a call names none, if one is configured. */
+  readonly defaultGuru?: string;
+}

@@ -1,0 +1,195 @@
+/**
+ * The error catalogue of `spec/service-api.md` (its Errors table plus the
+ * decisions of DESIGN.md) and the one error type that carries a message, an
+ * HTTP status and the body field it travels in.
+ *
+ * Every operation names its own wording for the shared failures (bad key,
+ * throttling, unknown guru, invalid body); the table below is that wording.
+ */
+
+export type Operation =
+  | 'ask'
+  | 'follow_up'
+  | 'text_to_speech'
+  | 'semantic_search'
+  | 'create_sources'
+  | 'list_sources'
+  | 'reindex_sources'
+  | 'list_sessions'
+  | 'get_session'
+  | 'delete_session'
+  | 'start_crawl'
+  | 'crawl_status'
+  | 'stop_crawl'
+  | 'import_channel'
+  | 'import_playlist'
+  | 'enduser_data'
+  | 'erase_enduser_data'
+  | 'answer_progress'
+  | 'upsert_profiles'
+  | 'record_vote'
+  | 'admin';
+
+/** The JSON body field an error message travels in. */
+export type BodyField = 'msg' | 'error';
+
+interface OperationWording {
+  /** Field used by this operation's errors unless a specific error says otherwise. */
+  readonly field: BodyField;
+  /** Field of the "Invalid API key" and throttling bodies, where it differs. */
+  readonly authField?: BodyField;
+  readonly throttled: (seconds: number) => string;
+  readonly guruNotFound: (slug: string) => string;
+  readonly guruNotFoundStatus: number;
+  readonly invalidRequest: string;
+}
+
+const throttledWithSeconds = (seconds: number) => `Request was throttled. Expected available in ${seconds} seconds.`;
+const rateLimitExceeded = () => 'Rate limit exceeded';
+const guruTypeNamed = (slug: string) => `Guru type ${slug} not found`;
+
+const standard: OperationWording = {
+  field: 'msg',
+  throttled: throttledWithSeconds,
+  guruNotFound: guruTypeNamed,
+  guruNotFoundStatus: 404,
+  invalidRequest: 'Invalid request parameters',
+};
+
+const WORDING: Record<Operation, OperationWording> = {
+  ask: { ...standard, invalidRequest: 'Invalid request' },
+  follow_up: {
+    ...standard,
+    field: 'error',
+    throttled: rateLimitExceeded,
+    guruNotFound: () => 'Guru type does not exist',
+    invalidRequest: 'Question slug or question text is required',
+  },
+  text_to_speech: { ...standard, authField: 'error', throttled: rateLimitExceeded, invalidRequest: 'No text provided' },
+  semantic_search: {
+    ...standard,
+    field: 'error',
+    throttled: rateLimitExceeded,
+    guruNotFound: () => 'Guru not found',
+    invalidRequest: 'Question is required',
+  },
+  create_sources: standard,
+  list_sources: standard,
+  reindex_sources: standard,
+  list_sessions: { ...standard, invalidRequest: 'Page number must be an integer' },
+  get_session: { ...standard, invalidRequest: 'Binge ID is required' },
+  delete_session: { ...standard, guruNotFound: () => 'Guru type not found', invalidRequest: 'Binge ID is required' },
+  start_crawl: { ...standard, invalidRequest: 'Invalid URL format' },
+  crawl_status: { ...standard, invalidRequest: 'Invalid request' },
+  stop_crawl: { ...standard, invalidRequest: 'Invalid request' },
+  import_channel: { ...standard, throttled: () => 'Request was throttled.', invalidRequest: 'URL is required' },
+  import_playlist: { ...standard, throttled: () => 'Request was throttled.', invalidRequest: 'URL is required' },
+  enduser_data: standard,
+  erase_enduser_data: standard,
+  answer_progress: { ...standard, invalidRequest: 'external_user_id is required' },
+  upsert_profiles: standard,
+  record_vote: standard,
+  admin: standard,
+};
+
+export interface GuruErrorInit {
+  readonly message: string;
+  readonly status: number;
+  readonly field: BodyField;
+  /** Extra body members sent next to the message (e.g. `users_results`). */
+  readonly body?: Readonly<Record<string, unknown>>;
+  /** Seconds until a throttled caller may retry. */
+  readonly retryAfterSeconds?: number;
+  /** What the caller can do about it; shown to models and people, never sent in REST bodies. */
+  readonly hint?: string;
+}
+
+/** The one error type of the service: the spec's message, HTTP status and body field. */
+export class GuruError extends Error {
+  readonly status: number;
+  readonly field: BodyField;
+  readonly body: Readonly<Record<string, unknown>> | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly hint: string | undefined;
+
+  constructor(init: GuruErrorInit) {
+    super(init.message);
+    this.name = 'GuruError';
+    this.status = init.status;
+    this.field = init.field;
+    this.body = init.body;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.hint = init.hint;
+  }
+
+  /** The JSON body the REST API answers with. */
+  toBody(): Record<string, unknown> {
+    return { [this.field]: this.message, ...this.body };
+  }
+}
+
+export const isGuruError = (value: unknown): value is GuruError => value instanceof GuruError;
+
+function make(op: Operation, status: number, message: string, extra: Partial<GuruErrorInit> = {}): GuruError {
+  return new GuruError({ message, status, field: extra.field ?? WORDING[op].field, ...extra });
+}
+
+/** Factories for every error the service answers with, by meaning. */
+export const Errors = {
+  invalidApiKey: (op: Operation) =>
+    make(op, 401, 'Invalid API key', {
+      field: WORDING[op].authField ?? WORDING[op].field,
+      hint: 'Send a key of this guru in the x-api-key header; `guru-mcp key create <slug>` makes one.',
+    }),
+  forbidden: (op: Operation) => make(op, 403, 'Forbidden'),
+  throttled: (op: Operation, seconds: number) =>
+    make(op, 429, WORDING[op].throttled(seconds), {
+      field: WORDING[op].authField ?? WORDING[op].field,
+      retryAfterSeconds: seconds,
+    }),
+  guruNotFound: (op: Operation, slug: string) =>
+    make(op, WORDING[op].guruNotFoundStatus, WORDING[op].guruNotFound(slug), {
+      hint: 'List the gurus with list_gurus (or `guru-mcp guru list`) and use one of their slugs.',
+    }),
+  /** The operation's own wording for a malformed request; `detail` says which field and why. */
+  invalidRequest: (op: Operation, detail?: string) =>
+    make(op, 400, WORDING[op].invalidRequest, detail === undefined ? {} : { hint: detail }),
+  /** Ask accepts any error message in its 400 body; this one names the problem. */
+  badAsk: (message: string) => make('ask', 400, message),
+
+  externalUserMismatch: () => make('ask', 400, 'External user ID mismatch for this session. Code: S-902'),
+  sessionNotFoundForAsk: (sessionId: string) =>
+    make('ask', 400, `Session ${sessionId} not found`, {
+      hint: 'Omit session_id to start a new conversation, or use a session_id from an earlier answer.',
+    }),
+
+  bingeDoesNotExist: () => make('follow_up', 400, 'Binge does not exist'),
+  questionDoesNotExist: () => make('follow_up', 404, 'Question does not exist'),
+  followUpFailed: () => make('follow_up', 500, 'An error occurred while generating follow-up examples'),
+
+  textToSpeechDisabled: () => make('text_to_speech', 403, 'Text-to-speech is not enabled for this guru type'),
+  speechFailed: () => make('text_to_speech', 500, 'Error generating speech stream'),
+
+  searchFailed: (details: string) => make('semantic_search', 500, `Error fetching sources: ${details}`),
+
+  noBingeAccess: () => make('get_session', 403, "You don't have access to this binge"),
+  bingeNotFound: () => make('get_session', 404, 'Binge not found'),
+  sessionAlreadyDeleted: () => make('delete_session', 400, 'Session is already deleted'),
+  sessionNotFound: () => make('delete_session', 404, 'Session not found'),
+
+  crawlAlreadyRunning: () =>
+    make('start_crawl', 400, 'A crawl is already running for this guru. Please wait for it to complete or stop it.'),
+  crawlNotFound: (op: 'crawl_status' | 'stop_crawl') => make(op, 404, 'Crawl not found'),
+
+  memoryStoreUnreadable: () => make('enduser_data', 500, 'Memory store could not be read'),
+
+  profilesFailed: (body: Record<string, unknown>) =>
+    make('upsert_profiles', 400, 'Failed to process some users', { field: 'error', body }),
+  profilesInternal: () => make('upsert_profiles', 500, 'Internal server error while saving profiles', { field: 'error' }),
+
+  guruExists: (slug: string) =>
+    make('admin', 409, `A guru with the slug ${slug} already exists`, { hint: 'Pick another slug, or use the existing guru.' }),
+
+  /** An unexpected failure inside the service; the message never carries internals. */
+  internal: (op: Operation) => make(op, 500, 'Internal server error', { hint: 'See the server log (stderr) for details.' }),
+} as const;

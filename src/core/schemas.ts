@@ -1,0 +1,455 @@
+/**
+ * The service contract: zod schemas of every resource, request and response of
+ * `spec/service-api.md`, for all of its parts. Response schemas are loose objects
+ * so that a hosted deployment may add fields without breaking the remote adapter;
+ * request schemas validate what callers send.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------
+// Shared pieces
+
+export const GuruSlug = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and inner hyphens only');
+export type GuruSlug = z.infer<typeof GuruSlug>;
+
+/** ISO 8601 timestamp as the service writes it. */
+const Timestamp = z.string();
+
+export const Reference = z.looseObject({
+  link: z.string(),
+  icon: z.string(),
+  title: z.string(),
+  /** Present and true only for attachments shown again on a follow-up turn. */
+  inherited: z.boolean().optional(),
+});
+export type Reference = z.infer<typeof Reference>;
+
+// ---------------------------------------------------------------------------
+// Gurus (local administration; not part of the hosted REST API)
+
+export const Guru = z.object({
+  slug: GuruSlug,
+  name: z.string(),
+  date_created: Timestamp,
+});
+export type Guru = z.infer<typeof Guru>;
+
+export const CreateGuruRequest = z.object({
+  slug: GuruSlug,
+  name: z.string().min(1).max(200).optional(),
+});
+export type CreateGuruRequest = z.infer<typeof CreateGuruRequest>;
+
+/** The API key appears in clear text here and nowhere else: it is stored only as a hash. */
+export const CreatedGuru = z.object({ slug: GuruSlug, name: z.string(), api_key: z.string() });
+export type CreatedGuru = z.infer<typeof CreatedGuru>;
+
+export const CreatedApiKey = z.object({ slug: GuruSlug, api_key: z.string() });
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+
+// ---------------------------------------------------------------------------
+// Ask question
+
+const Base64Attachment = z.object({
+  data: z.string().regex(/^data:[^;,]+;base64,/, 'must be a data URL: data:<mime>;base64,<payload>'),
+  name: z.string(),
+  type: z.string(),
+});
+
+export const AskRequest = z.object({
+  question: z.string().trim().min(1, 'question is required').max(10_000),
+  stream: z.boolean().default(false),
+  session_id: z.string().min(1).optional(),
+  external_user_id: z.string().min(1).max(256).optional(),
+  fetch_existing: z.boolean().default(false),
+  images: z.array(Base64Attachment).optional(),
+  log_files: z.array(z.object({ data: z.string(), name: z.string() })).optional(),
+  pdf_files: z.array(Base64Attachment).optional(),
+});
+export type AskRequest = z.infer<typeof AskRequest>;
+
+export const Answer = z.looseObject({
+  slug: z.string(),
+  content: z.string(),
+  question: z.string(),
+  date_updated: z.string(),
+  trust_score: z.number().min(0).max(100),
+  references: z.array(Reference),
+  session_id: z.string(),
+  question_url: z.string(),
+  can_receive_feedback: z.boolean(),
+  /** Set when images or log files over the guru's limits were skipped. */
+  attachment_note: z.string().optional(),
+});
+export type Answer = z.infer<typeof Answer>;
+
+// ---------------------------------------------------------------------------
+// Follow-up examples
+
+export const FollowUpRequest = z.object({
+  question_slug: z.string().min(1).optional(),
+  question: z.string().min(1).optional(),
+  binge_id: z.string().min(1).optional(),
+});
+export type FollowUpRequest = z.infer<typeof FollowUpRequest>;
+
+export const FollowUpResponse = z.looseObject({
+  follow_up_examples: z.array(z.string()),
+  question_slug: z.string(),
+  cached: z.boolean(),
+});
+export type FollowUpResponse = z.infer<typeof FollowUpResponse>;
+
+// ---------------------------------------------------------------------------
+// Text to speech (both versions take the same body and answer with MP3 audio)
+
+export const TextToSpeechRequest = z.object({ text: z.string() });
+export type TextToSpeechRequest = z.infer<typeof TextToSpeechRequest>;
+
+// ---------------------------------------------------------------------------
+// Semantic search
+
+/**
+ * Labels are plain strings. Every source carries its type label (`Text`,
+ * `Website`, ...) plus any labels given when it was added; matching ignores case.
+ */
+export const Label = z.string().min(1).max(100);
+
+export const SemanticSearchRequest = z.object({
+  question: z.string().trim().min(1),
+  labels: z.array(Label).optional(),
+  external_user_id: z.string().min(1).max(256).optional(),
+});
+export type SemanticSearchRequest = z.infer<typeof SemanticSearchRequest>;
+
+export const SearchSource = z.looseObject({
+  title: z.string(),
+  link: z.string().nullable(),
+  display_link: z.boolean(),
+  icon_url: z.string(),
+  labels: z.array(z.string()),
+});
+export type SearchSource = z.infer<typeof SearchSource>;
+
+export const SemanticSearchResponse = z.looseObject({
+  sources: z.array(SearchSource).max(10),
+  total_sources: z.number().int(),
+});
+export type SemanticSearchResponse = z.infer<typeof SemanticSearchResponse>;
+
+// ---------------------------------------------------------------------------
+// Data sources
+
+export const DataSourceStatus = z.enum(['NOT_PROCESSED', 'SUCCESS', 'FAIL']);
+export type DataSourceStatus = z.infer<typeof DataSourceStatus>;
+
+/** Type values of the listing. The spec documents PDF, WEBSITE, YOUTUBE; the rest are ours. */
+export const DataSourceType = z.enum([
+  'PDF',
+  'WEBSITE',
+  'YOUTUBE',
+  'JIRA',
+  'ZENDESK',
+  'CONFLUENCE',
+  'TEXT',
+  'WORD',
+  'EXCEL',
+]);
+export type DataSourceType = z.infer<typeof DataSourceType>;
+
+/** Type values of the creation result, as the spec spells them. */
+export const CreatedSourceType = z.enum(['Website', 'YouTube', 'Jira', 'Zendesk', 'Confluence', 'Text']);
+export type CreatedSourceType = z.infer<typeof CreatedSourceType>;
+
+export const TextSourceInput = z.object({
+  name: z.string().trim().min(1).max(500),
+  content: z.string().min(1).max(5_000_000),
+});
+export type TextSourceInput = z.infer<typeof TextSourceInput>;
+
+const UrlList = z.array(z.string().min(1).max(4096));
+
+export const CreateDataSourcesRequest = z
+  .object({
+    youtube_urls: UrlList.optional(),
+    website_urls: UrlList.optional(),
+    zendesk_urls: UrlList.optional(),
+    jira_urls: UrlList.optional(),
+    confluence_urls: UrlList.optional(),
+    text_sources: z.array(TextSourceInput).optional(),
+    /** Our extension: labels attached to every source of this request. */
+    labels: z.array(Label).max(20).optional(),
+  })
+  .refine(
+    (body) =>
+      [body.youtube_urls, body.website_urls, body.zendesk_urls, body.jira_urls, body.confluence_urls, body.text_sources].some(
+        (list) => list !== undefined && list.length > 0,
+      ),
+    { message: 'at least one of youtube_urls, website_urls, zendesk_urls, jira_urls, confluence_urls, text_sources is required' },
+  );
+export type CreateDataSourcesRequest = z.infer<typeof CreateDataSourcesRequest>;
+
+export const CreatedDataSource = z.looseObject({
+  type: CreatedSourceType,
+  url: z.string().optional(),
+  status: z.string(), // `success` | `exists` documented
+  id: z.number().int(),
+  title: z.string().nullable(),
+  content: z.string().optional(),
+});
+export type CreatedDataSource = z.infer<typeof CreatedDataSource>;
+
+export const DataSource = z.looseObject({
+  id: z.number().int(),
+  type: z.string(),
+  url: z.string().optional(),
+  title: z.string().nullable(),
+  status: DataSourceStatus,
+  error: z.string(),
+  date_created: Timestamp,
+  private: z.boolean(),
+  last_reindex_date: Timestamp,
+  reindex_count: z.number().int(),
+});
+export type DataSource = z.infer<typeof DataSource>;
+
+export const MAX_SOURCE_PAGE_SIZE = 1000;
+
+export const ListDataSourcesQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  page_size: z.coerce.number().int().min(1).max(MAX_SOURCE_PAGE_SIZE).default(MAX_SOURCE_PAGE_SIZE),
+});
+export type ListDataSourcesQuery = z.infer<typeof ListDataSourcesQuery>;
+
+/** The REST listing body. `next` and `previous` are absolute URLs or null. */
+export const DataSourceListResponse = z.looseObject({
+  count: z.number().int(),
+  next: z.string().nullable(),
+  previous: z.string().nullable(),
+  results: z.array(DataSource),
+});
+export type DataSourceListResponse = z.infer<typeof DataSourceListResponse>;
+
+export const ReindexRequest = z.object({ ids: z.array(z.number().int().positive()).min(1) });
+export type ReindexRequest = z.infer<typeof ReindexRequest>;
+
+export const MessageResponse = z.looseObject({ msg: z.string() });
+export type MessageResponse = z.infer<typeof MessageResponse>;
+
+// ---------------------------------------------------------------------------
+// Sessions (binges)
+
+export const ListSessionsRequest = z.object({
+  page_num: z.number().int().positive().default(1),
+  search_query: z.string().max(500).default(''),
+  external_user_id: z.string().min(1).max(256).optional(),
+});
+export type ListSessionsRequest = z.infer<typeof ListSessionsRequest>;
+
+export const SessionSummary = z.looseObject({
+  id: z.string(),
+  last_used: Timestamp,
+  guru_type_slug: z.string(),
+  guru_type_name: z.string(),
+  root_question_name: z.string(),
+  root_question_slug: z.string(),
+  root_question_link: z.string(),
+});
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+export const SessionList = z.looseObject({
+  today: z.array(SessionSummary),
+  last_week: z.array(SessionSummary),
+  older: z.array(SessionSummary),
+  has_more: z.boolean(),
+});
+export type SessionList = z.infer<typeof SessionList>;
+
+export const Vote = z.enum(['upvote', 'downvote']);
+export type Vote = z.infer<typeof Vote>;
+
+export const ConversationTurn = z.looseObject({
+  id: z.string(),
+  slug: z.string(),
+  user_question: z.string(),
+  question: z.string(),
+  answer: z.string(),
+  date_created: Timestamp,
+  date_updated: Timestamp,
+  references: z.array(Reference),
+  trust_score: z.number(),
+  parent_slug: z.string().nullable(),
+  source: z.string(),
+  user_vote: Vote.nullable(),
+});
+export type ConversationTurn = z.infer<typeof ConversationTurn>;
+
+export const SessionConversation = z.looseObject({
+  binge_id: z.string(),
+  root_question_slug: z.string(),
+  date_created: Timestamp,
+  last_used: Timestamp,
+  conversation: z.array(ConversationTurn),
+});
+export type SessionConversation = z.infer<typeof SessionConversation>;
+
+export const DeletedSession = z.looseObject({ msg: z.string(), session_id: z.string() });
+export type DeletedSession = z.infer<typeof DeletedSession>;
+
+// ---------------------------------------------------------------------------
+// Crawling
+
+export const CrawlStatus = z.enum(['RUNNING', 'COMPLETED', 'STOPPED', 'FAILED']);
+export type CrawlStatus = z.infer<typeof CrawlStatus>;
+
+export const StartCrawlRequest = z.object({
+  url: z.string(),
+  ignore_query_params: z.boolean().default(true),
+});
+export type StartCrawlRequest = z.infer<typeof StartCrawlRequest>;
+
+export const Crawl = z.looseObject({
+  id: z.number().int(),
+  url: z.string(),
+  status: CrawlStatus,
+  guru_type: z.string(),
+  discovered_urls: z.array(z.string()),
+  start_time: Timestamp,
+  end_time: Timestamp.nullable(),
+  link_limit: z.number().int(),
+  ignore_query_params: z.boolean(),
+  /** Only on the status endpoint, only when the crawl failed or was cut short. */
+  error_message: z.string().optional(),
+});
+export type Crawl = z.infer<typeof Crawl>;
+
+// ---------------------------------------------------------------------------
+// Video-list import
+
+export const ImportUrlRequest = z.object({ url: z.string() });
+export type ImportUrlRequest = z.infer<typeof ImportUrlRequest>;
+
+export const ChannelImport = z.looseObject({
+  channel_identifier: z.string(),
+  identifier_type: z.enum(['channel_id', 'username']),
+  video_count: z.number().int(),
+  videos: z.array(z.string()),
+});
+export type ChannelImport = z.infer<typeof ChannelImport>;
+
+export const PlaylistImport = z.looseObject({
+  playlist_id: z.string(),
+  video_count: z.number().int(),
+  videos: z.array(z.string()),
+});
+export type PlaylistImport = z.infer<typeof PlaylistImport>;
+
+// ---------------------------------------------------------------------------
+// End-user data
+
+export const EndUserDataQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export type EndUserDataQuery = z.infer<typeof EndUserDataQuery>;
+
+export const EndUserData = z.looseObject({
+  external_user_id: z.string(),
+  data: z.looseObject({
+    questions: z.array(
+      z.looseObject({
+        slug: z.string(),
+        question: z.string(),
+        user_question: z.string(),
+        content: z.string(),
+        source: z.string(),
+        date_created: Timestamp,
+      }),
+    ),
+    rejected_questions: z.array(z.looseObject({})),
+    conversations: z.array(z.looseObject({ id: z.string(), date_created: Timestamp, last_used: Timestamp })),
+    searches: z.array(z.looseObject({ query: z.string(), selected_labels: z.array(z.string()), date_created: Timestamp })),
+    profile: z.array(
+      z.looseObject({ profile_data: z.record(z.string(), z.unknown()), created_at: Timestamp, updated_at: Timestamp }),
+    ),
+    memories: z.array(z.looseObject({ memory: z.string() })),
+    page: z.looseObject({
+      limit: z.number().int(),
+      offset: z.number().int(),
+      has_more: z.looseObject({
+        questions: z.boolean(),
+        rejected_questions: z.boolean(),
+        conversations: z.boolean(),
+        searches: z.boolean(),
+      }),
+    }),
+  }),
+});
+export type EndUserData = z.infer<typeof EndUserData>;
+
+export const ErasedEndUserData = z.looseObject({
+  external_user_id: z.string(),
+  deleted: z.record(z.string(), z.number().int()),
+});
+export type ErasedEndUserData = z.infer<typeof ErasedEndUserData>;
+
+// ---------------------------------------------------------------------------
+// Profiles
+
+export const UpsertProfilesRequest = z.object({
+  users: z
+    .array(
+      z.object({
+        external_user_id: z.unknown(),
+        memory: z.unknown(),
+      }),
+    )
+    .min(1),
+});
+export type UpsertProfilesRequest = z.infer<typeof UpsertProfilesRequest>;
+
+export const UserResult = z.looseObject({
+  user_index: z.number().int(),
+  external_user_id: z.string(),
+  success: z.boolean(),
+  errors: z.array(z.string()),
+});
+export type UserResult = z.infer<typeof UserResult>;
+
+export const UpsertProfilesResponse = z.looseObject({
+  status: z.string(),
+  total_users: z.number().int(),
+  processed_users: z.number().int(),
+  users_results: z.array(UserResult),
+});
+export type UpsertProfilesResponse = z.infer<typeof UpsertProfilesResponse>;
+
+// ---------------------------------------------------------------------------
+// Answer progress
+
+export const AnswerProgress = z.looseObject({
+  status_text: z.string(),
+  updated_at: z.number().nullable(),
+});
+export type AnswerProgress = z.infer<typeof AnswerProgress>;
+
+// ---------------------------------------------------------------------------
+// Votes
+
+export const RecordVoteRequest = z.object({
+  content_slug: z.string().min(1),
+  binge_id: z.string().min(1).optional(),
+  vote_type: Vote,
+  feedback: z.string().max(200).optional(),
+});
+export type RecordVoteRequest = z.infer<typeof RecordVoteRequest>;
+
+export const RecordedVote = z.looseObject({
+  msg: z.string(),
+  vote: z.looseObject({ content_slug: z.string(), vote_type: Vote, feedback: z.string().nullable() }),
+});
+export type RecordedVote = z.infer<typeof RecordedVote>;

@@ -1,0 +1,130 @@
+/**
+ * Retrieve → select → compose → grade. Given a question (and, for a follow-up,
+ * the question before it), finds the passages that answer it and writes an
+ * extractive answer with references and a trust score.
+ */
+import type { Reference } from '../../core/schemas.js';
+import { parseQuery, type TextQuery } from '../search/query.js';
+import type { ChunkHit, Retriever } from '../search/retriever.js';
+import { composeExtractive, noAnswer, type Passage } from './extractive.js';
+import { coverage, inverseDocumentFrequency, trustScore } from './trust.js';
+
+const CANDIDATES = 12;
+const MAX_PASSAGES = 3;
+const MAX_PASSAGES_PER_SOURCE = 2;
+/** A further passage must score at least this share of the best one, unless it adds missing words. */
+const RELATIVE_SCORE_FLOOR = 0.6;
+/** Reciprocal-rank-fusion constant. */
+const RRF_K = 60;
+
+export interface AnswerDraft {
+  readonly content: string;
+  readonly references: Reference[];
+  readonly trustScore: number;
+  /** False when the knowledge base held nothing that answers the question. */
+  readonly answered: boolean;
+}
+
+export interface QuestionContext {
+  readonly guruId: number;
+  readonly guruName: string;
+  readonly question: string;
+  /** The previous question of the same session, for follow-ups. */
+  readonly previousQuestion?: string;
+}
+
+/** Merges ranked lists, best first, by reciprocal rank. */
+function fuse(lists: readonly ChunkHit[][]): ChunkHit[] {
+  const scores = new Map<number, { hit: ChunkHit; score: number }>();
+  for (const list of lists) {
+    list.forEach((hit, rank) => {
+      const entry = scores.get(hit.chunkId) ?? { hit, score: 0 };
+      entry.score += 1 / (RRF_K + rank + 1);
+      scores.set(hit.chunkId, entry);
+    });
+  }
+  return [...scores.values()].sort((a, b) => b.score - a.score).map((entry) => entry.hit);
+}
+
+export class Answerer {
+  readonly #retriever: Retriever;
+  readonly #chunkCount: (guruId: number) => number;
+
+  constructor(retriever: Retriever, chunkCount: (guruId: number) => number) {
+    this.#retriever = retriever;
+    this.#chunkCount = chunkCount;
+  }
+
+  draft(context: QuestionContext): AnswerDraft {
+    const own = parseQuery(context.question);
+    const withContext = context.previousQuestion === undefined ? undefined : parseQuery(`${context.previousQuestion} ${context.question}`);
+    // A question made only of function words ("and why?") takes its topic from the one before it.
+    const graded: TextQuery = own.onlyStopWords && withContext ? withContext : own;
+    if (graded.onlyStopWords || graded.match === undefined) return this.#nothing(context);
+
+    const queries = [own.onlyStopWords ? undefined : own, withContext].filter((query) => query !== undefined);
+    const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
+    const candidates = fuse(lists).slice(0, CANDIDATES);
+    if (candidates.length === 0) return this.#nothing(context);
+
+    const chunkCount = this.#chunkCount(context.guruId);
+    const weights = new Map(
+      graded.terms.map((term) => [term, inverseDocumentFrequency(chunkCount, this.#retriever.documentFrequency(context.guruId, term))]),
+    );
+    const presence = this.#retriever.termPresence(
+      graded.terms,
+      candidates.map((hit) => hit.chunkId),
+    );
+    const chosen = this.#choose(candidates, weights, presence);
+    const grade = coverage(
+      weights,
+      presence,
+      chosen.map((hit) => hit.chunkId),
+    );
+    const trust = trustScore(grade);
+    if (trust === 0) return this.#nothing(context);
+
+    const marked = this.#retriever.highlighted(
+      graded,
+      chosen.map((hit) => hit.chunkId),
+    );
+    const passages: Passage[] = chosen.map((hit) => ({
+      sourceId: hit.sourceId,
+      title: hit.title,
+      headings: hit.headings,
+      url: hit.url,
+      marked: marked.get(hit.chunkId) ?? hit.body,
+    }));
+    const { content, references } = composeExtractive(passages, trust < 50);
+    return { content, references, trustScore: trust, answered: true };
+  }
+
+  /**
+   * The best passage, then others that either score close to it or hold
+   * question words the chosen ones lack; at most two from one source.
+   */
+  #choose(
+    candidates: readonly ChunkHit[],
+    weights: ReadonlyMap<string, number>,
+    presence: ReadonlyMap<string, ReadonlySet<number>>,
+  ): ChunkHit[] {
+    const [best, ...rest] = candidates;
+    if (!best) return [];
+    const chosen = [best];
+    const perSource = new Map([[best.sourceId, 1]]);
+    for (const hit of rest) {
+      if (chosen.length >= MAX_PASSAGES) break;
+      if ((perSource.get(hit.sourceId) ?? 0) >= MAX_PASSAGES_PER_SOURCE) continue;
+      const before = coverage(weights, presence, chosen.map((c) => c.chunkId)).all;
+      const after = coverage(weights, presence, [...chosen, hit].map((c) => c.chunkId)).all;
+      if (hit.score < best.score * RELATIVE_SCORE_FLOOR && after <= before) continue;
+      chosen.push(hit);
+      perSource.set(hit.sourceId, (perSource.get(hit.sourceId) ?? 0) + 1);
+    }
+    return chosen;
+  }
+
+  #nothing(context: QuestionContext): AnswerDraft {
+    return { ...noAnswer(context.guruName), trustScore: 0, answered: false };
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Turns free user text into an FTS5 query that cannot break FTS5's syntax:
+ * words are extracted, stop words dropped, and every word is sent as a quoted
+ * string joined by OR, so operators, quotes, parentheses and column filters in
+ * the text are just characters. BM25 then ranks documents by how many of the
+ * words they hold and how rare those words are.
+ */
+
+// Function words that carry no topic; a question made only of them keeps them.
+const STOP_WORDS = new Set(
+  `a about above after again against all also am an and any are aren't as at be because been before being below
+  between both but by can could did didn't do does doesn't doing don't down during each few for from further
+  had has have having he her here hers herself him himself his how i if in into is isn't it it's its
+  itself just let me more most my myself no nor not of off on once only or other our ours ourselves out over own
+  please same she should so some such than that the their theirs them themselves then there these they this those
+  through to too under until up very was wasn't we were what when where which while who whom why will with would
+  you your yours yourself yourselves tell explain describe`
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => word.replace(/'/g, '')),
+);
+
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+const MAX_TERMS = 32;
+
+export interface TextQuery {
+  /** The distinct search words, in the order they appear. */
+  readonly terms: readonly string[];
+  /** The FTS5 MATCH expression, or undefined when the text has no searchable word. */
+  readonly match: string | undefined;
+  /** True when every word is a function word ("what is it?"): the text names no topic. */
+  readonly onlyStopWords: boolean;
+}
+
+/** Quotes one word as an FTS5 string. */
+export const quoteTerm = (term: string): string => `"${term.replace(/"/g, '""')}"`;
+
+export function parseQuery(text: string): TextQuery {
+  const words = [...text.toLowerCase().matchAll(WORD)].map((m) => m[0].replace(/['’]/g, ''));
+  const distinct = [...new Set(words)];
+  const content = distinct.filter((word) => !STOP_WORDS.has(word));
+  const terms = (content.length > 0 ? content : distinct).slice(0, MAX_TERMS);
+  return {
+    terms,
+    match: terms.length > 0 ? terms.map(quoteTerm).join(' OR ') : undefined,
+    onlyStopWords: content.length === 0,
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Lexical retrieval over a guru's chunks with FTS5's BM25, weighting the
+ * source title, the heading path and the body differently.
+ */
+import type { DataSourceType } from '../../core/schemas.js';
+import type { Db } from '../store/database.js';
+import { quoteTerm, type TextQuery } from './query.js';
+
+/** BM25 column weights: title, headings, body. */
+export const COLUMN_WEIGHTS = { title: 2.0, headings: 1.5, body: 1.0 } as const;
+
+export interface ChunkHit {
+  readonly chunkId: number;
+  readonly sourceId: number;
+  readonly sourceType: DataSourceType;
+  readonly url: string | null;
+  readonly title: string;
+  readonly headings: string;
+  readonly body: string;
+  readonly labels: string;
+  /** Higher is better (negated BM25). */
+  readonly score: number;
+}
+
+export interface RetrieveOptions {
+  readonly limit: number;
+  /** Only sources carrying one of these labels (case-insensitive). */
+  readonly labels?: readonly string[];
+}
+
+const SELECT_HITS = `
+  SELECT c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
+         c.headings AS headings, c.body AS body, s.labels AS labels,
+         -bm25(chunks_fts, ${COLUMN_WEIGHTS.title}, ${COLUMN_WEIGHTS.headings}, ${COLUMN_WEIGHTS.body}) AS score
+  FROM chunks_fts
+  JOIN chunks c ON c.id = chunks_fts.rowid
+  JOIN data_sources s ON s.id = c.source_id
+  WHERE chunks_fts MATCH @match AND c.guru_id = @guruId AND s.status = 'SUCCESS'`;
+
+const LABEL_FILTER = `
+  AND EXISTS (SELECT 1 FROM json_each(s.labels) l WHERE lower(l.value) IN (SELECT value FROM json_each(@labels)))`;
+
+export class Retriever {
+  readonly #plain;
+  readonly #labelled;
+  readonly #termHits;
+  readonly #termFrequency;
+  readonly #highlight;
+
+  constructor(db: Db) {
+    this.#plain = db.prepare<Record<string, unknown>, ChunkHit>(`${SELECT_HITS} ORDER BY score DESC LIMIT @limit`);
+    this.#labelled = db.prepare<Record<string, unknown>, ChunkHit>(
+      `${SELECT_HITS} ${LABEL_FILTER} ORDER BY score DESC LIMIT @limit`,
+    );
+    this.#termHits = db.prepare<[string, string], { id: number }>(
+      'SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
+    );
+    this.#termFrequency = db.prepare<[string, number], { n: number }>(
+      'SELECT count(*) AS n FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.guru_id = ?',
+    );
+    this.#highlight = db.prepare<[string, string], { id: number; marked: string }>(
+      `SELECT rowid AS id, highlight(chunks_fts, 2, char(1), char(2)) AS marked
+       FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+    );
+  }
+
+  /** The best chunks for the query, best first. */
+  search(guruId: number, query: TextQuery, options: RetrieveOptions): ChunkHit[] {
+    if (query.match === undefined) return [];
+    const labels = options.labels?.map((label) => label.toLowerCase()) ?? [];
+    const statement = labels.length > 0 ? this.#labelled : this.#plain;
+    return statement.all({ match: query.match, guruId, limit: options.limit, labels: JSON.stringify(labels) });
+  }
+
+  /** Which of the given chunks contain each term (after stemming). */
+  termPresence(terms: readonly string[], chunkIds: readonly number[]): Map<string, Set<number>> {
+    const ids = JSON.stringify(chunkIds);
+    return new Map(terms.map((term) => [term, new Set(this.#termHits.all(quoteTerm(term), ids).map((row) => row.id))]));
+  }
+
+  /** How many of the guru's chunks contain the term. */
+  documentFrequency(guruId: number, term: string): number {
+    return this.#termFrequency.get(quoteTerm(term), guruId)?.n ?? 0;
+  }
+
+  /** Chunk bodies with every matched word wrapped in \u0001 … \u0002. */
+  highlighted(query: TextQuery, chunkIds: readonly number[]): Map<number, string> {
+    if (query.match === undefined) return new Map();
+    return new Map(this.#highlight.all(query.match, JSON.stringify(chunkIds)).map((row) => [row.id, row.marked]));
+  }
+}

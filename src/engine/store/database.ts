@@ -1,0 +1,44 @@
+/**
+ * Opens the engine's SQLite file: WAL so that several server instances (IDE
+ * windows) can share one data directory, a busy timeout so that they wait for
+ * each other instead of failing, and the numbered migrations.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+export type Db = Database.Database;
+
+export const DATABASE_FILE = 'guru.sqlite';
+
+export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(join(dataDir, DATABASE_FILE));
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  migrate(db, migrations);
+  return db;
+}
+
+function migrate(db: Db, migrations: readonly Migration[]): void {
+  // BEGIN IMMEDIATE takes the write lock first, so two processes opening a new
+  // file at once apply each migration exactly once.
+  const apply = db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    const latest = migrations.at(-1)?.version ?? 0;
+    if (current > latest) {
+      throw new Error(
+        `The database was written by a newer guru-mcp (schema ${current}, this version knows ${latest}). Upgrade guru-mcp.`,
+      );
+    }
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }
+  });
+  apply.immediate();
+}

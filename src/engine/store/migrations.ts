@@ -1,0 +1,135 @@
+/**
+ * Numbered schema migrations. Append only: a released migration never changes,
+ * a later one alters what it made. `PRAGMA user_version` records the last applied.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'gurus, keys, sources, chunks, jobs, sessions, questions, searches',
+    sql: `
+      CREATE TABLE gurus (
+        id INTEGER PRIMARY KEY,
+        slug TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        date_created TEXT NOT NULL
+      );
+
+      -- Keys are kept only as SHA-256 digests; the clear key is shown once at creation.
+      CREATE TABLE api_keys (
+        id INTEGER PRIMARY KEY,
+        guru_id INTEGER NOT NULL REFERENCES gurus(id) ON DELETE CASCADE,
+        key_hash TEXT NOT NULL UNIQUE,
+        date_created TEXT NOT NULL
+      );
+
+      CREATE TABLE data_sources (
+        id INTEGER PRIMARY KEY,
+        guru_id INTEGER NOT NULL REFERENCES gurus(id) ON DELETE CASCADE,
+        type TEXT NOT NULL,
+        url TEXT,
+        name TEXT,
+        title TEXT,
+        content TEXT,
+        labels TEXT NOT NULL DEFAULT '[]',
+        status TEXT NOT NULL DEFAULT 'NOT_PROCESSED'
+          CHECK (status IN ('NOT_PROCESSED', 'SUCCESS', 'FAIL')),
+        error TEXT NOT NULL DEFAULT '',
+        private INTEGER NOT NULL DEFAULT 0,
+        date_created TEXT NOT NULL,
+        last_reindex_date TEXT,
+        reindex_count INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE UNIQUE INDEX data_sources_guru_url ON data_sources(guru_id, url) WHERE url IS NOT NULL;
+      CREATE UNIQUE INDEX data_sources_guru_text_name ON data_sources(guru_id, name) WHERE type = 'TEXT';
+      CREATE INDEX data_sources_guru_created ON data_sources(guru_id, id DESC);
+
+      CREATE TABLE chunks (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL REFERENCES data_sources(id) ON DELETE CASCADE,
+        guru_id INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        headings TEXT NOT NULL,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX chunks_source ON chunks(source_id, position);
+      CREATE INDEX chunks_guru ON chunks(guru_id);
+
+      CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        title, headings, body,
+        content = 'chunks', content_rowid = 'id',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts(rowid, title, headings, body) VALUES (new.id, new.title, new.headings, new.body);
+      END;
+      CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts(chunks_fts, rowid, title, headings, body)
+          VALUES ('delete', old.id, old.title, old.headings, old.body);
+      END;
+
+      -- Durable work queue: a row per pending unit of work, leased by one process at a time.
+      CREATE TABLE jobs (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        source_id INTEGER NOT NULL REFERENCES data_sources(id) ON DELETE CASCADE,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        available_at INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        created_at INTEGER NOT NULL,
+        UNIQUE (kind, source_id)
+      );
+      CREATE INDEX jobs_available ON jobs(available_at);
+
+      CREATE TABLE binges (
+        id TEXT PRIMARY KEY,
+        guru_id INTEGER NOT NULL REFERENCES gurus(id) ON DELETE CASCADE,
+        external_user_id TEXT,
+        date_created TEXT NOT NULL,
+        last_used TEXT NOT NULL,
+        deleted_at TEXT
+      );
+      CREATE INDEX binges_guru_last_used ON binges(guru_id, last_used DESC);
+
+      CREATE TABLE questions (
+        id INTEGER PRIMARY KEY,
+        guru_id INTEGER NOT NULL REFERENCES gurus(id) ON DELETE CASCADE,
+        binge_id TEXT NOT NULL REFERENCES binges(id) ON DELETE CASCADE,
+        parent_id INTEGER REFERENCES questions(id) ON DELETE SET NULL,
+        slug TEXT NOT NULL,
+        user_question TEXT NOT NULL,
+        question TEXT NOT NULL,
+        content TEXT NOT NULL,
+        trust_score INTEGER NOT NULL,
+        references_json TEXT NOT NULL,
+        can_receive_feedback INTEGER NOT NULL,
+        attachment_note TEXT,
+        source TEXT NOT NULL,
+        external_user_id TEXT,
+        user_vote TEXT,
+        date_created TEXT NOT NULL,
+        date_updated TEXT NOT NULL,
+        UNIQUE (guru_id, slug)
+      );
+      CREATE INDEX questions_binge ON questions(binge_id, id);
+      CREATE INDEX questions_guru_question ON questions(guru_id, question);
+
+      CREATE TABLE searches (
+        id INTEGER PRIMARY KEY,
+        guru_id INTEGER NOT NULL REFERENCES gurus(id) ON DELETE CASCADE,
+        external_user_id TEXT,
+        query TEXT NOT NULL,
+        selected_labels TEXT NOT NULL,
+        date_created TEXT NOT NULL
+      );
+      CREATE INDEX searches_user ON searches(guru_id, external_user_id, id);
+    `,
+  },
+];

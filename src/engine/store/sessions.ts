@@ -1,0 +1,197 @@
+import type { Reference, Vote } from '../../core/schemas.js';
+import type { Db } from './database.js';
+
+export interface BingeRow {
+  readonly id: string;
+  readonly guru_id: number;
+  readonly external_user_id: string | null;
+  readonly date_created: string;
+  readonly last_used: string;
+  readonly deleted_at: string | null;
+}
+
+export interface QuestionRow {
+  readonly id: number;
+  readonly guru_id: number;
+  readonly binge_id: string;
+  readonly parent_id: number | null;
+  readonly slug: string;
+  readonly user_question: string;
+  readonly question: string;
+  readonly content: string;
+  readonly trust_score: number;
+  readonly references_json: string;
+  readonly can_receive_feedback: 0 | 1;
+  readonly attachment_note: string | null;
+  readonly source: string;
+  readonly external_user_id: string | null;
+  readonly user_vote: Vote | null;
+  readonly date_created: string;
+  readonly date_updated: string;
+}
+
+export interface NewQuestion {
+  readonly guruId: number;
+  readonly bingeId: string;
+  readonly parentId: number | null;
+  readonly slug: string;
+  readonly userQuestion: string;
+  readonly question: string;
+  readonly content: string;
+  readonly trustScore: number;
+  readonly references: readonly Reference[];
+  readonly canReceiveFeedback: boolean;
+  readonly attachmentNote: string | null;
+  readonly source: string;
+  readonly externalUserId: string | null;
+  readonly now: string;
+}
+
+/** A listed session: the binge and its root question. */
+export interface SessionSummaryRow {
+  readonly id: string;
+  readonly last_used: string;
+  readonly root_slug: string;
+  readonly root_question: string;
+}
+
+export interface SessionFilter {
+  readonly guruId: number;
+  readonly search: string;
+  readonly externalUserId: string | undefined;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+const QUESTION_COLUMNS = `id, guru_id, binge_id, parent_id, slug, user_question, question, content, trust_score,
+  references_json, can_receive_feedback, attachment_note, source, external_user_id, user_vote, date_created, date_updated`;
+
+/** Escapes LIKE wildcards so that user text matches literally. */
+const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export class SessionRepository {
+  readonly #db: Db;
+  readonly #getBinge;
+  readonly #insertBinge;
+  readonly #touchBinge;
+  readonly #tombstone;
+  readonly #deleteQuestions;
+  readonly #insertQuestion;
+  readonly #turns;
+  readonly #lastTurn;
+  readonly #existing;
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#getBinge = db.prepare<[string], BingeRow>('SELECT * FROM binges WHERE id = ?');
+    this.#insertBinge = db.prepare<[string, number, string | null, string, string]>(
+      'INSERT INTO binges (id, guru_id, external_user_id, date_created, last_used) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.#touchBinge = db.prepare<[string, string | null, string]>(
+      'UPDATE binges SET last_used = ?, external_user_id = coalesce(external_user_id, ?) WHERE id = ?',
+    );
+    this.#tombstone = db.prepare<[string, string]>('UPDATE binges SET deleted_at = ? WHERE id = ?');
+    this.#deleteQuestions = db.prepare<[string]>('DELETE FROM questions WHERE binge_id = ?');
+    this.#insertQuestion = db.prepare<
+      [number, string, number | null, string, string, string, string, number, string, number, string | null, string, string | null, string, string],
+      QuestionRow
+    >(
+      `INSERT INTO questions (guru_id, binge_id, parent_id, slug, user_question, question, content, trust_score,
+         references_json, can_receive_feedback, attachment_note, source, external_user_id, date_created, date_updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${QUESTION_COLUMNS}`,
+    );
+    this.#turns = db.prepare<[string], QuestionRow>(`SELECT ${QUESTION_COLUMNS} FROM questions WHERE binge_id = ? ORDER BY id`);
+    this.#lastTurn = db.prepare<[string], QuestionRow>(
+      `SELECT ${QUESTION_COLUMNS} FROM questions WHERE binge_id = ? ORDER BY id DESC LIMIT 1`,
+    );
+    this.#existing = db.prepare<Record<string, unknown>, QuestionRow>(
+      `SELECT ${QUESTION_COLUMNS} FROM questions
+       WHERE guru_id = @guruId AND question = @question
+         AND (@bingeId IS NULL OR binge_id = @bingeId) AND (@externalUserId IS NULL OR external_user_id = @externalUserId)
+       ORDER BY id DESC LIMIT 1`,
+    );
+  }
+
+  binge(id: string): BingeRow | undefined {
+    return this.#getBinge.get(id);
+  }
+
+  openBinge(id: string, guruId: number, externalUserId: string | null, now: string): void {
+    this.#insertBinge.run(id, guruId, externalUserId, now, now);
+  }
+
+  /** Records a turn and moves the session's `last_used`; adopts the end user if it had none. */
+  addTurn(turn: NewQuestion): QuestionRow {
+    return this.#db.transaction(() => {
+      this.#touchBinge.run(turn.now, turn.externalUserId, turn.bingeId);
+      const row = this.#insertQuestion.get(
+        turn.guruId,
+        turn.bingeId,
+        turn.parentId,
+        turn.slug,
+        turn.userQuestion,
+        turn.question,
+        turn.content,
+        turn.trustScore,
+        JSON.stringify(turn.references),
+        turn.canReceiveFeedback ? 1 : 0,
+        turn.attachmentNote,
+        turn.source,
+        turn.externalUserId,
+        turn.now,
+        turn.now,
+      );
+      if (!row) throw new Error('insert returned no row');
+      return row;
+    })();
+  }
+
+  turns(bingeId: string): QuestionRow[] {
+    return this.#turns.all(bingeId);
+  }
+
+  lastTurn(bingeId: string): QuestionRow | undefined {
+    return this.#lastTurn.get(bingeId);
+  }
+
+  /** The latest stored answer to the same question, within a session and end user when given. */
+  existingAnswer(guruId: number, question: string, bingeId: string | null, externalUserId: string | null): QuestionRow | undefined {
+    return this.#existing.get({ guruId, question, bingeId, externalUserId });
+  }
+
+  /**
+   * Deletes a session's turns and leaves a tombstone, so that a second delete
+   * can say the session is already deleted while no conversation text is kept.
+   */
+  delete(bingeId: string, now: string): void {
+    this.#db.transaction(() => {
+      this.#deleteQuestions.run(bingeId);
+      this.#tombstone.run(now, bingeId);
+    })();
+  }
+
+  /** Live sessions, most recently used first, with their root question. */
+  summaries(filter: SessionFilter): SessionSummaryRow[] {
+    const conditions = ['b.guru_id = @guruId', 'b.deleted_at IS NULL'];
+    if (filter.externalUserId !== undefined) conditions.push('b.external_user_id = @externalUserId');
+    if (filter.search !== '') {
+      conditions.push(`(b.id LIKE @pattern ESCAPE '\\' OR EXISTS (
+        SELECT 1 FROM questions q WHERE q.binge_id = b.id
+          AND (q.question LIKE @pattern ESCAPE '\\' OR q.user_question LIKE @pattern ESCAPE '\\' OR q.slug LIKE @pattern ESCAPE '\\')))`);
+    }
+    const sql = `
+      SELECT b.id, b.last_used, r.slug AS root_slug, r.question AS root_question
+      FROM binges b
+      JOIN questions r ON r.id = (SELECT min(id) FROM questions WHERE binge_id = b.id)
+      WHERE ${conditions.join(' AND ')}
+      ORDER BY b.last_used DESC, b.id
+      LIMIT @limit OFFSET @offset`;
+    return this.#db.prepare<Record<string, unknown>, SessionSummaryRow>(sql).all({
+      guruId: filter.guruId,
+      externalUserId: filter.externalUserId,
+      pattern: likePattern(filter.search),
+      limit: filter.limit,
+      offset: filter.offset,
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import type { DataSource, DataSourceStatus, DataSourceType } from '../../core/schemas.js';
+import type { Db } from './database.js';
+
+export interface SourceRow {
+  readonly id: number;
+  readonly guru_id: number;
+  readonly type: DataSourceType;
+  readonly url: string | null;
+  readonly name: string | null;
+  readonly title: string | null;
+  readonly content: string | null;
+  readonly labels: string;
+  readonly status: DataSourceStatus;
+  readonly error: string;
+  readonly private: 0 | 1;
+  readonly date_created: string;
+  readonly last_reindex_date: string | null;
+  readonly reindex_count: number;
+}
+
+export interface NewTextSource {
+  readonly guruId: number;
+  readonly name: string;
+  readonly content: string;
+  readonly labels: readonly string[];
+  readonly now: string;
+}
+
+const COLUMNS = `id, guru_id, type, url, name, title, content, labels, status, error, private,
+  date_created, last_reindex_date, reindex_count`;
+
+/** The spec's listing shape of a stored source. */
+export function toListedSource(row: SourceRow): DataSource {
+  return {
+    id: row.id,
+    type: row.type,
+    ...(row.url === null ? {} : { url: row.url }),
+    title: row.title,
+    status: row.status,
+    error: row.error,
+    date_created: row.date_created,
+    private: row.private === 1,
+    last_reindex_date: row.last_reindex_date ?? row.date_created,
+    reindex_count: row.reindex_count,
+  };
+}
+
+export const parseLabels = (json: string): string[] => JSON.parse(json) as string[];
+
+export class SourceRepository {
+  readonly #get;
+  readonly #textByName;
+  readonly #insertText;
+  readonly #replaceText;
+  readonly #page;
+  readonly #count;
+  readonly #succeed;
+  readonly #fail;
+
+  constructor(db: Db) {
+    this.#get = db.prepare<[number], SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE id = ?`);
+    this.#textByName = db.prepare<[number, string], SourceRow>(
+      `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND type = 'TEXT' AND name = ?`,
+    );
+    this.#insertText = db.prepare<[number, string, string, string, string, string], SourceRow>(
+      `INSERT INTO data_sources (guru_id, type, name, title, content, labels, date_created)
+       VALUES (?, 'TEXT', ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    );
+    this.#replaceText = db.prepare<[string, string, number], SourceRow>(
+      `UPDATE data_sources SET content = ?, labels = ?, status = 'NOT_PROCESSED', error = ''
+       WHERE id = ? RETURNING ${COLUMNS}`,
+    );
+    this.#page = db.prepare<[number, number, number], SourceRow>(
+      `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
+    );
+    this.#count = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ?');
+    this.#succeed = db.prepare<[number]>(`UPDATE data_sources SET status = 'SUCCESS', error = '' WHERE id = ?`);
+    this.#fail = db.prepare<[string, number]>(`UPDATE data_sources SET status = 'FAIL', error = ? WHERE id = ?`);
+  }
+
+  get(id: number): SourceRow | undefined {
+    return this.#get.get(id);
+  }
+
+  findText(guruId: number, name: string): SourceRow | undefined {
+    return this.#textByName.get(guruId, name);
+  }
+
+  insertText(source: NewTextSource): SourceRow {
+    const row = this.#insertText.get(source.guruId, source.name, source.name, source.content, JSON.stringify(source.labels), source.now);
+    if (!row) throw new Error('insert returned no row');
+    return row;
+  }
+
+  /** New content for a text source: it goes back to NOT_PROCESSED until indexed again. */
+  replaceText(id: number, content: string, labels: readonly string[]): SourceRow {
+    const row = this.#replaceText.get(content, JSON.stringify(labels), id);
+    if (!row) throw new Error(`data source ${id} vanished`);
+    return row;
+  }
+
+  page(guruId: number, limit: number, offset: number): SourceRow[] {
+    return this.#page.all(guruId, limit, offset);
+  }
+
+  count(guruId: number): number {
+    return this.#count.get(guruId)?.n ?? 0;
+  }
+
+  markSucceeded(id: number): void {
+    this.#succeed.run(id);
+  }
+
+  markFailed(id: number, error: string): void {
+    this.#fail.run(error, id);
+  }
+}
