@@ -4,10 +4,10 @@
  * citing its numbered reference. Code blocks are quoted whole or not at all.
  */
 import type { Reference } from '../../core/schemas.js';
+import { MARK_CLOSE, MARK_OPEN } from '../search/retriever.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
 
-const MARK_OPEN = '\u0001';
-const MARK_CLOSE = '\u0002';
+const MARKED_WORD = new RegExp(`${MARK_OPEN}([^${MARK_CLOSE}]*)${MARK_CLOSE}`, 'g');
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 
 /** A chosen passage: its source and its body with matched words marked. */
@@ -59,7 +59,7 @@ export function splitBlocks(text: string): string[] {
 }
 
 function scoreBlock(text: string, index: number): Block {
-  const words = [...text.matchAll(/\u0001([^\u0002]*)\u0002/g)].map((m) => (m[1] ?? '').toLowerCase());
+  const words = [...text.matchAll(MARKED_WORD)].map((m) => (m[1] ?? '').toLowerCase());
   return { text, index, distinctMatches: new Set(words).size, matches: words.length };
 }
 

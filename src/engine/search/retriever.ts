@@ -9,6 +9,10 @@ import { quoteTerm, type TextQuery } from './query.js';
 /** BM25 column weights: title, headings, body. */
 export const COLUMN_WEIGHTS = { title: 2.0, headings: 1.5, body: 1.0 } as const;
 
+/** Private-use code points that wrap every matched word in highlighted text. */
+export const MARK_OPEN = '\uE000';
+export const MARK_CLOSE = '\uE001';
+
 export interface ChunkHit {
   readonly chunkId: number;
   readonly sourceId: number;
@@ -59,7 +63,7 @@ export class Retriever {
       'SELECT count(*) AS n FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.guru_id = ?',
     );
     this.#highlight = db.prepare<[string, string], { id: number; marked: string }>(
-      `SELECT rowid AS id, highlight(chunks_fts, 2, char(1), char(2)) AS marked
+      `SELECT rowid AS id, highlight(chunks_fts, 2, char(0xE000), char(0xE001)) AS marked
        FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
     );
   }
@@ -83,7 +87,7 @@ export class Retriever {
     return this.#termFrequency.get(quoteTerm(term), guruId)?.n ?? 0;
   }
 
-  /** Chunk bodies with every matched word wrapped in \u0001 … \u0002. */
+  /** Chunk bodies with every matched word wrapped in MARK_OPEN … MARK_CLOSE. */
   highlighted(query: TextQuery, chunkIds: readonly number[]): Map<number, string> {
     if (query.match === undefined) return new Map();
     return new Map(this.#highlight.all(query.match, JSON.stringify(chunkIds)).map((row) => [row.id, row.marked]));
