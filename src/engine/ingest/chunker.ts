@@ -1,0 +1,527 @@
+/**
+ * Structure-aware chunking of Markdown (plain text is Markdown without markup).
+ *
+ * The document is read once, line by line, into blocks (paragraphs, lists, tables, blockquotes,
+ * code) tagged with the heading path in effect. Consecutive blocks of one section are packed into
+ * chunks of about `targetChars`; a heading always starts a new chunk. Only blocks longer than
+ * `maxChars` are split, at their natural units (list items, table rows, sentences); fenced code is
+ * never split. All matching is done with anchored, linear patterns or plain scans, so the work is
+ * linear in the input size.
+ */
+
+export interface Chunk {
+  /** 0-based order of the chunk within its document. */
+  readonly position: number;
+  /** Heading path in effect for the chunk, outermost first. */
+  readonly headings: readonly string[];
+  readonly body: string;
+}
+
+export interface ChunkOptions {
+  readonly targetChars?: number;
+  readonly maxChars?: number;
+}
+
+export const DEFAULT_TARGET_CHARS = 1200;
+export const DEFAULT_MAX_CHARS = 2400;
+
+type BlockKind = 'paragraph' | 'list' | 'table' | 'quote' | 'code';
+
+interface Block {
+  readonly kind: BlockKind;
+  /** Natural split units: list items, table rows (header first), quote lines; one unit otherwise. */
+  readonly units: readonly string[];
+  readonly text: string;
+}
+
+interface Section {
+  readonly headings: readonly string[];
+  readonly blocks: Block[];
+}
+
+interface Fence {
+  readonly marker: '`' | '~';
+  readonly length: number;
+}
+
+interface Limits {
+  readonly target: number;
+  readonly max: number;
+}
+
+export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chunk[] {
+  const limits = resolveLimits(options);
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
+  const chunks: Chunk[] = [];
+  for (const section of parseSections(lines)) {
+    for (const body of packSection(section.blocks, limits)) {
+      chunks.push({ position: chunks.length, headings: section.headings, body });
+    }
+  }
+  return chunks;
+}
+
+function resolveLimits(options: ChunkOptions): Limits {
+  const target = Math.max(1, Math.floor(options.targetChars ?? DEFAULT_TARGET_CHARS));
+  const max = Math.max(target, Math.floor(options.maxChars ?? Math.max(DEFAULT_MAX_CHARS, target)));
+  return { target, max };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Line classification
+
+function isBlank(line: string): boolean {
+  return line.trim() === '';
+}
+
+function indentOf(line: string): number {
+  let width = 0;
+  for (const ch of line) {
+    if (ch === ' ') width += 1;
+    else if (ch === '\t') width += 4 - (width % 4);
+    else break;
+  }
+  return width;
+}
+
+const FENCE_OPEN = /^[ \t]*(`{3,}|~{3,})/;
+
+/** A fence opener; `anyIndent` allows fences nested in list items. */
+function openFence(line: string, anyIndent: boolean): Fence | undefined {
+  const match = FENCE_OPEN.exec(line);
+  if (!match?.[1]) return undefined;
+  if (!anyIndent && indentOf(line) > 3) return undefined;
+  const run = match[1];
+  const marker = run[0] === '`' ? '`' : '~';
+  // A backtick fence's info string may not contain backticks (that is inline code instead).
+  if (marker === '`' && line.indexOf('`', match[0].length) !== -1) return undefined;
+  return { marker, length: run.length };
+}
+
+function closesFence(line: string, fence: Fence): boolean {
+  const trimmed = line.trim();
+  if (trimmed.length < fence.length) return false;
+  for (const ch of trimmed) if (ch !== fence.marker) return false;
+  return true;
+}
+
+const ATX_START = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
+
+function atxHeading(line: string): { level: number; text: string } | undefined {
+  const match = ATX_START.exec(line);
+  if (!match?.[1]) return undefined;
+  let text = line.slice(match[0].length).trim();
+  // Optional closing sequence: a run of '#' that is the whole text or follows whitespace.
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '#') end -= 1;
+  if (end === 0) text = '';
+  else if (end < text.length && (text[end - 1] === ' ' || text[end - 1] === '\t')) {
+    text = text.slice(0, end).trimEnd();
+  }
+  return { level: match[1].length, text };
+}
+
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
+
+function setextLevel(line: string): 1 | 2 | undefined {
+  if (!SETEXT_UNDERLINE.test(line)) return undefined;
+  return line.trim()[0] === '=' ? 1 : 2;
+}
+
+function isThematicBreak(line: string): boolean {
+  if (indentOf(line) > 3) return false;
+  let marker = '';
+  let count = 0;
+  for (const ch of line) {
+    if (ch === ' ' || ch === '\t') continue;
+    if (ch !== '-' && ch !== '*' && ch !== '_') return false;
+    if (marker === '') marker = ch;
+    else if (ch !== marker) return false;
+    count += 1;
+  }
+  return count >= 3;
+}
+
+const LIST_ITEM = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
+
+function isListItem(line: string): boolean {
+  return LIST_ITEM.test(line) && !isThematicBreak(line);
+}
+
+function isQuote(line: string): boolean {
+  return indentOf(line) <= 3 && line.trimStart().startsWith('>');
+}
+
+function tableCells(line: string): string[] {
+  let trimmed = line.trim();
+  if (trimmed.startsWith('|')) trimmed = trimmed.slice(1);
+  if (trimmed.endsWith('|')) trimmed = trimmed.slice(0, -1);
+  return trimmed.split('|').map((cell) => cell.trim());
+}
+
+const DELIMITER_CELL = /^:?-+:?$/;
+
+function startsTable(header: string, delimiter: string | undefined): boolean {
+  if (delimiter === undefined || !header.includes('|') || !delimiter.includes('-')) return false;
+  if (indentOf(header) > 3 || indentOf(delimiter) > 3) return false;
+  const cells = tableCells(delimiter);
+  if (!cells.every((cell) => DELIMITER_CELL.test(cell))) return false;
+  return cells.length === tableCells(header).length;
+}
+
+/** Lines that end a paragraph (or a lazy continuation) without a blank line. */
+function interruptsParagraph(line: string): boolean {
+  return (
+    atxHeading(line) !== undefined ||
+    openFence(line, false) !== undefined ||
+    isQuote(line) ||
+    isThematicBreak(line) ||
+    (indentOf(line) <= 3 && isListItem(line))
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing lines into sections of blocks
+
+function parseSections(lines: readonly string[]): Section[] {
+  const sections: Section[] = [];
+  const path: { level: number; text: string }[] = [];
+  let current: Section = { headings: [], blocks: [] };
+
+  const setHeading = (level: number, text: string): void => {
+    while (path.length > 0 && (path[path.length - 1]?.level ?? 0) >= level) path.pop();
+    if (text !== '') path.push({ level, text });
+    if (current.blocks.length > 0) sections.push(current);
+    current = { headings: path.map((entry) => entry.text), blocks: [] };
+  };
+  const addBlock = (kind: BlockKind, units: readonly string[], text = units.join('\n')): void => {
+    if (text.trim() !== '') current.blocks.push({ kind, units, text });
+  };
+
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i] ?? '';
+    if (isBlank(line)) {
+      i += 1;
+      continue;
+    }
+
+    const fence = openFence(line, false);
+    if (fence) {
+      const end = fenceEnd(lines, i, fence);
+      addBlock('code', [lines.slice(i, end).join('\n')]);
+      i = end;
+      continue;
+    }
+
+    const heading = atxHeading(line);
+    if (heading) {
+      setHeading(heading.level, heading.text);
+      i += 1;
+      continue;
+    }
+
+    if (isThematicBreak(line)) {
+      i += 1;
+      continue;
+    }
+
+    if (indentOf(line) >= 4) {
+      const end = indentedCodeEnd(lines, i);
+      addBlock('code', [lines.slice(i, end).join('\n')]);
+      i = end;
+      continue;
+    }
+
+    if (isQuote(line)) {
+      const end = quoteEnd(lines, i);
+      addBlock('quote', lines.slice(i, end).map((l) => l.trimEnd()));
+      i = end;
+      continue;
+    }
+
+    if (isListItem(line)) {
+      const { end, items } = parseList(lines, i);
+      addBlock('list', items, trimTrailingBlankLines(lines.slice(i, end).map((l) => l.trimEnd())).join('\n'));
+      i = end;
+      continue;
+    }
+
+    if (startsTable(line, lines[i + 1])) {
+      const end = tableEnd(lines, i + 2);
+      addBlock('table', lines.slice(i, end).map((l) => l.trim()));
+      i = end;
+      continue;
+    }
+
+    // Paragraph, possibly turned into a setext heading by its underline.
+    const start = i;
+    i += 1;
+    let setext: 1 | 2 | undefined;
+    while (i < lines.length) {
+      const next = lines[i] ?? '';
+      if (isBlank(next)) break;
+      setext = setextLevel(next);
+      if (setext !== undefined) break;
+      if (interruptsParagraph(next)) break;
+      i += 1;
+    }
+    const paragraph = lines.slice(start, i).map((l) => l.trim());
+    if (setext !== undefined) {
+      setHeading(setext, paragraph.join(' '));
+      i += 1;
+    } else {
+      addBlock('paragraph', [paragraph.join('\n')]);
+    }
+  }
+  if (current.blocks.length > 0) sections.push(current);
+  return sections;
+}
+
+/** Index just past the closing fence; an unclosed fence runs to the end of the document. */
+function fenceEnd(lines: readonly string[], open: number, fence: Fence): number {
+  for (let i = open + 1; i < lines.length; i += 1) {
+    if (closesFence(lines[i] ?? '', fence)) return i + 1;
+  }
+  return lines.length;
+}
+
+function indentedCodeEnd(lines: readonly string[], start: number): number {
+  let end = start + 1;
+  for (let i = start + 1; i < lines.length; i += 1) {
+    const line = lines[i] ?? '';
+    if (isBlank(line)) continue;
+    if (indentOf(line) < 4) break;
+    end = i + 1;
+  }
+  return end;
+}
+
+function quoteEnd(lines: readonly string[], start: number): number {
+  let i = start + 1;
+  while (i < lines.length) {
+    const line = lines[i] ?? '';
+    if (isBlank(line)) break;
+    // Lazy continuation: a plain line continues the quoted paragraph.
+    if (!isQuote(line) && interruptsParagraph(line)) break;
+    i += 1;
+  }
+  return i;
+}
+
+function tableEnd(lines: readonly string[], start: number): number {
+  let i = start;
+  while (i < lines.length) {
+    const line = lines[i] ?? '';
+    if (isBlank(line) || interruptsParagraph(line)) break;
+    i += 1;
+  }
+  return i;
+}
+
+/**
+ * A list runs over its items, their indented continuation lines, lazy continuations, blank lines
+ * followed by more of the list, and fenced code inside items (kept intact, blank lines included).
+ * Returns the items as split units.
+ */
+function parseList(lines: readonly string[], start: number): { end: number; items: string[] } {
+  const baseIndent = indentOf(lines[start] ?? '');
+  const items: string[][] = [];
+  let item: string[] = [];
+  let i = start;
+  let previousBlank = false;
+
+  while (i < lines.length) {
+    const line = lines[i] ?? '';
+    if (isBlank(line)) {
+      let next = i + 1;
+      while (next < lines.length && isBlank(lines[next] ?? '')) next += 1;
+      const following = lines[next];
+      if (following === undefined) break;
+      const continues =
+        indentOf(following) > baseIndent || (isListItem(following) && indentOf(following) <= baseIndent + 3);
+      if (!continues) break;
+      for (let k = i; k < next; k += 1) item.push('');
+      i = next;
+      previousBlank = true;
+      continue;
+    }
+
+    const indent = indentOf(line);
+    const startsItem = isListItem(line) && indent <= baseIndent + 1;
+    if (i !== start && !startsItem) {
+      const nested = indent > baseIndent;
+      const lazy = !previousBlank && !interruptsParagraph(line) && setextLevel(line) === undefined;
+      if (!nested && !lazy) break;
+    }
+    if (startsItem && item.length > 0) {
+      items.push(item);
+      item = [];
+    }
+
+    const fence = indent > baseIndent ? openFence(line, true) : undefined;
+    if (fence) {
+      const end = fenceEnd(lines, i, fence);
+      for (let k = i; k < end; k += 1) item.push((lines[k] ?? '').trimEnd());
+      i = end;
+    } else {
+      item.push(line.trimEnd());
+      i += 1;
+    }
+    previousBlank = false;
+  }
+  if (item.length > 0) items.push(item);
+  return { end: i, items: items.map((itemLines) => trimTrailingBlankLines(itemLines).join('\n')) };
+}
+
+function trimTrailingBlankLines(lines: string[]): string[] {
+  let end = lines.length;
+  while (end > 0 && isBlank(lines[end - 1] ?? '')) end -= 1;
+  return lines.slice(0, end);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packing blocks into chunk bodies
+
+const BLOCK_SEPARATOR = '\n\n';
+
+function packSection(blocks: readonly Block[], limits: Limits): string[] {
+  const bodies: string[] = [];
+  let parts: string[] = [];
+  let size = 0;
+  const flush = (): void => {
+    if (parts.length > 0) bodies.push(parts.join(BLOCK_SEPARATOR));
+    parts = [];
+    size = 0;
+  };
+
+  for (const block of blocks) {
+    const pieces = block.text.length > limits.max ? splitBlock(block, limits) : [block.text];
+    for (const piece of pieces) {
+      const grown = size === 0 ? piece.length : size + BLOCK_SEPARATOR.length + piece.length;
+      if (size > 0 && grown > limits.target) flush();
+      parts.push(piece);
+      size = size === 0 ? piece.length : size + BLOCK_SEPARATOR.length + piece.length;
+    }
+  }
+  flush();
+  return bodies;
+}
+
+function splitBlock(block: Block, limits: Limits): string[] {
+  switch (block.kind) {
+    case 'code':
+      return [block.text];
+    case 'paragraph':
+      return splitText(block.text, limits);
+    case 'table': {
+      // Every piece repeats the header and delimiter rows so it stays a readable table.
+      const header = block.units.slice(0, 2).join('\n');
+      const rows = block.units.slice(2);
+      const room: Limits = {
+        target: Math.max(1, limits.target - header.length - 1),
+        max: Math.max(1, limits.max - header.length - 1),
+      };
+      return packUnits(rows, room, '\n').map((rowsText) => `${header}\n${rowsText}`);
+    }
+    case 'list':
+    case 'quote': {
+      const units = block.units.flatMap((unit) =>
+        unit.length <= limits.max || containsFence(unit) ? [unit] : splitText(unit, limits),
+      );
+      return packUnits(units, limits, '\n');
+    }
+  }
+}
+
+function containsFence(text: string): boolean {
+  return text.split('\n').some((line) => openFence(line, true) !== undefined);
+}
+
+/** Greedily joins units into pieces of at most `target` characters (a lone unit may be longer). */
+function packUnits(units: readonly string[], limits: Limits, separator: string): string[] {
+  const pieces: string[] = [];
+  let current = '';
+  for (const unit of units) {
+    if (current === '') current = unit;
+    else if (current.length + separator.length + unit.length <= limits.target) current += separator + unit;
+    else {
+      pieces.push(current);
+      current = unit;
+    }
+  }
+  if (current !== '') pieces.push(current);
+  return pieces;
+}
+
+/** Splits prose at sentence boundaries, falling back to whitespace, then to a hard cut. */
+function splitText(text: string, limits: Limits): string[] {
+  const units: string[] = [];
+  for (const sentence of sentences(text)) {
+    if (sentence.length <= limits.max) units.push(sentence);
+    else units.push(...splitAtWhitespace(sentence, limits));
+  }
+  return packUnits(units, limits, ' ');
+}
+
+const SENTENCE_END = new Set(['.', '!', '?', '\u3002', '\uFF01', '\uFF1F']);
+const SENTENCE_CLOSERS = new Set(['"', "'", ')', ']', '\u201D', '\u2019', '*', '_']);
+
+function isWhitespace(ch: string | undefined): boolean {
+  return ch === ' ' || ch === '\n' || ch === '\t';
+}
+
+function isLowercase(ch: string): boolean {
+  return ch !== ch.toUpperCase() && ch === ch.toLowerCase();
+}
+
+/** Sentences of a paragraph, trimmed. A boundary needs end punctuation, then whitespace, then a
+ * character that is not a lowercase letter (so "e.g. this" stays together). */
+function sentences(text: string): string[] {
+  const result: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i] ?? '';
+    i += 1;
+    if (!SENTENCE_END.has(ch)) continue;
+    while (i < text.length && SENTENCE_CLOSERS.has(text[i] ?? '')) i += 1;
+    if (!isWhitespace(text[i])) continue;
+    let next = i;
+    while (next < text.length && isWhitespace(text[next])) next += 1;
+    if (next < text.length && isLowercase(text[next] ?? '')) continue;
+    const sentence = text.slice(start, i).trim();
+    if (sentence !== '') result.push(sentence);
+    start = next;
+    i = next;
+  }
+  const rest = text.slice(start).trim();
+  if (rest !== '') result.push(rest);
+  return result;
+}
+
+function splitAtWhitespace(text: string, limits: Limits): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > limits.max) {
+    let cut = lastWhitespace(text, start, start + limits.target);
+    if (cut <= start) cut = firstWhitespace(text, start + limits.target, start + limits.max);
+    if (cut <= start) cut = start + limits.max;
+    pieces.push(text.slice(start, cut).trim());
+    start = cut;
+    while (start < text.length && isWhitespace(text[start])) start += 1;
+  }
+  const rest = text.slice(start).trim();
+  if (rest !== '') pieces.push(rest);
+  return pieces.filter((piece) => piece !== '');
+}
+
+function lastWhitespace(text: string, from: number, to: number): number {
+  for (let i = to; i > from; i -= 1) if (isWhitespace(text[i])) return i;
+  return -1;
+}
+
+function firstWhitespace(text: string, from: number, to: number): number {
+  for (let i = from; i <= to && i < text.length; i += 1) if (isWhitespace(text[i])) return i;
+  return -1;
+}
