@@ -11,7 +11,6 @@ import type {
   CreatedDataSource,
   CreatedGuru,
   CreateDataSourcesRequest,
-  CreateGuruRequest,
   DeletedSession,
   Guru,
   ListDataSourcesQuery,
@@ -23,6 +22,7 @@ import type {
   SessionList,
   SessionSummary,
 } from '../core/schemas.js';
+import { CreateGuruRequest } from '../core/schemas.js';
 import { silentLogger, type Logger } from '../log.js';
 import { Answerer } from './answer/answerer.js';
 import { faviconOf, textPieces } from './answer/extractive.js';
@@ -142,7 +142,12 @@ export class LocalEngine implements Assistant, GuruAdmin {
     return this.#gurus.list().map(({ slug, name, date_created }) => ({ slug, name, date_created }));
   }
 
-  async createGuru(request: CreateGuruRequest): Promise<CreatedGuru> {
+  async createGuru(input: CreateGuruRequest): Promise<CreatedGuru> {
+    const parsed = CreateGuruRequest.safeParse(input);
+    if (!parsed.success) {
+      throw Errors.invalidRequest('admin', `slug ${JSON.stringify(input.slug)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    }
+    const request = parsed.data;
     const now = this.#now();
     return this.#db.transaction(() => {
       const guru = this.#gurus.create(request.slug, request.name ?? request.slug, now);

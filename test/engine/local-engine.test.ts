@@ -94,6 +94,10 @@ describe('LocalEngine', () => {
       await expect(engine.createGuru({ slug: 'frob' })).rejects.toMatchObject({ status: 409 });
       expect((await engine.listGurus()).map((g) => g.slug)).toEqual(['frob']);
       await expect(engine.createApiKey('nope')).rejects.toBeInstanceOf(GuruError);
+      for (const slug of ['Bad Slug', '-x', 'a--', '', 'x'.repeat(65)]) {
+        await expect(engine.createGuru({ slug })).rejects.toMatchObject({ status: 400 });
+      }
+      expect((await engine.listGurus()).map((g) => g.slug)).toEqual(['frob']);
     });
   });
 
