@@ -1,0 +1,70 @@
+/** `ask`: an answer from the guru's knowledge base, streamed as progress when asked for. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { Answer, AskRequest } from '../../core/schemas.js';
+import { ProgressReporter } from '../progress.js';
+import { renderAnswer } from '../render.js';
+import { toolResult } from '../results.js';
+import { guarded, guruSlugParameter } from './context.js';
+import type { ToolContext } from './context.js';
+
+// Attachments (images, log_files, pdf_files) come with a later issue: the engine refuses them for now.
+const AskParameters = z.object({
+  question: AskRequest.shape.question.describe('The question, in the words of the user. Up to 10,000 characters.'),
+  session_id: AskRequest.shape.session_id.describe(
+    'Continue an earlier conversation: the session_id of a previous answer. Omit to start a new conversation.',
+  ),
+  external_user_id: AskRequest.shape.external_user_id.describe(
+    'Optional id of the end user in your system; stored with the session. A session keeps the id it started with.',
+  ),
+  guru_slug: guruSlugParameter,
+});
+type AskParameters = z.infer<typeof AskParameters>;
+
+export function registerAskTool(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'ask',
+    {
+      title: 'Ask the guru',
+      description: [
+        "Ask the guru a question and get an answer written from its knowledge base: Markdown text, numbered references to the sources it used, and a trust score from 0 to 100 (how well the sources support the answer).",
+        "Use it for questions about the guru's topic instead of answering from memory, and cite its references.",
+        'For a follow-up question in the same conversation pass the session_id of the earlier answer; the guru then knows the context.',
+        'A trust score of 0 means the knowledge base had nothing relevant: say so instead of guessing, or add knowledge with add_sources.',
+        'When the call carries a progressToken, the answer text is also streamed as it is written, one piece per progress notification message.',
+      ].join(' '),
+      inputSchema: AskParameters,
+      outputSchema: Answer,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    guarded(context, 'ask', 'ask', async (args: AskParameters, extra) => {
+      const { guru_slug, ...question } = args;
+      const guru = await context.gurus.select('ask', guru_slug);
+      const progress = new ProgressReporter(extra, context.logger);
+      let pieces = 0;
+      const answer = await context.assistant.ask(
+        guru,
+        { ...question, fetch_existing: false },
+        {
+          origin: 'MCP',
+          signal: extra.signal,
+          onText: progress.requested ? (delta) => progress.report(++pieces, delta) : undefined,
+        },
+      );
+      await progress.flush();
+      const links: ContentBlock[] = answer.question_url.startsWith('guru://')
+        ? [
+            {
+              type: 'resource_link',
+              uri: answer.question_url,
+              name: `session ${answer.session_id}`,
+              description: 'The whole conversation so far',
+              mimeType: 'text/markdown',
+            },
+          ]
+        : [];
+      return toolResult(answer, renderAnswer(answer), links);
+    }),
+  );
+}

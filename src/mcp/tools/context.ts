@@ -1,0 +1,38 @@
+/**
+ * What every tool module receives, the `guru_slug` parameter they all share,
+ * and the wrapper that turns thrown errors into `isError` results.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Assistant } from '../../core/assistant.js';
+import type { Operation } from '../../core/errors.js';
+import { GuruSlug } from '../../core/schemas.js';
+import type { Logger } from '../../log.js';
+import type { GuruSelector } from '../gurus.js';
+import type { ToolExtra } from '../progress.js';
+import { toolError } from '../results.js';
+
+export interface ToolContext {
+  readonly assistant: Assistant;
+  readonly gurus: GuruSelector;
+  readonly logger: Logger;
+}
+
+export const guruSlugParameter = GuruSlug.optional().describe(
+  'Slug of the guru to use. Optional when the server has a default guru or only one guru; otherwise see list_gurus.',
+);
+
+/** Runs a tool body; a GuruError becomes its spec message (and hint), anything else a logged generic error. */
+export function guarded<Args>(
+  context: ToolContext,
+  tool: string,
+  operation: Operation,
+  body: (args: Args, extra: ToolExtra) => Promise<CallToolResult>,
+): (args: Args, extra: ToolExtra) => Promise<CallToolResult> {
+  return async (args, extra) => {
+    try {
+      return await body(args, extra);
+    } catch (error) {
+      return toolError(error, { operation, tool, logger: context.logger, signal: extra.signal });
+    }
+  };
+}

@@ -1,0 +1,54 @@
+/** `list_gurus` and `create_guru`: only for a backend that owns its gurus (the local engine). */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { GuruAdmin } from '../../core/assistant.js';
+import { CreatedGuru, CreateGuruRequest, Guru } from '../../core/schemas.js';
+import { renderGurus } from '../render.js';
+import { toolResult } from '../results.js';
+import { guarded } from './context.js';
+import type { ToolContext } from './context.js';
+
+const CreateGuruParameters = z.object({
+  slug: CreateGuruRequest.shape.slug.describe('Identifier of the new guru: lowercase letters, digits and inner hyphens, e.g. "acme-docs"'),
+  name: CreateGuruRequest.shape.name.describe('Display name; defaults to the slug'),
+});
+type CreateGuruParameters = z.infer<typeof CreateGuruParameters>;
+
+export function registerGuruTools(server: McpServer, context: ToolContext, admin: GuruAdmin): void {
+  server.registerTool(
+    'list_gurus',
+    {
+      title: 'List gurus',
+      description:
+        'List the gurus on this server: slug, name and creation date. A guru is an assistant for one topic with its own knowledge base; the other tools take its slug as guru_slug.',
+      inputSchema: z.object({}),
+      outputSchema: z.object({ results: z.array(Guru) }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    guarded(context, 'list_gurus', 'admin', async () => {
+      const gurus = await admin.listGurus();
+      return toolResult({ results: gurus }, renderGurus(gurus));
+    }),
+  );
+
+  server.registerTool(
+    'create_guru',
+    {
+      title: 'Create a guru',
+      description: [
+        'Create a new guru with an empty knowledge base; then add knowledge with add_sources.',
+        'Returns its slug, name and an API key, shown only this once: the key lets REST API and remote MCP clients reach this guru.',
+      ].join(' '),
+      inputSchema: CreateGuruParameters,
+      outputSchema: CreatedGuru,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    guarded(context, 'create_guru', 'admin', async (args: CreateGuruParameters) => {
+      const created = await admin.createGuru(args);
+      return toolResult(
+        created,
+        `Created the guru "${created.slug}" (${created.name}). Its API key, shown only now: ${created.api_key}\nAdd knowledge with add_sources (guru_slug "${created.slug}").`,
+      );
+    }),
+  );
+}

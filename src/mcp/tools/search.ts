@@ -1,0 +1,43 @@
+/** `semantic_search`: the sources most related to a question, without an answer. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { SemanticSearchRequest, SemanticSearchResponse } from '../../core/schemas.js';
+import { renderSearch } from '../render.js';
+import { toolResult } from '../results.js';
+import { guarded, guruSlugParameter } from './context.js';
+import type { ToolContext } from './context.js';
+
+const SearchParameters = z.object({
+  question: SemanticSearchRequest.shape.question.describe('What to find sources about, in plain words.'),
+  labels: SemanticSearchRequest.shape.labels.describe(
+    'Only sources carrying at least one of these labels (case-insensitive). Every source has its type label (Text, Website, YouTube, ...) plus any labels given when it was added.',
+  ),
+  external_user_id: SemanticSearchRequest.shape.external_user_id.describe(
+    "Optional id of the end user in your system; the search is recorded in that user's data.",
+  ),
+  guru_slug: guruSlugParameter,
+});
+type SearchParameters = z.infer<typeof SearchParameters>;
+
+export function registerSearchTool(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'semantic_search',
+    {
+      title: 'Find related sources',
+      description: [
+        "Find the sources in the guru's knowledge base most related to a question, without writing an answer.",
+        'Returns at most 10 sources, best first, each with title, link (null for internal sources such as text blocks) and labels.',
+        'Use it to see which documents cover a topic or to point the user to pages; use ask to get an answer.',
+      ].join(' '),
+      inputSchema: SearchParameters,
+      outputSchema: SemanticSearchResponse,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    guarded(context, 'semantic_search', 'semantic_search', async (args: SearchParameters) => {
+      const { guru_slug, ...request } = args;
+      const guru = await context.gurus.select('semantic_search', guru_slug);
+      const result = await context.assistant.semanticSearch(guru, request);
+      return toolResult(result, renderSearch(request.question, result));
+    }),
+  );
+}

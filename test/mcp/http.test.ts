@@ -1,0 +1,211 @@
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Answer } from '../../src/core/schemas.js';
+import { silentLogger } from '../../src/log.js';
+import { createMcpHttpHandler } from '../../src/mcp/http.js';
+import type { McpHttpHandler } from '../../src/mcp/http.js';
+import { INSTALL_GUIDE, collectProgress, openTestBackend } from './support.js';
+import type { TestBackend } from './support.js';
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+interface Running {
+  readonly url: URL;
+  readonly handler: McpHttpHandler;
+  close(): Promise<void>;
+}
+
+async function start(test: TestBackend, requireBearer: boolean): Promise<Running> {
+  const handler = createMcpHttpHandler({ backend: test.backend, logger: silentLogger, requireBearer });
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/mcp') {
+      void handler.handle(req, res);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    handler,
+    async close() {
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function connect(url: URL, apiKey?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(url, {
+    ...(apiKey === undefined ? {} : { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }),
+  });
+  const client = new Client({ name: 'guru-mcp-http-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe('MCP over streamable HTTP', () => {
+  let test: TestBackend;
+  let running: Running | undefined;
+  const clients: Client[] = [];
+
+  beforeEach(async () => {
+    test = await openTestBackend();
+  });
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close();
+    await running?.close();
+    running = undefined;
+    await test.close();
+  });
+
+  describe('on loopback, without keys', () => {
+    beforeEach(async () => {
+      await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
+      running = await start(test, false);
+    });
+
+    it('serves a session: tools, a question with streamed progress, and DELETE ends it', async () => {
+      const { client, transport } = await connect(running!.url);
+      clients.push(client);
+      expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('create_guru');
+
+      const added = (await client.callTool({
+        name: 'add_sources',
+        arguments: { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }], wait: true },
+      })) as CallToolResult;
+      expect(added.isError).toBeFalsy();
+
+      const progress = collectProgress(client);
+      const asked = (await client.callTool({
+        name: 'ask',
+        arguments: { question: 'How do I install Frobnicator?' },
+        _meta: { progressToken: 'http-1' },
+      })) as CallToolResult;
+      const answer = Answer.parse(asked.structuredContent);
+      expect(answer.references.map((reference) => reference.title)).toEqual(['Install guide']);
+      expect(progress.map((item) => item.message).join('')).toBe(answer.content);
+
+      const { contents } = await client.readResource({ uri: answer.question_url });
+      expect(String((contents[0] as { text: string }).text)).toContain('How do I install Frobnicator?');
+
+      const sessionId = transport.sessionId!;
+      await transport.terminateSession();
+      const after = await fetch(running!.url, {
+        method: 'POST',
+        headers: { ...JSON_AND_SSE, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+      expect(after.status).toBe(404);
+      expect(await after.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'Session not found' }, id: null });
+    });
+
+    it('keeps sessions apart', async () => {
+      const one = await connect(running!.url);
+      const two = await connect(running!.url);
+      clients.push(one.client, two.client);
+      expect(one.transport.sessionId).not.toBe(two.transport.sessionId);
+      await one.transport.terminateSession();
+      expect((await two.client.listTools()).tools.length).toBeGreaterThan(0);
+    });
+
+    it('answers requests without a valid session with JSON-RPC errors', async () => {
+      const noSession = await fetch(running!.url, {
+        method: 'POST',
+        headers: JSON_AND_SSE,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(noSession.status).toBe(400);
+      expect(await noSession.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+
+      const unknown = await fetch(running!.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': 'nope' } });
+      expect(unknown.status).toBe(404);
+
+      const broken = await fetch(running!.url, { method: 'POST', headers: JSON_AND_SSE, body: '{not json' });
+      expect(broken.status).toBe(400);
+      expect(await broken.json()).toMatchObject({ error: { code: -32700 } });
+
+      const put = await fetch(running!.url, { method: 'PUT', headers: JSON_AND_SSE, body: '{}' });
+      expect(put.status).toBe(405);
+      expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
+    });
+
+    it('refuses new requests once closed', async () => {
+      await running!.handler.close();
+      const response = await fetch(running!.url, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify(INITIALIZE) });
+      expect(response.status).toBe(503);
+    });
+  });
+
+  describe('with a bearer key required', () => {
+    let frobKey: string;
+    let pancakeKey: string;
+
+    beforeEach(async () => {
+      frobKey = (await test.backend.admin!.createGuru({ slug: 'frob' })).api_key;
+      pancakeKey = (await test.backend.admin!.createGuru({ slug: 'pancakes' })).api_key;
+      running = await start(test, true);
+    });
+
+    it('answers 401 with a challenge without a key or with a wrong one', async () => {
+      const missing = await fetch(running!.url, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify(INITIALIZE) });
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="guru-mcp"');
+      expect(await missing.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/^Invalid API key/) } });
+
+      const wrong = await fetch(running!.url, {
+        method: 'POST',
+        headers: { ...JSON_AND_SSE, authorization: 'Bearer not-a-key' },
+        body: JSON.stringify(INITIALIZE),
+      });
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.get('www-authenticate')).toContain('error="invalid_token"');
+
+      const transport = new StreamableHTTPClientTransport(running!.url);
+      const client = new Client({ name: 'no-key', version: '1.0.0' });
+      await expect(client.connect(transport)).rejects.toThrow();
+    });
+
+    it("limits a session to its key's guru", async () => {
+      const { client, transport } = await connect(running!.url, pancakeKey);
+      clients.push(client);
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).not.toContain('list_gurus');
+      expect(names).not.toContain('create_guru');
+
+      const added = (await client.callTool({
+        name: 'add_sources',
+        arguments: { text_sources: [{ name: 'Batter', content: 'Mix flour, eggs and milk.' }] },
+      })) as CallToolResult;
+      expect(added.isError).toBeFalsy();
+      expect((await test.backend.assistant.listDataSources('pancakes', { page: 1, page_size: 10 })).count).toBe(1);
+
+      const other = (await client.callTool({ name: 'list_sources', arguments: { guru_slug: 'frob' } })) as CallToolResult;
+      expect(other.isError).toBe(true);
+
+      // The session belongs to the pancakes key: another guru's key cannot use it.
+      const hijack = await fetch(running!.url, {
+        method: 'POST',
+        headers: { ...JSON_AND_SSE, authorization: `Bearer ${frobKey}`, 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+      expect(hijack.status).toBe(403);
+    });
+  });
+});

@@ -1,0 +1,160 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Answer, DataSource, SessionList } from '../../src/core/schemas.js';
+import { silentLogger } from '../../src/log.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { INSTALL_GUIDE, connectClient, openTestBackend } from './support.js';
+import type { TestBackend } from './support.js';
+
+async function readText(client: Client, uri: string): Promise<{ text: string; mimeType: string | undefined }> {
+  const { contents } = await client.readResource({ uri });
+  expect(contents).toHaveLength(1);
+  const [content] = contents;
+  expect(content!.uri).toBe(uri);
+  return { text: String((content as { text: unknown }).text), mimeType: content!.mimeType };
+}
+
+async function expectNotFound(client: Client, uri: string): Promise<void> {
+  const failure = await client.readResource({ uri }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(failure).toBeInstanceOf(McpError);
+  expect((failure as McpError).code).toBe(ErrorCode.InvalidParams);
+  expect((failure as McpError).message).toContain(`Resource ${uri} not found`);
+}
+
+describe('MCP resources', () => {
+  let test: TestBackend;
+  let client: Client;
+  let answer: Answer;
+
+  beforeEach(async () => {
+    test = await openTestBackend();
+    await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
+    await test.backend.admin!.createGuru({ slug: 'pancakes' });
+    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    const added = (await client.callTool({
+      name: 'add_sources',
+      arguments: { guru_slug: 'frob', text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }], wait: true },
+    })) as CallToolResult;
+    expect(added.isError).toBeFalsy();
+    const asked = (await client.callTool({ name: 'ask', arguments: { guru_slug: 'frob', question: 'How do I install Frobnicator?' } })) as CallToolResult;
+    answer = Answer.parse(asked.structuredContent);
+  });
+
+  afterEach(async () => {
+    await client.close();
+    await test.close();
+  });
+
+  it('offers three templates', async () => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((template) => template.uriTemplate).sort()).toEqual([
+      'guru://{guru_slug}/data-sources',
+      'guru://{guru_slug}/sessions',
+      'guru://{guru_slug}/sessions/{session_id}',
+    ]);
+    for (const template of resourceTemplates) {
+      expect(template.description).toBeTruthy();
+      expect(template.mimeType).toMatch(/^(application\/json|text\/markdown)$/);
+    }
+  });
+
+  it('lists the resources of every guru, with each conversation', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((resource) => resource.uri);
+    expect(uris).toEqual(
+      expect.arrayContaining([
+        'guru://frob/sessions',
+        'guru://pancakes/sessions',
+        'guru://frob/data-sources',
+        'guru://pancakes/data-sources',
+        answer.question_url,
+      ]),
+    );
+    const conversation = resources.find((resource) => resource.uri === answer.question_url)!;
+    expect(conversation.name).toBe('How do I install Frobnicator?');
+    expect(conversation.mimeType).toBe('text/markdown');
+  });
+
+  it("resolves an answer's question_url to the conversation in Markdown", async () => {
+    const { text, mimeType } = await readText(client, answer.question_url);
+    expect(mimeType).toBe('text/markdown');
+    expect(text).toContain(`# Session ${answer.session_id}`);
+    expect(text).toContain('## 1. How do I install Frobnicator?');
+    expect(text).toContain(answer.content.trim());
+  });
+
+  it('reads the session list and the data sources as JSON', async () => {
+    const sessions = await readText(client, 'guru://frob/sessions');
+    expect(sessions.mimeType).toBe('application/json');
+    expect(SessionList.parse(JSON.parse(sessions.text)).today.map((session) => session.id)).toEqual([answer.session_id]);
+
+    const sources = await readText(client, 'guru://frob/data-sources');
+    const page = z.object({ count: z.number(), next_page: z.number().nullable(), results: z.array(DataSource) }).parse(JSON.parse(sources.text));
+    expect(page.count).toBe(1);
+    expect(page.results.map((source) => [source.title, source.status])).toEqual([['Install guide', 'SUCCESS']]);
+
+    const empty = await readText(client, 'guru://pancakes/data-sources');
+    expect(JSON.parse(empty.text)).toMatchObject({ count: 0, results: [] });
+  });
+
+  it('answers "Resource … not found" for unknown gurus, sessions and paths', async () => {
+    await expectNotFound(client, 'guru://frob/sessions/no-such-session');
+    await expectNotFound(client, 'guru://nope/sessions');
+    await expectNotFound(client, 'guru://nope/data-sources');
+    await expectNotFound(client, `guru://pancakes/sessions/${answer.session_id}`);
+    await expectNotFound(client, 'guru://frob/elsewhere');
+  });
+
+  it('completes guru slugs and session ids', async () => {
+    const gurus = await client.complete({
+      ref: { type: 'ref/resource', uri: 'guru://{guru_slug}/sessions' },
+      argument: { name: 'guru_slug', value: 'pa' },
+    });
+    expect(gurus.completion.values).toEqual(['pancakes']);
+
+    const all = await client.complete({
+      ref: { type: 'ref/resource', uri: 'guru://{guru_slug}/data-sources' },
+      argument: { name: 'guru_slug', value: '' },
+    });
+    expect(all.completion.values.sort()).toEqual(['frob', 'pancakes']);
+
+    const sessions = await client.complete({
+      ref: { type: 'ref/resource', uri: 'guru://{guru_slug}/sessions/{session_id}' },
+      argument: { name: 'session_id', value: answer.session_id.slice(0, 4) },
+      context: { arguments: { guru_slug: 'frob' } },
+    });
+    expect(sessions.completion.values).toEqual([answer.session_id]);
+
+    const elsewhere = await client.complete({
+      ref: { type: 'ref/resource', uri: 'guru://{guru_slug}/sessions/{session_id}' },
+      argument: { name: 'session_id', value: '' },
+      context: { arguments: { guru_slug: 'pancakes' } },
+    });
+    expect(elsewhere.completion.values).toEqual([]);
+  });
+
+  it('keeps a connection limited to one guru inside it', async () => {
+    const scoped = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger, scope: 'pancakes' }));
+    try {
+      const { resources } = await scoped.listResources();
+      expect(resources.map((resource) => resource.uri).sort()).toEqual(['guru://pancakes/data-sources', 'guru://pancakes/sessions']);
+      await expectNotFound(scoped, 'guru://frob/sessions');
+      await expectNotFound(scoped, answer.question_url);
+      const completion = await scoped.complete({
+        ref: { type: 'ref/resource', uri: 'guru://{guru_slug}/sessions' },
+        argument: { name: 'guru_slug', value: '' },
+      });
+      expect(completion.completion.values).toEqual(['pancakes']);
+      const sessions = await readText(scoped, 'guru://pancakes/sessions');
+      expect(JSON.parse(sessions.text)).toMatchObject({ today: [], has_more: false });
+    } finally {
+      await scoped.close();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+/** Shared set-up of the MCP tests: a real engine in a temporary directory and an SDK client. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ProgressNotification } from '@modelcontextprotocol/sdk/types.js';
+import { openBackend } from '../../src/compose.js';
+import type { OpenedBackend } from '../../src/compose.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+
+export interface TestBackend {
+  readonly backend: OpenedBackend;
+  readonly dir: string;
+  close(): Promise<void>;
+}
+
+export async function openTestBackend(options: { defaultGuru?: string } = {}): Promise<TestBackend> {
+  const dir = mkdtempSync(join(tmpdir(), 'guru-mcp-test-'));
+  const config = loadConfig({ env: {}, flags: { dataDir: dir, ...options } });
+  const backend = await openBackend(config, silentLogger);
+  return {
+    backend,
+    dir,
+    async close() {
+      await backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A connected client; tools are listed once so that the client validates structured content. */
+export async function connectClient(server: McpServer): Promise<Client> {
+  const client = new Client({ name: 'guru-mcp-test', version: '1.0.0' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  await client.listTools();
+  return client;
+}
+
+/**
+ * Collects every progress notification the client receives. The SDK's own
+ * `onprogress` drops notifications that are dispatched after the response
+ * (notes, gotcha 6); a handler of the notification itself sees them all, in
+ * order, by the time the call's promise settles. Requests then carry their
+ * own `_meta.progressToken`.
+ */
+export function collectProgress(client: Client): ProgressNotification['params'][] {
+  const seen: ProgressNotification['params'][] = [];
+  client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
+    seen.push(notification.params);
+  });
+  return seen;
+}
+
+export function textOf(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  return content
+    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+}
+
+export const INSTALL_GUIDE = `# Installing Frobnicator
+
+## Requirements
+
+Frobnicator needs Node.js 20 or newer and a C compiler for its native parts.
+
+## Installation
+
+Run the installer from a terminal: npm install -g frobnicator. The installer places the frob command on your PATH.
+`;
+
+export const CONFIG_GUIDE = `# Configuring Frobnicator
+
+## The configuration file
+
+Frobnicator reads its settings from frob.toml in the project root. The wibble level sets how aggressively
+frobnication happens; it defaults to 3.
+`;
