@@ -1,0 +1,282 @@
+/**
+ * The spec's REST API under `/api/v1`. It only translates: match the route,
+ * authenticate the key, read the body, rate-limit, validate with the core
+ * schemas, call the port, serialize. Behaviour lives behind the port.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import type { Backend } from '../core/assistant.js';
+import { Errors, GuruError, isGuruError, type Operation } from '../core/errors.js';
+import {
+  AskRequest,
+  CreateDataSourcesRequest,
+  ListDataSourcesQuery,
+  ListSessionsRequest,
+  SemanticSearchRequest,
+} from '../core/schemas.js';
+import type { Answer } from '../core/schemas.js';
+import type { Logger } from '../log.js';
+import { rateLimitKey, type RateLimiter } from '../state/rate-limiter.js';
+import { BodyTooLargeError, MiB, parseJsonBody, readBody } from './body.js';
+import { sendGuruError, sendJson } from './respond.js';
+import { createRouter, type RoutePattern } from './router.js';
+
+export const REST_PREFIX = '/api/v1';
+
+export interface RestApiOptions {
+  readonly backend: Backend;
+  readonly logger: Logger;
+  readonly limiter: RateLimiter;
+}
+
+/** Answers one request whose path starts with REST_PREFIX; `url` carries the request's Host. */
+export type RestHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+
+/** Marks a reply the route wrote to the response itself (a stream). */
+const RESPONDED = Symbol('responded');
+type Reply = { readonly status: number; readonly json: unknown } | typeof RESPONDED;
+const ok = (json: unknown): Reply => ({ status: 200, json });
+
+interface RestCall {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly url: URL;
+  /** The guru of the caller's key (and of the path, where it names one). */
+  readonly guru: string;
+  readonly params: Readonly<Record<string, string>>;
+  /** The parsed JSON body; `{}` when the body is empty. */
+  readonly body: unknown;
+}
+
+interface RestRoute extends RoutePattern {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly operation: Operation;
+  readonly maxBodyBytes: number;
+  readonly run: (call: RestCall) => Promise<Reply>;
+}
+
+/** Answers carry attachments (images, logs, PDFs as base64). */
+const ANSWER_BODY_LIMIT = 64 * MiB;
+const BODY_LIMIT = 4 * MiB;
+
+const STREAM_HEADERS = {
+  'content-type': 'text/plain; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+} as const;
+
+export function createRestApi(options: RestApiOptions): RestHandler {
+  const { backend, logger, limiter } = options;
+  const { assistant } = backend;
+
+  const routes: RestRoute[] = [
+    {
+      method: 'POST',
+      path: '/:guru_slug/answer',
+      operation: 'ask',
+      maxBodyBytes: ANSWER_BODY_LIMIT,
+      run: async ({ res, guru, body }) => {
+        const { stream, ...input } = parse(AskRequest, body, 'ask');
+        const signal = abortOnClose(res);
+        if (!stream) return ok(await assistant.ask(guru, input, { origin: 'API', signal }));
+        return streamText(res, (onText) => assistant.ask(guru, input, { origin: 'API', signal, onText }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/:guru_slug/semantic-search',
+      operation: 'semantic_search',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, body }) => ok(await assistant.semanticSearch(guru, parse(SemanticSearchRequest, body, 'semantic_search'))),
+    },
+    {
+      method: 'POST',
+      path: '/:guru_slug/data-sources',
+      operation: 'create_sources',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, body }) =>
+        ok(await assistant.createDataSources(guru, parse(CreateDataSourcesRequest, body, 'create_sources'))),
+    },
+    {
+      method: 'GET',
+      path: '/:guru_slug/data-sources',
+      operation: 'list_sources',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, url }) => {
+        const query = parse(ListDataSourcesQuery, Object.fromEntries(url.searchParams), 'list_sources');
+        const page = await assistant.listDataSources(guru, query);
+        const hasNext = page.page * page.page_size < page.count;
+        return ok({
+          count: page.count,
+          next: hasNext ? pageLink(url, page.page + 1, page.page_size) : null,
+          previous: page.page > 1 ? pageLink(url, page.page - 1, page.page_size) : null,
+          results: page.results,
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/:guru_slug/sessions',
+      operation: 'list_sessions',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, body }) => ok(await assistant.listSessions(guru, parse(ListSessionsRequest, body, 'list_sessions'))),
+    },
+    {
+      method: 'POST',
+      path: '/sessions/:session_id/conversation',
+      operation: 'get_session',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, params }) => ok(await assistant.getSession(guru, sessionIdOf(params, 'get_session'))),
+    },
+    {
+      method: 'DELETE',
+      path: '/sessions/:session_id/delete',
+      operation: 'delete_session',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, params }) => ok(await assistant.deleteSession(guru, sessionIdOf(params, 'delete_session'))),
+    },
+  ];
+  const route = createRouter(routes);
+
+  /** The guru of a key, if the key is known and may act on the path's guru. */
+  async function authenticate(req: IncomingMessage, params: Readonly<Record<string, string>>): Promise<Caller | undefined> {
+    const apiKey = req.headers['x-api-key'];
+    if (typeof apiKey !== 'string' || apiKey === '' || backend.admin === undefined) return undefined;
+    const guru = await backend.admin.authenticate(apiKey);
+    if (guru === undefined) return undefined;
+    if (params.guru_slug !== undefined && params.guru_slug !== guru) return undefined;
+    return { guru, apiKey };
+  }
+
+  async function throttle(operation: Operation, caller: Caller, externalUserId: string | undefined): Promise<void> {
+    let decision;
+    try {
+      decision = await limiter.consume(rateLimitKey({ ...caller, externalUserId }));
+    } catch (error) {
+      // A broken state store must not take the API down with it.
+      logger.warn('rate limiter unavailable; request let through', { error: describe(error) });
+      return;
+    }
+    if (!decision.allowed) throw Errors.throttled(operation, decision.retryAfterSeconds);
+  }
+
+  function fail(res: ServerResponse, operation: Operation, error: unknown): void {
+    if (res.headersSent || res.destroyed) {
+      // Mid-stream: the status is gone; cut the stream so the client sees it incomplete.
+      if (!isAbort(error)) logger.error('request failed after the response started', { operation, error: describe(error) });
+      res.destroy();
+      return;
+    }
+    if (error instanceof BodyTooLargeError) {
+      const tooLarge = new GuruError({
+        message: `Request body too large (limit ${error.limit / MiB} MiB)`,
+        status: 413,
+        field: fieldOf(operation),
+      });
+      sendJson(res, tooLarge.status, tooLarge.toBody(), { connection: 'close' });
+      return;
+    }
+    if (isGuruError(error)) {
+      if (error.status === 400 && error.hint !== undefined) logger.debug('invalid request', { operation, detail: error.hint });
+      sendGuruError(res, error);
+      return;
+    }
+    logger.error('request failed', { operation, error: describe(error) });
+    sendGuruError(res, Errors.internal(operation));
+  }
+
+  return async (req, res, url) => {
+    const found = route(req.method ?? 'GET', url.pathname.slice(REST_PREFIX.length));
+    if (found.kind === 'not_found') return sendJson(res, 404, { msg: 'Not found' });
+    if (found.kind === 'method_not_allowed') {
+      return sendJson(res, 405, { msg: 'Method not allowed' }, { allow: found.allow.join(', ') });
+    }
+    const { route: endpoint, params } = found;
+    const operation = endpoint.operation;
+    try {
+      const caller = await authenticate(req, params);
+      if (caller === undefined) throw Errors.invalidApiKey(operation);
+      const body = parseJsonBody(await readBody(req, endpoint.maxBodyBytes));
+      await throttle(operation, caller, externalUserIdOf(body.ok ? body.value : undefined, url));
+      if (!body.ok) throw Errors.invalidRequest(operation, body.reason);
+      const reply = await endpoint.run({ req, res, url, guru: caller.guru, params, body: body.value ?? {} });
+      if (reply !== RESPONDED) sendJson(res, reply.status, reply.json);
+    } catch (error) {
+      fail(res, operation, error);
+    }
+  };
+}
+
+interface Caller {
+  readonly guru: string;
+  readonly apiKey: string;
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, operation: Operation): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const detail = result.error.issues
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+  throw Errors.invalidRequest(operation, detail);
+}
+
+function sessionIdOf(params: Readonly<Record<string, string>>, operation: 'get_session' | 'delete_session'): string {
+  const sessionId = params.session_id;
+  if (sessionId === undefined || sessionId === '') throw Errors.invalidRequest(operation, 'the session id is missing from the path');
+  return sessionId;
+}
+
+/** The end user a request is made for: the body's `external_user_id`, else the query's. */
+function externalUserIdOf(body: unknown, url: URL): string | undefined {
+  if (typeof body === 'object' && body !== null && 'external_user_id' in body && typeof body.external_user_id === 'string') {
+    return body.external_user_id;
+  }
+  return url.searchParams.get('external_user_id') ?? undefined;
+}
+
+/** The same listing URL, absolute, at another page. */
+function pageLink(url: URL, page: number, pageSize: number): string {
+  const link = new URL(url.href);
+  link.searchParams.set('page', String(page));
+  link.searchParams.set('page_size', String(pageSize));
+  return link.href;
+}
+
+/** Aborts the work behind a response when its client goes away first. */
+function abortOnClose(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/**
+ * Streams text as the port writes it. Headers go out with the first piece, so an
+ * error before it still becomes a JSON error body.
+ */
+async function streamText(res: ServerResponse, produce: (onText: (delta: string) => void) => Promise<Answer>): Promise<Reply> {
+  const write = (text: string) => {
+    if (res.destroyed) return;
+    if (!res.headersSent) res.writeHead(200, STREAM_HEADERS);
+    if (text !== '') res.write(text);
+  };
+  let written = false;
+  const answer = await produce((delta) => {
+    if (delta === '') return;
+    written = true;
+    write(delta);
+  });
+  // A backend that did not stream (or an existing answer) still sends its text.
+  write(written ? '' : answer.content);
+  res.end();
+  return RESPONDED;
+}
+
+/** The body field of an operation's errors. */
+const fieldOf = (operation: Operation) => Errors.invalidRequest(operation).field;
+
+const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
+
+const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));

@@ -1,0 +1,140 @@
+/**
+ * The HTTP server of `guru-mcp serve`: the REST API under `/api/v1`, MCP
+ * streamable HTTP at `/mcp`, and `GET /healthz`. Plain node:http, so that
+ * starting it costs little.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Keyv from 'keyv';
+import type { Backend } from '../core/assistant.js';
+import type { Logger } from '../log.js';
+import type { McpHttpHandler } from '../mcp/http.js';
+import { createRateLimiter, type RateLimiter } from '../state/rate-limiter.js';
+import { isLoopbackHost, loopbackHostCheck, urlHost } from './host.js';
+import { sendJson } from './respond.js';
+import { createRestApi, REST_PREFIX } from './rest.js';
+
+export interface HttpServerOptions {
+  readonly backend: Backend;
+  readonly logger: Logger;
+  readonly host: string;
+  /** 0 picks a free port; `url` tells which. */
+  readonly port: number;
+  /** REST requests per minute per guru and end user; 0 turns the limit off. */
+  readonly rateLimitPerMinute: number;
+  /** Where the shared state (rate-limit windows) is kept. */
+  readonly dataDir: string;
+  /** Serves `/mcp`; closed together with the server. */
+  readonly mcp?: McpHttpHandler;
+}
+
+export interface RunningHttpServer {
+  /** The base URL, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string;
+  /** Stops listening, ends open connections, closes `mcp` and the state store. */
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const { backend, logger, host, mcp } = options;
+  const { limiter, store } = await openLimiter(options.rateLimitPerMinute, options.dataDir, logger);
+  const rest = createRestApi({ backend, logger, limiter });
+  const hostAllowed = isLoopbackHost(host) ? loopbackHostCheck(host) : () => true;
+  if (backend.admin === undefined) {
+    logger.warn('this backend has no API keys to check; REST requests under /api/v1 will be refused');
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname;
+    const isMcp = path === '/mcp' || path === '/mcp/';
+    if (!hostAllowed(req.headers.host)) {
+      const message = `Invalid Host header: ${req.headers.host ?? '(none)'}`;
+      // MCP clients expect JSON-RPC shaped errors, as the SDK's own host validation sends.
+      const body = isMcp ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null } : { msg: message };
+      return sendJson(res, 403, body);
+    }
+    if (path === '/healthz') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { msg: 'Method not allowed' }, { allow: 'GET, HEAD' });
+      return sendJson(res, 200, { status: 'ok' });
+    }
+    if (isMcp && mcp !== undefined) return mcp.handle(req, res);
+    if (path.startsWith(`${REST_PREFIX}/`)) return rest(req, res, url);
+    return sendJson(res, 404, { msg: 'Not found' });
+  }
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const url = requestUrl(req);
+    res.once('close', () => {
+      logger.debug('http request', {
+        method: req.method,
+        path: url.pathname,
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+      });
+    });
+    route(req, res, url).catch((error: unknown) => {
+      logger.error('http request failed', { path: url.pathname, error: error instanceof Error ? error.message : String(error) });
+      if (res.headersSent) res.destroy();
+      else sendJson(res, 500, { msg: 'Internal server error' });
+    });
+  });
+
+  try {
+    await listen(server, options.port, host);
+  } catch (error) {
+    await store?.disconnect();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${urlHost(host)}:${port}`;
+  logger.info('http server listening', { url });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await mcp?.close();
+        server.closeAllConnections();
+        await closed;
+        await store?.disconnect();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function openLimiter(
+  limitPerMinute: number,
+  dataDir: string,
+  logger: Logger,
+): Promise<{ limiter: RateLimiter; store?: Keyv }> {
+  if (limitPerMinute === 0) return { limiter: { consume: async () => ({ allowed: true }) } };
+  // Loaded only when needed: the state store brings SQLite with it.
+  const { openStateStore } = await import('../state/keyv.js');
+  const store = openStateStore(dataDir, 'rate-limit', logger);
+  return { limiter: createRateLimiter({ store, limitPerMinute }), store };
+}
+
+/** The request's URL, absolute, with the Host the client used (for paging links). */
+function requestUrl(req: IncomingMessage): URL {
+  const target = req.url ?? '/';
+  const path = target.startsWith('/') ? target : '/';
+  try {
+    return new URL(`http://${req.headers.host ?? 'localhost'}${path}`);
+  } catch {
+    return new URL(`http://localhost${path}`);
+  }
+}
+
+function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,483 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Assistant } from '../../src/core/assistant.js';
+import { openBackend, type OpenedBackend } from '../../src/compose.js';
+import { Config } from '../../src/config.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
+import { createLogger, silentLogger } from '../../src/log.js';
+
+interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+  /** The body as JSON (throws when it is not). */
+  readonly json: unknown;
+}
+
+interface CallOptions {
+  readonly key?: string;
+  readonly body?: unknown;
+  /** Sent as is, not JSON-encoded. */
+  readonly rawBody?: string | Buffer | Readable;
+  readonly headers?: Record<string, string>;
+}
+
+async function call(base: string, method: 'GET' | 'POST' | 'DELETE', path: string, options: CallOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers['x-api-key'] = options.key;
+  let body = options.rawBody;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  const response = await request(`${base}${path}`, { method, headers, body });
+  const text = await response.body.text();
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text,
+    get json(): unknown {
+      return JSON.parse(text);
+    },
+  };
+}
+
+const hasWhenIdle = (assistant: Assistant): assistant is Assistant & { whenIdle(): Promise<void> } =>
+  'whenIdle' in assistant && typeof assistant.whenIdle === 'function';
+
+async function whenIdle(backend: OpenedBackend): Promise<void> {
+  if (!hasWhenIdle(backend.assistant)) throw new Error('the backend cannot report when processing is done');
+  await backend.assistant.whenIdle();
+}
+
+describe('REST API', () => {
+  let dataDir: string;
+  let backend: OpenedBackend;
+  let server: RunningHttpServer;
+  let base: string;
+  let docsKey: string;
+  let otherKey: string;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'guru-rest-'));
+    backend = await openBackend(Config.parse({ dataDir }), silentLogger);
+    docsKey = (await backend.admin!.createGuru({ slug: 'docs', name: 'Docs' })).api_key;
+    otherKey = (await backend.admin!.createGuru({ slug: 'other' })).api_key;
+    server = await startHttpServer({
+      backend,
+      logger: createLogger('debug', (line) => logLines.push(line)),
+      host: '127.0.0.1',
+      port: 0,
+      rateLimitPerMinute: 0,
+      dataDir,
+    });
+    base = server.url;
+
+    const created = await call(base, 'POST', '/api/v1/docs/data-sources/', {
+      key: docsKey,
+      body: {
+        text_sources: [
+          {
+            name: 'Installation',
+            content:
+              '# Installing the widget\n\nRun `npm install widget` to install the widget. The widget needs Node 20 or newer.\n\n## Configuring\n\nSet WIDGET_COLOR to choose the colour of the widget.',
+          },
+          { name: 'Billing', content: '# Billing\n\nInvoices are sent on the first day of every month by e-mail.' },
+        ],
+      },
+    });
+    expect(created.status).toBe(200);
+    await whenIdle(backend);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await backend?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  describe('outside /api/v1', () => {
+    it('answers GET /healthz', async () => {
+      const reply = await call(base, 'GET', '/healthz');
+      expect(reply.status).toBe(200);
+      expect(reply.headers['content-type']).toBe('application/json');
+      expect(reply.json).toEqual({ status: 'ok' });
+    });
+
+    it('answers 405 for another method on /healthz and on a REST path', async () => {
+      const health = await call(base, 'POST', '/healthz');
+      expect(health.status).toBe(405);
+      expect(health.headers.allow).toBe('GET, HEAD');
+
+      const answer = await call(base, 'GET', '/api/v1/docs/answer/', { key: docsKey });
+      expect(answer.status).toBe(405);
+      expect(answer.headers.allow).toBe('POST');
+      expect(answer.json).toEqual({ msg: 'Method not allowed' });
+    });
+
+    it('answers 404 JSON for unknown routes', async () => {
+      for (const path of ['/', '/nope', '/api/v1', '/api/v1/docs/nope/', '/api/v1/docs/answer/extra/', '/mcp']) {
+        const reply = await call(base, 'GET', path);
+        expect(reply.status, path).toBe(404);
+        expect(reply.json, path).toEqual({ msg: 'Not found' });
+      }
+    });
+
+    it('refuses a Host header that is not loopback, on every route', async () => {
+      for (const [method, path] of [
+        ['GET', '/healthz'],
+        ['GET', '/api/v1/docs/data-sources/'],
+        ['POST', '/api/v1/docs/answer/'],
+        ['GET', '/nope'],
+      ] as const) {
+        const reply = await call(base, method, path, { key: docsKey, headers: { host: 'evil.example' }, body: { question: 'x' } });
+        expect(reply.status, path).toBe(403);
+        expect(reply.json, path).toEqual({ msg: 'Invalid Host header: evil.example' });
+      }
+      const rebound = await call(base, 'GET', '/healthz', { headers: { host: 'evil.example:8787' } });
+      expect(rebound.status).toBe(403);
+    });
+
+    it('accepts localhost, 127.0.0.1 and [::1] with any port', async () => {
+      for (const host of ['localhost', 'localhost:1234', '127.0.0.1:9', '[::1]', '[::1]:8787']) {
+        const reply = await call(base, 'GET', '/healthz', { headers: { host } });
+        expect(reply.status, host).toBe(200);
+      }
+    });
+  });
+
+  describe('authentication', () => {
+    const endpoints = [
+      { method: 'POST', path: '/api/v1/docs/answer/', body: { question: 'How do I install it?' }, field: 'msg' },
+      { method: 'POST', path: '/api/v1/docs/semantic-search/', body: { question: 'install' }, field: 'error' },
+      { method: 'POST', path: '/api/v1/docs/data-sources/', body: { text_sources: [{ name: 'n', content: 'c' }] }, field: 'msg' },
+      { method: 'GET', path: '/api/v1/docs/data-sources/', body: undefined, field: 'msg' },
+      { method: 'POST', path: '/api/v1/docs/sessions/', body: {}, field: 'msg' },
+      { method: 'POST', path: '/api/v1/sessions/some-session/conversation/', body: undefined, field: 'msg' },
+      { method: 'DELETE', path: '/api/v1/sessions/some-session/delete/', body: undefined, field: 'msg' },
+    ] as const;
+
+    it.each(endpoints)('$method $path refuses a missing or unknown key', async ({ method, path, body, field }) => {
+      for (const key of [undefined, '', 'not-a-key']) {
+        const reply = await call(base, method, path, { ...(key === undefined ? {} : { key }), body });
+        expect(reply.status).toBe(401);
+        expect(reply.json).toEqual({ [field]: 'Invalid API key' });
+      }
+    });
+
+    it.each(endpoints.filter(({ path }) => path.includes('/docs/')))(
+      '$method $path refuses the key of another guru',
+      async ({ method, path, body, field }) => {
+        const reply = await call(base, method, path, { key: otherKey, body });
+        expect(reply.status).toBe(401);
+        expect(reply.json).toEqual({ [field]: 'Invalid API key' });
+      },
+    );
+
+    it('lets a key reach only its own guru’s sessions', async () => {
+      const answer = await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body: { question: 'How do I install the widget?' } });
+      const sessionId = (answer.json as { session_id: string }).session_id;
+
+      const read = await call(base, 'POST', `/api/v1/sessions/${sessionId}/conversation/`, { key: otherKey });
+      expect(read.status).toBe(403);
+      expect(read.json).toEqual({ msg: "You don't have access to this binge" });
+
+      const remove = await call(base, 'DELETE', `/api/v1/sessions/${sessionId}/delete/`, { key: otherKey });
+      expect(remove.status).toBe(403);
+      expect(remove.json).toEqual({ msg: 'Forbidden' });
+
+      const listed = await call(base, 'POST', '/api/v1/other/sessions/', { key: otherKey, body: {} });
+      expect(listed.status).toBe(200);
+      expect(JSON.stringify(listed.json)).not.toContain(sessionId);
+
+      const stillThere = await call(base, 'POST', `/api/v1/sessions/${sessionId}/conversation/`, { key: docsKey });
+      expect(stillThere.status).toBe(200);
+    });
+  });
+
+  describe('endpoints', () => {
+    it('asks a question and answers with the Answer object', async () => {
+      const reply = await call(base, 'POST', '/api/v1/docs/answer/', {
+        key: docsKey,
+        body: { question: 'How do I install the widget?', external_user_id: 'user-1' },
+      });
+      expect(reply.status).toBe(200);
+      const answer = reply.json as Record<string, unknown>;
+      expect(answer).toMatchObject({ question: 'How do I install the widget?', can_receive_feedback: true });
+      expect(answer.content).toContain('npm install widget');
+      expect(answer.references).toEqual([expect.objectContaining({ title: expect.stringContaining('Install') })]);
+      expect(typeof answer.session_id).toBe('string');
+      expect(answer.trust_score).toBeGreaterThan(0);
+    });
+
+    it('streams the answer as text, equal to the answer fetched afterwards', async () => {
+      const question = 'How do I configure the colour of the widget?';
+      const response = await request(`${base}/api/v1/docs/answer`, {
+        method: 'POST',
+        headers: { 'x-api-key': docsKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ question, stream: true, external_user_id: 'streamer' }),
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(response.headers['transfer-encoding']).toBe('chunked');
+      const chunks: string[] = [];
+      for await (const chunk of response.body) chunks.push(Buffer.from(chunk as Uint8Array).toString('utf8'));
+      const streamed = chunks.join('');
+      expect(streamed).toContain('WIDGET_COLOR');
+
+      const existing = await call(base, 'POST', '/api/v1/docs/answer/', {
+        key: docsKey,
+        body: { question, fetch_existing: true, external_user_id: 'streamer' },
+      });
+      expect(existing.status).toBe(200);
+      expect((existing.json as { content: string }).content).toBe(streamed);
+
+      const conversation = await call(base, 'POST', `/api/v1/sessions/${(existing.json as { session_id: string }).session_id}/conversation/`, {
+        key: docsKey,
+      });
+      expect((conversation.json as { conversation: unknown[] }).conversation).toHaveLength(1);
+    });
+
+    it('answers a streamed ask that fails before its first byte with a JSON error', async () => {
+      const reply = await call(base, 'POST', '/api/v1/docs/answer/', {
+        key: docsKey,
+        body: { question: 'Anything?', stream: true, session_id: 'no-such-session' },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.headers['content-type']).toBe('application/json');
+      expect(reply.json).toEqual({ msg: 'Session no-such-session not found' });
+    });
+
+    it('searches semantically', async () => {
+      const reply = await call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, body: { question: 'monthly invoices' } });
+      expect(reply.status).toBe(200);
+      expect(reply.json).toMatchObject({ total_sources: 1, sources: [{ title: expect.stringContaining('Billing') }] });
+    });
+
+    it('adds and lists data sources, with and without the trailing slash', async () => {
+      const created = await call(base, 'POST', '/api/v1/docs/data-sources', {
+        key: docsKey,
+        body: { text_sources: [{ name: 'Support', content: 'Write to support@example.com for help.' }] },
+      });
+      expect(created.status).toBe(200);
+      expect(created.json).toEqual([expect.objectContaining({ type: 'Text', status: 'success', content: 'Write to support@example.com for help.' })]);
+      await whenIdle(backend);
+
+      const listed = await call(base, 'GET', '/api/v1/docs/data-sources', { key: docsKey });
+      expect(listed.status).toBe(200);
+      const body = listed.json as { count: number; next: unknown; previous: unknown; results: { title: string; status: string }[] };
+      expect(body.count).toBe(body.results.length);
+      expect(body).toMatchObject({ next: null, previous: null });
+      expect(body.results.map((source) => source.status)).toEqual(body.results.map(() => 'SUCCESS'));
+      expect(body.results[0]?.title).toContain('Support');
+    });
+
+    it('lists, reads and deletes sessions', async () => {
+      const asked = await call(base, 'POST', '/api/v1/docs/answer/', {
+        key: docsKey,
+        body: { question: 'When are invoices sent?', external_user_id: 'session-user' },
+      });
+      const sessionId = (asked.json as { session_id: string }).session_id;
+
+      const listed = await call(base, 'POST', '/api/v1/docs/sessions/', {
+        key: docsKey,
+        body: { page_num: 1, external_user_id: 'session-user' },
+      });
+      expect(listed.status).toBe(200);
+      expect(listed.json).toMatchObject({
+        today: [{ id: sessionId, guru_type_slug: 'docs', root_question_name: 'When are invoices sent?' }],
+        last_week: [],
+        older: [],
+        has_more: false,
+      });
+
+      const emptyBody = await call(base, 'POST', '/api/v1/docs/sessions', { key: docsKey });
+      expect(emptyBody.status).toBe(200);
+
+      const read = await call(base, 'POST', `/api/v1/sessions/${sessionId}/conversation`, { key: docsKey });
+      expect(read.status).toBe(200);
+      expect(read.json).toMatchObject({ binge_id: sessionId, conversation: [{ user_question: 'When are invoices sent?', parent_slug: null }] });
+
+      const removed = await call(base, 'DELETE', `/api/v1/sessions/${sessionId}/delete/`, { key: docsKey });
+      expect(removed.status).toBe(200);
+      expect(removed.json).toMatchObject({ session_id: sessionId, msg: expect.any(String) });
+
+      const again = await call(base, 'DELETE', `/api/v1/sessions/${sessionId}/delete/`, { key: docsKey });
+      expect(again.status).toBe(400);
+      expect(again.json).toEqual({ msg: 'Session is already deleted' });
+
+      const gone = await call(base, 'POST', `/api/v1/sessions/${sessionId}/conversation/`, { key: docsKey });
+      expect(gone.status).toBe(404);
+      expect(gone.json).toEqual({ msg: 'Binge not found' });
+    });
+  });
+
+  describe('bad requests', () => {
+    it.each([
+      { name: 'ask without a question', method: 'POST', path: '/api/v1/docs/answer/', body: { stream: true }, expected: { msg: 'Invalid request' } },
+      { name: 'ask with a blank question', method: 'POST', path: '/api/v1/docs/answer/', body: { question: '  ' }, expected: { msg: 'Invalid request' } },
+      { name: 'ask with a bad attachment', method: 'POST', path: '/api/v1/docs/answer/', body: { question: 'q', images: [{ data: 'x', name: 'a', type: 'image/png' }] }, expected: { msg: 'Invalid request' } },
+      { name: 'search without a question', method: 'POST', path: '/api/v1/docs/semantic-search/', body: { labels: ['x'] }, expected: { error: 'Question is required' } },
+      { name: 'search with labels of the wrong type', method: 'POST', path: '/api/v1/docs/semantic-search/', body: { question: 'q', labels: 'x' }, expected: { error: 'Question is required' } },
+      { name: 'data sources with nothing to add', method: 'POST', path: '/api/v1/docs/data-sources/', body: {}, expected: { msg: 'Invalid request parameters' } },
+      { name: 'data sources with a bad text source', method: 'POST', path: '/api/v1/docs/data-sources/', body: { text_sources: [{ name: 'n' }] }, expected: { msg: 'Invalid request parameters' } },
+      { name: 'sessions with page 0', method: 'POST', path: '/api/v1/docs/sessions/', body: { page_num: 0 }, expected: { msg: 'Page number must be an integer' } },
+      { name: 'sessions with a fractional page', method: 'POST', path: '/api/v1/docs/sessions/', body: { page_num: 1.5 }, expected: { msg: 'Page number must be an integer' } },
+      { name: 'sessions with a text page', method: 'POST', path: '/api/v1/docs/sessions/', body: { page_num: 'two' }, expected: { msg: 'Page number must be an integer' } },
+      { name: 'session read without an id', method: 'POST', path: '/api/v1/sessions//conversation/', body: undefined, expected: { msg: 'Binge ID is required' } },
+      { name: 'session delete without an id', method: 'DELETE', path: '/api/v1/sessions//delete/', body: undefined, expected: { msg: 'Binge ID is required' } },
+    ] as const)('$name -> 400 $expected', async ({ method, path, body, expected }) => {
+      const reply = await call(base, method, path, { key: docsKey, body });
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual(expected);
+    });
+
+    it.each([
+      { path: '/api/v1/docs/answer/', expected: { msg: 'Invalid request' } },
+      { path: '/api/v1/docs/semantic-search/', expected: { error: 'Question is required' } },
+      { path: '/api/v1/docs/data-sources/', expected: { msg: 'Invalid request parameters' } },
+      { path: '/api/v1/docs/sessions/', expected: { msg: 'Page number must be an integer' } },
+    ])('malformed JSON to $path -> 400 $expected', async ({ path, expected }) => {
+      const reply = await call(base, 'POST', path, { key: docsKey, rawBody: '{"question": ', headers: { 'content-type': 'application/json' } });
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual(expected);
+    });
+
+    it.each(['page=0', 'page=x', 'page_size=0', 'page_size=1001'])('data-source listing with %s -> 400', async (query) => {
+      const reply = await call(base, 'GET', `/api/v1/docs/data-sources/?${query}`, { key: docsKey });
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual({ msg: 'Invalid request parameters' });
+    });
+
+    it('refuses a body over 4 MiB with 413, declared or streamed', async () => {
+      const big = JSON.stringify({ text_sources: [{ name: 'big', content: 'x'.repeat(4 * 1024 * 1024 + 10) }] });
+      const declared = await call(base, 'POST', '/api/v1/docs/data-sources/', { key: docsKey, rawBody: big });
+      expect(declared.status).toBe(413);
+      expect(declared.json).toEqual({ msg: 'Request body too large (limit 4 MiB)' });
+
+      const chunks = Array.from({ length: 5 }, () => Buffer.alloc(1024 * 1024, 'y'));
+      const streamed = await call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, rawBody: Readable.from(chunks) });
+      expect(streamed.status).toBe(413);
+      expect(streamed.json).toEqual({ error: 'Request body too large (limit 4 MiB)' });
+    });
+
+    it('accepts an ask body over 4 MiB (attachments)', async () => {
+      const reply = await call(base, 'POST', '/api/v1/docs/answer/', {
+        key: docsKey,
+        body: { question: 'What is in this log?', log_files: [{ name: 'big.log', data: 'z'.repeat(5 * 1024 * 1024) }] },
+      });
+      expect(reply.status).not.toBe(413);
+      expect(reply.headers['content-type']).toBe('application/json');
+    });
+  });
+
+  describe('data-source paging', () => {
+    it('links next and previous pages with absolute URLs, newest first', async () => {
+      const key = (await backend.admin!.createGuru({ slug: 'paging' })).api_key;
+      for (const name of ['first', 'second', 'third']) {
+        const created = await call(base, 'POST', '/api/v1/paging/data-sources/', { key, body: { text_sources: [{ name, content: `The ${name} text.` }] } });
+        expect(created.status).toBe(200);
+      }
+      await whenIdle(backend);
+
+      const host = new URL(base).host;
+      const first = await call(base, 'GET', '/api/v1/paging/data-sources/?page_size=2', { key });
+      expect(first.status).toBe(200);
+      const page1 = first.json as { count: number; next: string | null; previous: string | null; results: { id: number }[] };
+      expect(page1.count).toBe(3);
+      expect(page1.results).toHaveLength(2);
+      expect(page1.previous).toBeNull();
+      expect(page1.next).toBe(`http://${host}/api/v1/paging/data-sources/?page_size=2&page=2`);
+
+      const next = new URL(page1.next!);
+      const second = await call(base, 'GET', next.pathname + next.search, { key });
+      const page2 = second.json as typeof page1;
+      expect(page2.results).toHaveLength(1);
+      expect(page2.next).toBeNull();
+      expect(page2.previous).toBe(`http://${host}/api/v1/paging/data-sources/?page_size=2&page=1`);
+
+      const ids = [...page1.results, ...page2.results].map((source) => source.id);
+      expect(ids).toEqual([...ids].sort((a, b) => b - a));
+
+      const viaLocalhost = await call(base, 'GET', '/api/v1/paging/data-sources/?page=1&page_size=1', { key, headers: { host: 'localhost:4242' } });
+      expect((viaLocalhost.json as typeof page1).next).toBe('http://localhost:4242/api/v1/paging/data-sources/?page=2&page_size=1');
+    });
+  });
+
+  describe('logging', () => {
+    it('logs one debug line per request without keys or bodies', async () => {
+      logLines.length = 0;
+      await call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, body: { question: 'secret question text' } });
+      await call(base, 'GET', '/api/v1/docs/data-sources/', { key: 'wrong-key-value' });
+      const requestLines = logLines.filter((line) => line.includes('http request'));
+      expect(requestLines).toHaveLength(2);
+      expect(requestLines[0]).toMatch(/debug http request method="POST" path="\/api\/v1\/docs\/semantic-search\/" status=200 ms=\d+/);
+      expect(requestLines[1]).toContain('status=401');
+      const all = logLines.join('');
+      expect(all).not.toContain(docsKey);
+      expect(all).not.toContain('wrong-key-value');
+      expect(all).not.toContain('secret question text');
+    });
+  });
+});
+
+describe('REST rate limit', () => {
+  let dataDir: string;
+  let backend: OpenedBackend;
+  let server: RunningHttpServer;
+  let key: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'guru-rest-limit-'));
+    backend = await openBackend(Config.parse({ dataDir }), silentLogger);
+    key = (await backend.admin!.createGuru({ slug: 'limited' })).api_key;
+    server = await startHttpServer({ backend, logger: silentLogger, host: '127.0.0.1', port: 0, rateLimitPerMinute: 2, dataDir });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await backend?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers 429 with Retry-After once a key has used its requests', async () => {
+    const path = '/api/v1/limited/data-sources/';
+    expect((await call(server.url, 'GET', path, { key })).status).toBe(200);
+    expect((await call(server.url, 'GET', path, { key })).status).toBe(200);
+    const throttled = await call(server.url, 'GET', path, { key });
+    expect(throttled.status).toBe(429);
+    const seconds = Number(throttled.headers['retry-after']);
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(throttled.json).toEqual({ msg: `Request was throttled. Expected available in ${seconds} seconds.` });
+
+    const search = await call(server.url, 'POST', '/api/v1/limited/semantic-search/', { key, body: { question: 'anything' } });
+    expect(search.status).toBe(429);
+    expect(search.json).toEqual({ error: 'Rate limit exceeded' });
+  });
+
+  it('counts each end user separately, from the body or the query', async () => {
+    const search = (user: string) =>
+      call(server.url, 'POST', '/api/v1/limited/semantic-search/', { key, body: { question: 'anything', external_user_id: user } });
+    expect((await search('alice')).status).toBe(200);
+    expect((await search('alice')).status).toBe(200);
+    expect((await search('alice')).status).toBe(429);
+    expect((await search('bob')).status).toBe(200);
+
+    const listed = await call(server.url, 'GET', '/api/v1/limited/data-sources/?external_user_id=carol', { key });
+    expect(listed.status).toBe(200);
+  });
+
+  it('checks the key before counting', async () => {
+    for (let i = 0; i < 4; i++) {
+      const reply = await call(server.url, 'GET', '/api/v1/limited/data-sources/?external_user_id=dave', { key: 'bad' });
+      expect(reply.status).toBe(401);
+    }
+    expect((await call(server.url, 'GET', '/api/v1/limited/data-sources/?external_user_id=dave', { key })).status).toBe(200);
+  });
+});
