@@ -1,0 +1,43 @@
+/** `guru-mcp serve [--host HOST] [--port PORT]` */
+import type { OpenedBackend } from '../../compose.js';
+import { CommandFailure } from '../failures.js';
+import { waitForStopSignal } from '../signals.js';
+import type { CommandContext } from '../spec.js';
+
+function listenFailure(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new CommandFailure(`${host}:${port} is already in use`, 'Pick another port with --port (0 picks a free one).');
+  if (code === 'EACCES') return new CommandFailure(`not allowed to listen on ${host}:${port}`, 'Ports below 1024 need privileges; pick another with --port.');
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new CommandFailure(`cannot listen on host ${host}`, 'Use an address of this machine with --host.');
+  return error;
+}
+
+export async function run(context: CommandContext): Promise<number> {
+  const { config, logger, terminal } = context;
+  const { host, port } = config;
+  const [{ startHttpServer }, { createMcpHttpHandler }, { isLoopbackHost }] = await Promise.all([
+    import('../../http/server.js'),
+    import('../../mcp/http.js'),
+    import('../../http/host.js'),
+  ]);
+
+  const stopped = waitForStopSignal();
+  const backend: OpenedBackend = await context.openBackend();
+  // Off loopback, anyone on the network can reach /mcp: it then needs a guru's API key as bearer token.
+  const mcp = createMcpHttpHandler({ backend, logger, requireBearer: !isLoopbackHost(host) });
+  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    server = await startHttpServer({ backend, logger, host, port, rateLimitPerMinute: config.rateLimitPerMinute, dataDir: config.dataDir, mcp });
+  } catch (error) {
+    await mcp.close();
+    await backend.close();
+    throw listenFailure(error, host, port);
+  }
+  terminal.stderr.write(`listening on ${server.url}\n`);
+
+  const signal = await stopped;
+  logger.info('shutting down', { signal });
+  await server.close();
+  await backend.close();
+  return 0;
+}

@@ -1,0 +1,16 @@
+/** `guru-mcp` and `guru-mcp stdio`: MCP over stdin/stdout. Nothing but protocol messages goes to stdout. */
+import { waitForStopSignal } from '../signals.js';
+import type { CommandContext } from '../spec.js';
+
+export async function run(context: CommandContext): Promise<number> {
+  const { runStdioServer } = await import('../../mcp/stdio.js');
+  const stopped = waitForStopSignal();
+  const backend = await context.openBackend();
+  try {
+    // The session ends when the client closes stdin, or when the client stops the process by signal.
+    await Promise.race([runStdioServer(backend, context.logger), stopped]);
+  } finally {
+    await backend.close();
+  }
+  return 0;
+}

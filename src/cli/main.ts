@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+/**
+ * The `guru-mcp` command. IDE clients spawn it often, so this file stays small:
+ * it parses the arguments and imports only the module of the command that runs.
+ */
+import { readFileSync } from 'node:fs';
+import { parseCommandLine } from './argv.js';
+import type { CommandLine } from './argv.js';
+import { CommandFailure, UsageError } from './failures.js';
+import { helpCommandFor, renderHelp } from './help.js';
+import type { CommandContext, Terminal } from './spec.js';
+import type { Config } from '../config.js';
+import { openBackend } from '../compose.js';
+import { isGuruError } from '../core/errors.js';
+import { createLogger } from '../log.js';
+import type { LogLevel } from '../log.js';
+
+type RunCommand = Extract<CommandLine, { kind: 'run' }>;
+
+const terminal: Terminal = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+function stringValue(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Commands for people show warnings only, unless a log level was asked for
+ * (flag, environment, or a config file that sets anything but the default).
+ */
+function logLevelOf(run: RunCommand, config: Config): LogLevel {
+  const asked = run.values['log-level'] !== undefined || Boolean(process.env.GURU_LOG_LEVEL) || config.logLevel !== 'info';
+  return run.command.audience === 'people' && !asked ? 'warn' : config.logLevel;
+}
+
+/** The settings, with the flags on top; a bad setting is a usage error of this command. */
+async function configOf({ command, values }: RunCommand): Promise<Config> {
+  // Loaded here, not at the top: zod is most of its cost, and help and --version do without it.
+  const { ConfigError, loadConfig } = await import('../config.js');
+  const port = stringValue(values.port);
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) <= 65535)) {
+    throw new UsageError(`--port must be a whole number from 0 to 65535, not "${port}"`, command.name);
+  }
+  try {
+    return loadConfig({
+      configFile: stringValue(values.config),
+      flags: {
+        dataDir: stringValue(values['data-dir']),
+        host: stringValue(values.host),
+        port,
+        logLevel: stringValue(values['log-level']) as LogLevel | undefined,
+        defaultGuru: stringValue(values['default-guru']),
+      },
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message, command.name);
+    throw error;
+  }
+}
+
+async function execute(commandLine: CommandLine): Promise<number> {
+  if (commandLine.kind === 'version') {
+    terminal.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  if (commandLine.kind === 'help') {
+    terminal.stdout.write(renderHelp(commandLine.topic));
+    return 0;
+  }
+  const { values } = commandLine;
+  const config = await configOf(commandLine);
+  const logger = createLogger(logLevelOf(commandLine, config));
+  const context: CommandContext = {
+    args: commandLine.args,
+    values,
+    config,
+    logger,
+    terminal,
+    openBackend: () => openBackend(config, logger),
+  };
+  const module = await commandLine.command.load();
+  return module.run(context);
+}
+
+/** What the person sees for a failure, and the exit code: 2 for a wrong command line, 1 otherwise. */
+function report(error: unknown): number {
+  const write = (line: string) => terminal.stderr.write(`${line}\n`);
+  if (error instanceof UsageError) {
+    write(`guru-mcp: ${error.message}`);
+    write(`Run '${helpCommandFor(error.command)}' for usage.`);
+    return 2;
+  }
+  if (isGuruError(error) || error instanceof CommandFailure) {
+    write(`guru-mcp: ${error.message}`);
+    if (error.hint) write(`hint: ${error.hint}`);
+    return 1;
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  write(`guru-mcp: unexpected failure: ${detail}`);
+  if (process.env.GURU_LOG_LEVEL === 'debug' && error instanceof Error && error.stack) write(error.stack);
+  return 1;
+}
+
+/** Exits once stdout and stderr have taken everything, so piped output is never cut short. */
+function exit(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await execute(parseCommandLine(argv));
+  } catch (error) {
+    return report(error);
+  }
+}
+
+// A reader that went away (`guru-mcp guru list | head -1`) is not a failure.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
+void main(process.argv.slice(2)).then(exit);

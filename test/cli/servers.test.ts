@@ -1,0 +1,118 @@
+/** `guru-mcp serve` and `guru-mcp` (stdio) as IDE clients and deployments start them. */
+import { spawn } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAIN, cleanEnv, ensureBuilt, runCli } from './run-cli.js';
+
+let dataDir: string;
+let apiKey: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), 'guru-cli-servers-'));
+  const created = await runCli(['guru', 'create', 'docs', '--json', '--data-dir', dataDir]);
+  expect(created.code).toBe(0);
+  apiKey = (JSON.parse(created.stdout) as { api_key: string }).api_key;
+});
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('guru-mcp serve', () => {
+  type Server = ChildProcessByStdio<null, Readable, Readable>;
+  let server: Server | undefined;
+
+  afterEach(async () => {
+    if (server && server.exitCode === null && server.signalCode === null) {
+      server.kill('SIGKILL');
+      await once(server, 'exit');
+    }
+    server = undefined;
+  });
+
+  /** Starts the server and resolves with the URL of its "listening on" line. */
+  function start(args: string[]): Promise<{ url: string; stderr: () => string }> {
+    const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    server = child;
+    let stderr = '';
+    return new Promise((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        const url = /^listening on (http:\/\/\S+)$/m.exec(stderr)?.[1];
+        if (url) resolve({ url, stderr: () => stderr });
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+    });
+  }
+
+  it('prints the real port with --port 0, answers /healthz and the REST API, and exits 0 on SIGTERM', async () => {
+    const { url } = await start(['--port', '0', '--data-dir', dataDir]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(url).not.toMatch(/:0$/);
+
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+
+    const sources = await fetch(`${url}/api/v1/docs/data-sources/`, { headers: { 'x-api-key': apiKey } });
+    expect(sources.status).toBe(200);
+    expect(await sources.json()).toMatchObject({ count: 0, results: [] });
+
+    const exited = once(server!, 'exit');
+    server!.kill('SIGTERM');
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+  });
+
+  it('exits 0 on SIGINT too', async () => {
+    await start(['--port', '0', '--data-dir', dataDir]);
+    const exited = once(server!, 'exit');
+    server!.kill('SIGINT');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+  });
+
+  it('a port in use is a clear error with exit code 1', async () => {
+    const { url } = await start(['--port', '0', '--data-dir', dataDir]);
+    const port = new URL(url).port;
+    const second = await runCli(['serve', '--port', port, '--data-dir', dataDir]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`guru-mcp: 127.0.0.1:${port} is already in use`);
+    expect(second.stderr).toContain('hint: Pick another port with --port');
+    expect(second.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('guru-mcp over stdio', () => {
+  for (const args of [[], ['stdio']]) {
+    it(`guru-mcp ${args.join(' ') || '(no command)'} speaks MCP and only MCP on stdout`, async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [MAIN, ...args, '--data-dir', dataDir],
+        env: cleanEnv() as Record<string, string>,
+        stderr: 'pipe',
+      });
+      const client = new Client({ name: 'cli-test', version: '1.0.0' });
+      const problems: Error[] = [];
+      client.onerror = (error) => problems.push(error);
+      await client.connect(transport);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['ask', 'semantic_search', 'list_gurus', 'create_guru']));
+        const result = await client.callTool({ name: 'list_gurus', arguments: {} });
+        expect(result.isError).toBeFalsy();
+        expect(JSON.stringify(result.structuredContent)).toContain('"docs"');
+      } finally {
+        await client.close();
+      }
+      // A line on stdout that is not JSON-RPC would have reached the client as an error.
+      expect(problems).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,87 @@
+/** The built CLI's `serve`: MCP over streamable HTTP at /mcp. */
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Answer } from '../../src/core/schemas.js';
+
+const CLI = resolve('dist/cli/main.js');
+const run = promisify(execFile);
+
+/** Starts `serve` on a free loopback port; resolves with its base URL once it says where it listens. */
+function serve(dir: string): Promise<{ child: ChildProcess; base: URL }> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolveStart, reject) => {
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (match) resolveStart({ child, base: new URL(match[1]!) });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)));
+  });
+}
+
+describe('guru-mcp serve /mcp (built CLI)', () => {
+  let dir: string;
+  let child: ChildProcess | undefined;
+  let client: Client | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-mcp-e2e-http-'));
+  });
+
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+    if (child && child.exitCode === null) {
+      const exited = new Promise((done) => child!.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    child = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves MCP sessions over HTTP', async () => {
+    await run(process.execPath, [CLI, 'guru', 'create', 'frob', '--json', '--data-dir', dir]);
+    const started = await serve(dir);
+    child = started.child;
+    const url = new URL('/mcp', started.base);
+
+    const transport = new StreamableHTTPClientTransport(url);
+    client = new Client({ name: 'guru-mcp-e2e-http', version: '1.0.0' });
+    await client.connect(transport);
+    expect(transport.sessionId).toBeTruthy();
+
+    const added = (await client.callTool({
+      name: 'add_sources',
+      arguments: { text_sources: [{ name: 'Wibble notes', content: 'The wibble level of Frobnicator defaults to 3 and is set in frob.toml.' }], wait: true },
+    })) as CallToolResult;
+    expect(added.isError).toBeFalsy();
+
+    const asked = (await client.callTool({ name: 'ask', arguments: { question: 'What is the default wibble level?' } })) as CallToolResult;
+    expect(asked.isError).toBeFalsy();
+    const answer = Answer.parse(asked.structuredContent);
+    expect(answer.content).toContain('defaults to 3');
+    expect(answer.references.map((reference) => reference.title)).toEqual(['Wibble notes']);
+
+    await transport.terminateSession();
+    const stale = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': transport.sessionId ?? 'ended',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
+    });
+    expect(stale.status).toBe(404);
+  });
+});

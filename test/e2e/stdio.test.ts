@@ -1,0 +1,94 @@
+/** The built CLI over stdio, driven by the SDK client as an MCP host would. */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Answer, CreatedGuru } from '../../src/core/schemas.js';
+
+const CLI = resolve('dist/cli/main.js');
+const run = promisify(execFile);
+
+const GUIDE = `# Frobnicator installation
+
+## Requirements
+
+Frobnicator needs Node.js 20 or newer and a C compiler.
+
+## Installing
+
+Run npm install -g frobnicator; the frob command lands on your PATH.
+`;
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+}
+
+describe('guru-mcp stdio (built CLI)', () => {
+  let dir: string;
+  let client: Client | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-mcp-e2e-stdio-'));
+  });
+
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a question from text added over MCP, with nothing but protocol on stdout', async () => {
+    const { stdout } = await run(process.execPath, [CLI, 'guru', 'create', 'frob', '--name', 'Frobnicator', '--json', '--data-dir', dir]);
+    expect(CreatedGuru.parse(JSON.parse(stdout)).slug).toBe('frob');
+
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'stdio', '--data-dir', dir],
+      env: { ...process.env, GURU_LOG_LEVEL: 'debug' } as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const protocolErrors: Error[] = [];
+    client = new Client({ name: 'guru-mcp-e2e', version: '1.0.0' });
+    client.onerror = (error) => protocolErrors.push(error);
+    await client.connect(transport);
+
+    expect(client.getServerVersion()?.name).toBe('guru-mcp');
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['ask', 'add_sources', 'list_gurus']));
+
+    const added = (await client.callTool({
+      name: 'add_sources',
+      arguments: { text_sources: [{ name: 'Install guide', content: GUIDE }], wait: true },
+    })) as CallToolResult;
+    expect(added.isError, textOf(added)).toBeFalsy();
+    expect(textOf(added)).toContain('SUCCESS');
+
+    const asked = (await client.callTool({ name: 'ask', arguments: { question: 'How do I install Frobnicator?' } })) as CallToolResult;
+    expect(asked.isError, textOf(asked)).toBeFalsy();
+    const answer = Answer.parse(asked.structuredContent);
+    expect(answer.references.map((reference) => reference.title)).toEqual(['Install guide']);
+    expect(answer.content).toContain('npm install -g frobnicator');
+    expect(textOf(asked)).toContain(`Session: ${answer.session_id}`);
+
+    const { contents } = await client.readResource({ uri: answer.question_url });
+    expect((contents[0] as { text: string }).text).toContain('## 1. How do I install Frobnicator?');
+
+    // Debug logging was on: any log line on stdout would have broken the protocol stream.
+    expect(protocolErrors).toEqual([]);
+  });
+
+  it('ends with exit code 0 and no output when the client closes stdin', async () => {
+    const child = spawn(process.execPath, [CLI, 'stdio', '--data-dir', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stdin.end();
+    const code = await new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode)));
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+  });
+});
