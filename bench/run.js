@@ -382,7 +382,7 @@ async function measureStartup(server, args) {
 }
 
 async function runStartup() {
-  const cli = join(repoRoot, 'dist', 'cli', 'main.js');
+  const cli = join(repoRoot, 'dist', 'bin', 'guru-mcp.js');
   const results = [];
   results.push(await measureStartup('sdk minimal server', [join(repoRoot, 'bench', 'minimal-server.js')]));
   if (!existsSync(cli)) {

@@ -3,12 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ensureBuilt, runCli } from './run-cli.js';
+import { ROOT, runCli } from './run-cli.js';
 
 let dataDir: string;
 
 beforeAll(async () => {
-  await ensureBuilt();
   dataDir = mkdtempSync(join(tmpdir(), 'guru-cli-commands-'));
 });
 

@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from './run-cli.js';
+import { runCli } from './run-cli.js';
 
 let dataDir: string;
 const data = () => ['--data-dir', dataDir];
 
 beforeAll(async () => {
-  await ensureBuilt();
   dataDir = mkdtempSync(join(tmpdir(), 'guru-cli-gurus-'));
 });
 

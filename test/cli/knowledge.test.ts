@@ -6,7 +6,7 @@ import { openBackend } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import type { SessionConversation } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { cleanEnv, ensureBuilt, runCli } from './run-cli.js';
+import { cleanEnv, runCli } from './run-cli.js';
 
 let dir: string;
 let dataDir: string;
@@ -32,7 +32,6 @@ async function readSession(sessionId: string): Promise<SessionConversation> {
 }
 
 beforeAll(async () => {
-  await ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'guru-cli-knowledge-'));
   dataDir = join(dir, 'data');
   writeFileSync(join(dir, 'keys.md'), KEYS_DOC);

@@ -9,13 +9,12 @@ import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAIN, cleanEnv, ensureBuilt, runCli } from './run-cli.js';
+import { MAIN, cleanEnv, runCli } from './run-cli.js';
 
 let dataDir: string;
 let apiKey: string;
 
 beforeAll(async () => {
-  await ensureBuilt();
   dataDir = mkdtempSync(join(tmpdir(), 'guru-cli-servers-'));
   const created = await runCli(['guru', 'create', 'docs', '--json', '--data-dir', dataDir]);
   expect(created.code).toBe(0);

@@ -3,15 +3,16 @@ import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer } from '../../src/core/schemas.js';
+import { BIN } from '../global-setup.js';
 
-const CLI = resolve('dist/cli/main.js');
+const CLI = BIN;
 const run = promisify(execFile);
 
 /** Starts `serve` on a free loopback port; resolves with its base URL once it says where it listens. */

@@ -386,3 +386,34 @@ describe('LocalEngine', () => {
     });
   });
 });
+
+describe('database', () => {
+  it('opens one data directory from several engines at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guru-shared-'));
+    const engines = Array.from({ length: 4 }, () => LocalEngine.open({ dataDir: dir }));
+    try {
+      await engines[0]!.createGuru({ slug: 'shared' });
+      await engines[1]!.createDataSources('shared', { text_sources: [{ name: 'n', content: 'The shared zebu grazes.' }] });
+      await Promise.all(engines.map((engine) => engine.whenIdle()));
+      for (const engine of engines) {
+        expect((await engine.semanticSearch('shared', { question: 'zebu' })).total_sources).toBe(1);
+      }
+    } finally {
+      await Promise.all(engines.map((engine) => engine.close()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a database written by a newer version', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guru-newer-'));
+    try {
+      await LocalEngine.open({ dataDir: dir }).close();
+      const db = new Database(join(dir, 'guru.sqlite'));
+      db.pragma('user_version = 999');
+      db.close();
+      expect(() => LocalEngine.open({ dataDir: dir })).toThrow(/newer guru-mcp/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

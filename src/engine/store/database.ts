@@ -23,19 +23,21 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
   return db;
 }
 
+const schemaVersion = (db: Db): number => db.pragma('user_version', { simple: true }) as number;
+
 function migrate(db: Db, migrations: readonly Migration[]): void {
-  // BEGIN IMMEDIATE takes the write lock first, so two processes opening a new
-  // file at once apply each migration exactly once.
+  const latest = migrations.at(-1)?.version ?? 0;
+  const current = schemaVersion(db);
+  if (current > latest) {
+    throw new Error(`The database was written by a newer guru-mcp (schema ${current}, this version knows ${latest}). Upgrade guru-mcp.`);
+  }
+  if (current === latest) return;
+  // BEGIN IMMEDIATE takes the write lock before reading the version again, so
+  // two processes opening an old file at once apply each migration exactly once.
   const apply = db.transaction(() => {
-    const current = db.pragma('user_version', { simple: true }) as number;
-    const latest = migrations.at(-1)?.version ?? 0;
-    if (current > latest) {
-      throw new Error(
-        `The database was written by a newer guru-mcp (schema ${current}, this version knows ${latest}). Upgrade guru-mcp.`,
-      );
-    }
+    const now = schemaVersion(db);
     for (const migration of migrations) {
-      if (migration.version <= current) continue;
+      if (migration.version <= now) continue;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     }
