@@ -151,6 +151,14 @@ export const Errors = {
     make(op, WORDING[op].guruNotFoundStatus, WORDING[op].guruNotFound(slug), {
       hint: 'List the gurus with list_gurus (or `guru-mcp guru list`) and use one of their slugs.',
     }),
+  /** The guru of a call outside the one guru a connection is limited to: as if it did not exist. */
+  guruOutsideScope: (op: Operation, slug: string, scope: string) =>
+    make(op, WORDING[op].guruNotFoundStatus, WORDING[op].guruNotFound(slug), {
+      hint: `This connection is limited to the guru "${scope}"; omit guru_slug or pass "${scope}".`,
+    }),
+  /** A call that names no guru where none is implied (MCP and CLI; REST paths always name one). */
+  noGuruSelected: (hint: string) => make('admin', 400, 'No guru selected', { hint }),
+  bodyTooLarge: (op: Operation, limitMiB: number) => make(op, 413, `Request body too large (limit ${limitMiB} MiB)`),
   /** The operation's own wording for a malformed request; `detail` says which field and why. */
   invalidRequest: (op: Operation, detail?: string) =>
     make(op, 400, WORDING[op].invalidRequest, detail === undefined ? {} : { hint: detail }),

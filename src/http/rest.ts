@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { Backend } from '../core/assistant.js';
-import { Errors, GuruError, isGuruError, type Operation } from '../core/errors.js';
+import { Errors, isGuruError, type Operation } from '../core/errors.js';
 import {
   AskRequest,
   CreateDataSourcesRequest,
@@ -168,11 +168,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       return;
     }
     if (error instanceof BodyTooLargeError) {
-      const tooLarge = new GuruError({
-        message: `Request body too large (limit ${error.limit / MiB} MiB)`,
-        status: 413,
-        field: fieldOf(operation),
-      });
+      const tooLarge = Errors.bodyTooLarge(operation, error.limit / MiB);
       sendJson(res, tooLarge.status, tooLarge.toBody(), { connection: 'close' });
       return;
     }
@@ -273,9 +269,6 @@ async function streamText(res: ServerResponse, produce: (onText: (delta: string)
   res.end();
   return RESPONDED;
 }
-
-/** The body field of an operation's errors. */
-const fieldOf = (operation: Operation) => Errors.invalidRequest(operation).field;
 
 const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
 

@@ -4,7 +4,7 @@
  * is an error that tells the model what to pass.
  */
 import type { Backend } from '../core/assistant.js';
-import { Errors, GuruError } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import type { Operation } from '../core/errors.js';
 
 export class GuruSelector {
@@ -25,27 +25,21 @@ export class GuruSelector {
   async select(operation: Operation, requested: string | undefined): Promise<string> {
     if (this.#scope !== undefined) {
       if (requested === undefined || requested === this.#scope) return this.#scope;
-      const notFound = Errors.guruNotFound(operation, requested);
-      throw new GuruError({
-        message: notFound.message,
-        status: notFound.status,
-        field: notFound.field,
-        hint: `This connection is limited to the guru "${this.#scope}"; omit guru_slug or pass "${this.#scope}".`,
-      });
+      throw Errors.guruOutsideScope(operation, requested, this.#scope);
     }
     if (requested !== undefined) return requested;
     if (this.#backend.defaultGuru !== undefined) return this.#backend.defaultGuru;
 
     const admin = this.#backend.admin;
     if (admin === undefined) {
-      throw noGuruSelected('Pass guru_slug: this server has no default guru configured (GURU_DEFAULT_GURU).');
+      throw Errors.noGuruSelected('Pass guru_slug: this server has no default guru configured (GURU_DEFAULT_GURU).');
     }
     const slugs = (await admin.listGurus()).map((guru) => guru.slug);
     if (slugs.length === 1) return slugs[0] as string;
     if (slugs.length === 0) {
-      throw noGuruSelected('No guru exists yet. Create one with create_guru (or `guru-mcp guru create <slug>`), then add knowledge with add_sources.');
+      throw Errors.noGuruSelected('No guru exists yet. Create one with create_guru (or `guru-mcp guru create <slug>`), then add knowledge with add_sources.');
     }
-    throw noGuruSelected(`Several gurus exist; pass guru_slug as one of: ${slugs.join(', ')}.`);
+    throw Errors.noGuruSelected(`Several gurus exist; pass guru_slug as one of: ${slugs.join(', ')}.`);
   }
 
   /** Slugs this connection may reach, for resource listings and completion. */
@@ -60,9 +54,4 @@ export class GuruSelector {
   allows(slug: string): boolean {
     return this.#scope === undefined || this.#scope === slug;
   }
-}
-
-/** MCP-only condition (REST always names the guru in the path), so no catalogue entry exists for it. */
-function noGuruSelected(hint: string): GuruError {
-  return new GuruError({ message: 'No guru selected', status: 400, field: 'msg', hint });
 }
