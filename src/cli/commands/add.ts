@@ -8,8 +8,7 @@ import { columns, writeJson, writeLines } from '../output.js';
 import { createProgress } from '../progress.js';
 import type { CommandContext, Terminal } from '../spec.js';
 import { flag, stringList, stringOption } from '../values.js';
-import { waitForSources } from '../wait-for-sources.js';
-import type { SourceOutcome } from '../wait-for-sources.js';
+import { waitForSources, type SourceOutcome } from '../../core/wait-for-sources.js';
 
 async function readStdin(terminal: Terminal): Promise<string> {
   if (terminal.stdin.isTTY) terminal.stderr.write('Reading the source text from stdin; end it with Ctrl-D.\n');

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { CreatedDataSource, DataSource, Label, MAX_SOURCE_PAGE_SIZE, TextSourceInput } from '../../core/schemas.js';
-import { waitForProcessing } from '../processing.js';
+import { isSettled, waitForSources } from '../../core/wait-for-sources.js';
 import { ProgressReporter } from '../progress.js';
 import { renderCreatedSources, renderProcessing, renderSourcePage } from '../render.js';
 import { toolResult } from '../results.js';
@@ -11,6 +11,8 @@ import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
 export const DEFAULT_SOURCE_PAGE_SIZE = 50;
+/** How long add_sources with wait: true waits before answering with what is still pending. */
+const WAIT_LIMIT_MS = 5 * 60_000;
 
 const AddSourcesParameters = z.object({
   text_sources: z
@@ -90,15 +92,17 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
         );
       }
       const progress = new ProgressReporter(extra, context.logger);
-      const outcome = await waitForProcessing(
+      const outcomes = await waitForSources(
         context.assistant,
         guru,
         created.map((item) => item.id),
-        { signal: extra.signal, onPoll: heartbeat(progress) },
+        { signal: extra.signal, onProgress: heartbeat(progress), timeLimitMs: WAIT_LIMIT_MS },
       );
       await progress.flush();
-      const processing = { finished: outcome.finished, pending: outcome.pending };
-      return toolResult({ results: created, processing }, `${text}\n${renderProcessing(outcome.finished, outcome.pending)}`);
+      const finished = outcomes.flatMap(({ source }) => (source !== undefined && source.status !== 'NOT_PROCESSED' ? [source] : []));
+      const pending = outcomes.filter((outcome) => !isSettled(outcome)).map((outcome) => outcome.id);
+      const processing = { finished, pending };
+      return toolResult({ results: created, processing }, `${text}\n${renderProcessing(finished, pending)}`);
     }),
   );
 
