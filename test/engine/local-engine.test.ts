@@ -214,6 +214,15 @@ describe('LocalEngine', () => {
       expect(answer.date_updated).toBe('2026-11-20');
     });
 
+    it('answers in part when the question also names a topic the knowledge base lacks', async () => {
+      await addDocs();
+      const answer = await engine.ask('frob', { question: 'How do I run frobnicator on kubernetes?', fetch_existing: false });
+      expect(answer.references[0]?.title).toBe('Install guide');
+      expect(answer.trust_score).toBeGreaterThan(0);
+      expect(answer.trust_score).toBeLessThan(50);
+      expect(answer.content).toMatch(/^The knowledge base covers this only in part/);
+    });
+
     it('quotes a code block whole', async () => {
       await addDocs();
       const answer = await engine.ask('frob', { question: 'frob version verify installation', fetch_existing: false });

@@ -67,10 +67,7 @@ export class Answerer {
     const candidates = fuse(lists).slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 
-    const chunkCount = this.#chunkCount(context.guruId);
-    const weights = new Map(
-      graded.terms.map((term) => [term, inverseDocumentFrequency(chunkCount, this.#retriever.documentFrequency(context.guruId, term))]),
-    );
+    const weights = this.#termWeights(context.guruId, graded.terms);
     const presence = this.#retriever.termPresence(
       graded.terms,
       candidates.map((hit) => hit.chunkId),
@@ -97,6 +94,22 @@ export class Answerer {
     }));
     const { content, references } = composeExtractive(passages, trust < 50);
     return { content, references, trustScore: trust, answered: true };
+  }
+
+  /**
+   * How much each question word matters: its rarity in the guru's knowledge.
+   * A word the knowledge base never uses weighs as much as its rarest word
+   * does, no more: it may name a missing topic ("kubernetes") or be mere
+   * phrasing ("happen"), and one such word must not sink an answer alone.
+   */
+  #termWeights(guruId: number, terms: readonly string[]): Map<string, number> {
+    const chunkCount = this.#chunkCount(guruId);
+    const frequencies = terms.map((term) => this.#retriever.documentFrequency(guruId, term));
+    const seen = frequencies.filter((frequency) => frequency > 0);
+    const unseenFrequency = seen.length > 0 ? Math.min(...seen) : 0;
+    return new Map(
+      terms.map((term, i) => [term, inverseDocumentFrequency(chunkCount, frequencies[i] || unseenFrequency)]),
+    );
   }
 
   /**

@@ -10,7 +10,7 @@
 const STOP_WORDS = new Set(
   `a about above after again against all also am an and any are aren't as at be because been before being below
   between both but by can could did didn't do does doesn't doing don't down during each few for from further
-  had has have having he her here hers herself him himself his how i if in into is isn't it it's its
+  get gets getting got had has have having he her here hers herself him himself his how i if in into is isn't it it's its
   itself just let me more most my myself no nor not of off on once only or other our ours ourselves out over own
   please same she should so some such than that the their theirs them themselves then there these they this those
   through to too under until up very was wasn't we were what when where which while who whom why will with would
