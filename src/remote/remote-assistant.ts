@@ -1,0 +1,131 @@
+/**
+ * The remote backend: the Assistant port over the spec's REST API, for a
+ * hosted deployment of the service or another `guru-mcp serve`. Each method is
+ * one endpoint (two for a streamed answer); responses are checked against the
+ * core schemas, and the service's errors come back as the same GuruErrors.
+ *
+ * The key decides which guru a call reaches. The session endpoints carry no
+ * guru in their path, so there the key alone decides.
+ */
+import type { Assistant, AskInput, AskOptions, DataSourcePage } from '../core/assistant.js';
+import { Errors } from '../core/errors.js';
+import {
+  Answer,
+  CreatedDataSource,
+  DataSourceListResponse,
+  DeletedSession,
+  SemanticSearchResponse,
+  SessionConversation,
+  SessionList,
+} from '../core/schemas.js';
+import type {
+  CreateDataSourcesRequest,
+  ListDataSourcesQuery,
+  ListSessionsRequest,
+  SemanticSearchRequest,
+} from '../core/schemas.js';
+import { silentLogger, type Logger } from '../log.js';
+import { pathOf, type Endpoint } from './endpoint.js';
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUTS, type RetryPolicy, type Timeouts } from './policy.js';
+import { RestClient, type ApiKey, type CallOptions } from './rest-client.js';
+
+export interface RemoteAssistantOptions {
+  /** Base URL of the API, version segment included: `https://api.gurubase.io/api/v1`. */
+  readonly baseUrl: string;
+  readonly apiKey: ApiKey;
+  readonly logger?: Logger;
+  readonly timeouts?: Partial<Timeouts>;
+  readonly retry?: Partial<RetryPolicy>;
+}
+
+const CreatedDataSources = CreatedDataSource.array();
+
+export class RemoteAssistant implements Assistant {
+  readonly #client: RestClient;
+
+  constructor(options: RemoteAssistantOptions) {
+    this.#client = new RestClient({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      logger: options.logger ?? silentLogger,
+      timeouts: { ...DEFAULT_TIMEOUTS, ...options.timeouts },
+      retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    });
+  }
+
+  /**
+   * Without `onText`, one call. With it, the spec's flow: ask with `stream: true`
+   * and pass the text on as it arrives, then repeat the question with
+   * `fetch_existing: true` to get the stored answer's references, trust score and
+   * session id.
+   */
+  async ask(guru: string, input: AskInput, options: AskOptions = {}): Promise<Answer> {
+    const endpoint: Endpoint = { operation: 'ask', method: 'POST', path: pathOf(guru, 'answer'), idempotent: false, guru };
+    const call: CallOptions = {
+      signal: options.signal,
+      onThrottle: (seconds) => options.onStage?.(`Rate limited by the service; retrying in ${seconds} s`),
+    };
+    if (options.onText === undefined) {
+      return this.#client.json(endpoint, Answer, { ...call, body: { ...input, stream: false } });
+    }
+    await this.#client.stream(endpoint, options.onText, { ...call, body: { ...input, stream: true } });
+    const fetchExisting = {
+      question: input.question,
+      session_id: input.session_id,
+      external_user_id: input.external_user_id,
+      fetch_existing: true,
+      stream: false,
+    };
+    return this.#client.json(endpoint, Answer, { ...call, body: fetchExisting });
+  }
+
+  async semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {
+    const endpoint: Endpoint = { operation: 'semantic_search', method: 'POST', path: pathOf(guru, 'semantic-search'), idempotent: true, guru };
+    return this.#client.json(endpoint, SemanticSearchResponse, { body: request });
+  }
+
+  async createDataSources(guru: string, request: CreateDataSourcesRequest): Promise<CreatedDataSource[]> {
+    const endpoint: Endpoint = { operation: 'create_sources', method: 'POST', path: pathOf(guru, 'data-sources'), idempotent: false, guru };
+    return this.#client.json(endpoint, CreatedDataSources, { body: request });
+  }
+
+  async listDataSources(guru: string, query: ListDataSourcesQuery): Promise<DataSourcePage> {
+    const endpoint: Endpoint = { operation: 'list_sources', method: 'GET', path: pathOf(guru, 'data-sources'), idempotent: true, guru };
+    const listing = await this.#client.json(endpoint, DataSourceListResponse, { query: { page: query.page, page_size: query.page_size } });
+    return { count: listing.count, page: query.page, page_size: query.page_size, results: listing.results };
+  }
+
+  async listSessions(guru: string, request: ListSessionsRequest): Promise<SessionList> {
+    const endpoint: Endpoint = { operation: 'list_sessions', method: 'POST', path: pathOf(guru, 'sessions'), idempotent: true, guru };
+    return this.#client.json(endpoint, SessionList, { body: request });
+  }
+
+  async getSession(guru: string, sessionId: string): Promise<SessionConversation> {
+    if (sessionId.trim() === '') throw Errors.invalidRequest('get_session', 'the session id is empty');
+    const endpoint: Endpoint = {
+      operation: 'get_session',
+      method: 'POST',
+      path: pathOf('sessions', sessionId, 'conversation'),
+      idempotent: true,
+      guru,
+    };
+    return this.#client.json(endpoint, SessionConversation);
+  }
+
+  async deleteSession(guru: string, sessionId: string): Promise<DeletedSession> {
+    if (sessionId.trim() === '') throw Errors.invalidRequest('delete_session', 'the session id is empty');
+    const endpoint: Endpoint = {
+      operation: 'delete_session',
+      method: 'DELETE',
+      path: pathOf('sessions', sessionId, 'delete'),
+      // A repeated delete answers "already deleted" instead of the deleted id: not safe to send twice.
+      idempotent: false,
+      guru,
+    };
+    return this.#client.json(endpoint, DeletedSession);
+  }
+
+  close(): Promise<void> {
+    return this.#client.close();
+  }
+}
