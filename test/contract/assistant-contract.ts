@@ -1,0 +1,396 @@
+/**
+ * The behaviour of the Assistant port, one suite for every implementation:
+ * run against the local engine and against the remote adapter over our own
+ * REST server. Both pass the same assertions; the few places where they must
+ * differ say why.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Assistant } from '../../src/core/assistant.js';
+import { Answer, SemanticSearchResponse, SessionConversation, SessionList } from '../../src/core/schemas.js';
+import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE } from './fixtures.js';
+import type { ContractHarness, OpenHarness } from './harness.js';
+
+const FIRST_PAGE = { page: 1, page_size: 1000 } as const;
+
+/** Every session of a listing, whatever its age group. */
+const allSessions = (list: SessionList) => [...list.today, ...list.last_week, ...list.older];
+
+export function assistantContract(open: OpenHarness): void {
+  let harness: ContractHarness;
+  let assistant: Assistant;
+
+  beforeEach(async () => {
+    harness = await open();
+    assistant = harness.assistant;
+    await harness.createGuru('frob', 'Frobnicator');
+  });
+
+  afterEach(async () => {
+    await harness.close();
+  });
+
+  async function addDocs() {
+    const created = await assistant.createDataSources('frob', {
+      text_sources: [
+        { name: 'Install guide', content: INSTALL_GUIDE },
+        { name: 'Configuration', content: CONFIG_GUIDE },
+        { name: 'Pancakes', content: COOKING },
+      ],
+      labels: ['docs'],
+    });
+    await harness.whenIdle();
+    return created;
+  }
+
+  /** What an unknown guru answers. */
+  function expectUnknownGuru(call: Promise<unknown>, notFound: { status: number; message: string }) {
+    // Over REST a key reaches only its own guru, and the API cannot tell an unknown
+    // guru from someone else's: both are "Invalid API key". The engine knows it is missing.
+    const expected = harness.kind === 'remote' ? { status: 401, message: 'Invalid API key' } : notFound;
+    return expect(call).rejects.toMatchObject(expected);
+  }
+
+  describe('data sources', () => {
+    it('accepts text sources and processes them asynchronously', async () => {
+      const created = await assistant.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
+      expect(created).toEqual([{ type: 'Text', status: 'success', id: expect.any(Number), title: 'Install guide', content: INSTALL_GUIDE }]);
+      const [before] = (await assistant.listDataSources('frob', FIRST_PAGE)).results;
+      // Over HTTP the server may well have finished before the listing request arrives.
+      if (harness.kind === 'local') expect(before?.status).toBe('NOT_PROCESSED');
+      else expect(['NOT_PROCESSED', 'SUCCESS']).toContain(before?.status);
+      await harness.whenIdle();
+      const [after] = (await assistant.listDataSources('frob', FIRST_PAGE)).results;
+      expect(after).toMatchObject({
+        id: created[0]?.id,
+        type: 'TEXT',
+        title: 'Install guide',
+        status: 'SUCCESS',
+        error: '',
+        private: false,
+        reindex_count: 0,
+      });
+      expect(after).not.toHaveProperty('url');
+    });
+
+    it('replaces the content of a source sent again under the same name', async () => {
+      const [first] = await assistant.createDataSources('frob', { text_sources: [{ name: 'Notes', content: 'The zorblax runs nightly.' }] });
+      await harness.whenIdle();
+      const [second] = await assistant.createDataSources('frob', { text_sources: [{ name: 'Notes', content: 'The quuxinator runs hourly.' }] });
+      await harness.whenIdle();
+      expect(second?.id).toBe(first?.id);
+      expect((await assistant.listDataSources('frob', { page: 1, page_size: 10 })).count).toBe(1);
+      expect((await assistant.semanticSearch('frob', { question: 'zorblax' })).total_sources).toBe(0);
+      expect((await assistant.semanticSearch('frob', { question: 'quuxinator' })).total_sources).toBe(1);
+    });
+
+    it('fails a source with no text, telling why', async () => {
+      await assistant.createDataSources('frob', { text_sources: [{ name: 'Blank', content: '   \n\n  ' }] });
+      await harness.whenIdle();
+      const [blank] = (await assistant.listDataSources('frob', { page: 1, page_size: 10 })).results;
+      expect(blank).toMatchObject({ status: 'FAIL', error: 'The source has no text to index.' });
+    });
+
+    it('rejects URL kinds it cannot ingest yet, storing nothing', async () => {
+      await expect(
+        assistant.createDataSources('frob', { website_urls: ['https://example.com'], text_sources: [{ name: 'A', content: 'a' }] }),
+      ).rejects.toMatchObject({ status: 400, message: 'Invalid request parameters', field: 'msg' });
+      expect((await assistant.listDataSources('frob', { page: 1, page_size: 10 })).count).toBe(0);
+    });
+
+    it('pages newest first', async () => {
+      await assistant.createDataSources('frob', {
+        text_sources: Array.from({ length: 5 }, (_, i) => ({ name: `doc ${i}`, content: `content ${i}` })),
+      });
+      const page1 = await assistant.listDataSources('frob', { page: 1, page_size: 2 });
+      const page3 = await assistant.listDataSources('frob', { page: 3, page_size: 2 });
+      expect(page1).toMatchObject({ count: 5, page: 1, page_size: 2 });
+      expect(page1.results.map((s) => s.title)).toEqual(['doc 4', 'doc 3']);
+      expect(page3).toMatchObject({ count: 5, page: 3, page_size: 2 });
+      expect(page3.results.map((s) => s.title)).toEqual(['doc 0']);
+      expect((await assistant.listDataSources('frob', { page: 4, page_size: 2 })).results).toEqual([]);
+    });
+
+    it('answers for an unknown guru with the operation\'s error', async () => {
+      await expectUnknownGuru(assistant.listDataSources('nope', FIRST_PAGE), { status: 404, message: 'Guru type nope not found' });
+      await expectUnknownGuru(assistant.createDataSources('nope', { text_sources: [{ name: 'a', content: 'a' }] }), {
+        status: 404,
+        message: 'Guru type nope not found',
+      });
+    });
+  });
+
+  describe('semantic search', () => {
+    it('returns one entry per source, best first, in the spec shape', async () => {
+      await addDocs();
+      const result = await assistant.semanticSearch('frob', { question: 'How do I install frobnicator?' });
+      expect(SemanticSearchResponse.parse(result)).toEqual(result);
+      expect(result.sources[0]).toEqual({ title: 'Install guide', link: null, display_link: false, icon_url: '', labels: ['Text', 'docs'] });
+      expect(result.total_sources).toBe(result.sources.length);
+      expect(new Set(result.sources.map((s) => s.title)).size).toBe(result.sources.length);
+      expect(result.sources.map((s) => s.title)).not.toContain('Pancakes');
+    });
+
+    it('filters by label, ignoring case', async () => {
+      await addDocs();
+      await assistant.createDataSources('frob', { text_sources: [{ name: 'Recipes', content: 'Frobnicator pancakes recipe.' }], labels: ['Kitchen'] });
+      await harness.whenIdle();
+      const kitchen = await assistant.semanticSearch('frob', { question: 'frobnicator', labels: ['kitchen'] });
+      expect(kitchen.sources.map((s) => s.title)).toEqual(['Recipes']);
+      const both = await assistant.semanticSearch('frob', { question: 'frobnicator', labels: ['KITCHEN', 'docs'] });
+      expect(both.total_sources).toBe(3);
+    });
+
+    it('treats query syntax in user text as plain words', async () => {
+      await addDocs();
+      for (const question of ['"unbalanced', 'install AND NOT (', 'title:install*', 'NEAR(a b', '-- ;drop table chunks', '***']) {
+        await expect(assistant.semanticSearch('frob', { question })).resolves.toHaveProperty('sources');
+      }
+      expect((await assistant.semanticSearch('frob', { question: 'install AND NOT (' })).sources[0]?.title).toBe('Install guide');
+    });
+
+    it('caps results at ten sources', async () => {
+      await assistant.createDataSources('frob', {
+        text_sources: Array.from({ length: 15 }, (_, i) => ({ name: `widget ${i}`, content: `All about widgets, part ${i}.` })),
+      });
+      await harness.whenIdle();
+      const result = await assistant.semanticSearch('frob', { question: 'widgets', external_user_id: 'u1' });
+      expect(result.total_sources).toBe(10);
+      expect(result.sources).toHaveLength(10);
+    });
+
+    it('answers for an unknown guru with its own wording', async () => {
+      await expectUnknownGuru(assistant.semanticSearch('nope', { question: 'x' }), { status: 404, message: 'Guru not found' });
+    });
+  });
+
+  describe('answers', () => {
+    it('answers from the best passages with references and a trust score', async () => {
+      await addDocs();
+      const answer = await assistant.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false }, { origin: 'MCP' });
+      expect(Answer.parse(answer)).toEqual(answer);
+      expect(answer.content).toContain('npm install -g frobnicator');
+      expect(answer.content).toContain('[1]');
+      expect(answer.references[0]).toEqual({ link: '', icon: '', title: 'Install guide' });
+      expect(answer.references.map((r) => r.title)).not.toContain('Pancakes');
+      expect(answer.trust_score).toBeGreaterThanOrEqual(50);
+      expect(answer.can_receive_feedback).toBe(true);
+      expect(answer.question).toBe('How do I install Frobnicator?');
+      expect(answer.question_url).toBe(`guru://frob/sessions/${answer.session_id}`);
+      expect(answer.date_updated).toBe('2026-11-20');
+    });
+
+    it('quotes a code block whole', async () => {
+      await addDocs();
+      const answer = await assistant.ask('frob', { question: 'frob version verify installation', fetch_existing: false });
+      const fence = answer.content.indexOf('```sh');
+      expect(fence).toBeGreaterThan(-1);
+      const block = answer.content.slice(fence, answer.content.indexOf('```', fence + 3) + 3);
+      expect(block).toContain('npm install -g frobnicator');
+      expect(block).toContain('frob --version');
+    });
+
+    it('says plainly when the knowledge base has nothing relevant', async () => {
+      await addDocs();
+      const answer = await assistant.ask('frob', { question: 'What is the capital of Mongolia?', fetch_existing: false });
+      expect(answer.trust_score).toBe(0);
+      expect(answer.references).toEqual([]);
+      expect(answer.can_receive_feedback).toBe(false);
+      expect(answer.content).toMatch(/could not find anything/);
+    });
+
+    it('streams the answer text in order, and stores the question once', async () => {
+      await addDocs();
+      const pieces: string[] = [];
+      const answer = await assistant.ask(
+        'frob',
+        { question: 'Where does Frobnicator read its settings?', fetch_existing: false },
+        { onText: (delta) => pieces.push(delta) },
+      );
+      expect(pieces.length).toBeGreaterThan(0);
+      expect(pieces.join('')).toBe(answer.content);
+      expect(answer.content).toContain('frob.toml');
+      expect(answer.references[0]?.title).toBe('Configuration');
+      // The remote adapter asks with stream: true, then fetches the stored answer: still one turn.
+      expect((await assistant.getSession('frob', answer.session_id)).conversation.map((turn) => turn.slug)).toEqual([answer.slug]);
+    });
+
+    it('streams a follow-up within its session and end user', async () => {
+      await addDocs();
+      const first = await assistant.ask('frob', { question: 'How do I configure Frobnicator?', fetch_existing: false, external_user_id: 'u1' });
+      let streamed = '';
+      const second = await assistant.ask(
+        'frob',
+        { question: 'How do I configure Frobnicator?', session_id: first.session_id, external_user_id: 'u1', fetch_existing: false },
+        { onText: (delta) => (streamed += delta) },
+      );
+      expect(streamed).toBe(second.content);
+      expect(second.session_id).toBe(first.session_id);
+      expect(second.slug).not.toBe(first.slug);
+      const turns = (await assistant.getSession('frob', first.session_id)).conversation;
+      expect(turns.map((turn) => turn.slug)).toEqual([first.slug, second.slug]);
+    });
+
+    it('stops when the caller aborts while the text streams', async () => {
+      await addDocs();
+      const controller = new AbortController();
+      const ask = assistant.ask(
+        'frob',
+        { question: 'How do I install Frobnicator?', fetch_existing: false },
+        { signal: controller.signal, onText: () => controller.abort() },
+      );
+      await expect(ask).rejects.toMatchObject({ name: 'AbortError' });
+    });
+
+    it('continues a session, using the previous question for a follow-up', async () => {
+      await addDocs();
+      const first = await assistant.ask('frob', { question: 'How do I configure Frobnicator?', fetch_existing: false, external_user_id: 'u1' });
+      const second = await assistant.ask('frob', {
+        question: 'What is the wibble level?',
+        session_id: first.session_id,
+        fetch_existing: false,
+        external_user_id: 'u1',
+      });
+      expect(second.session_id).toBe(first.session_id);
+      expect(second.references[0]?.title).toBe('Configuration');
+      const vague = await assistant.ask('frob', { question: 'and why?', session_id: first.session_id, fetch_existing: false });
+      expect(vague.references[0]?.title).toBe('Configuration');
+
+      const conversation = await assistant.getSession('frob', first.session_id);
+      expect(SessionConversation.parse(conversation)).toEqual(conversation);
+      expect(conversation.binge_id).toBe(first.session_id);
+      expect(conversation.conversation.map((turn) => turn.parent_slug)).toEqual([null, first.slug, second.slug]);
+      expect(conversation.root_question_slug).toBe(first.slug);
+      expect(conversation.conversation[0]).toMatchObject({
+        slug: first.slug,
+        user_question: 'How do I configure Frobnicator?',
+        answer: first.content,
+        trust_score: first.trust_score,
+        user_vote: null,
+      });
+    });
+
+    it("rejects another end user's session with S-902, and unknown sessions", async () => {
+      await addDocs();
+      const first = await assistant.ask('frob', { question: 'install', fetch_existing: false, external_user_id: 'alice' });
+      await expect(
+        assistant.ask('frob', { question: 'more', session_id: first.session_id, external_user_id: 'bob', fetch_existing: false }),
+      ).rejects.toMatchObject({ status: 400, field: 'msg', message: 'External user ID mismatch for this session. Code: S-902' });
+      await expect(assistant.ask('frob', { question: 'x', session_id: 'nope', fetch_existing: false })).rejects.toMatchObject({
+        status: 400,
+        message: 'Session nope not found',
+      });
+      expect((await assistant.getSession('frob', first.session_id)).conversation).toHaveLength(1);
+    });
+
+    it('returns the stored answer with fetch_existing instead of asking again', async () => {
+      await addDocs();
+      const first = await assistant.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
+      const again = await assistant.ask('frob', { question: '  How do I install   Frobnicator? ', fetch_existing: true, session_id: first.session_id });
+      expect(again).toEqual(first);
+      expect((await assistant.getSession('frob', first.session_id)).conversation).toHaveLength(1);
+    });
+
+    it('refuses attachments it cannot read, storing nothing', async () => {
+      await expect(
+        assistant.ask('frob', { question: 'see log', fetch_existing: false, log_files: [{ name: 'a.log', data: 'boom' }] }),
+      ).rejects.toMatchObject({ status: 400, message: 'Attachments (images, log_files, pdf_files) are not supported by this server yet' });
+      expect(allSessions(await assistant.listSessions('frob', { page_num: 1, search_query: '' }))).toEqual([]);
+    });
+
+    it('answers for an unknown guru with the operation\'s error', async () => {
+      await expectUnknownGuru(assistant.ask('nope', { question: 'hi', fetch_existing: false }), {
+        status: 404,
+        message: 'Guru type nope not found',
+      });
+    });
+  });
+
+  describe('sessions', () => {
+    it('lists sessions grouped by age, with search and an end-user filter', async () => {
+      await addDocs();
+      harness.setClock(new Date('2026-10-01T10:00:00Z'));
+      const old = await assistant.ask('frob', { question: 'pancakes batter', fetch_existing: false });
+      harness.setClock(new Date('2026-11-17T10:00:00Z'));
+      const lastWeek = await assistant.ask('frob', { question: 'configuration file', fetch_existing: false, external_user_id: 'u2' });
+      harness.setClock(new Date('2026-11-20T08:00:00Z'));
+      const today = await assistant.ask('frob', { question: 'install frobnicator', fetch_existing: false });
+      harness.setClock(new Date('2026-11-20T12:00:00Z'));
+
+      const list = await assistant.listSessions('frob', { page_num: 1, search_query: '' });
+      expect(SessionList.parse(list)).toEqual(list);
+      expect(list.today.map((s) => s.id)).toEqual([today.session_id]);
+      expect(list.last_week.map((s) => s.id)).toEqual([lastWeek.session_id]);
+      expect(list.older.map((s) => s.id)).toEqual([old.session_id]);
+      expect(list.has_more).toBe(false);
+      expect(list.today[0]).toMatchObject({
+        guru_type_slug: 'frob',
+        guru_type_name: 'Frobnicator',
+        root_question_name: 'install frobnicator',
+        root_question_slug: today.slug,
+        root_question_link: today.question_url,
+      });
+
+      const searched = await assistant.listSessions('frob', { page_num: 1, search_query: 'PANCAKES' });
+      expect(allSessions(searched).map((s) => s.id)).toEqual([old.session_id]);
+      const literal = await assistant.listSessions('frob', { page_num: 1, search_query: '%' });
+      expect(allSessions(literal)).toEqual([]);
+      const byUser = await assistant.listSessions('frob', { page_num: 1, search_query: '', external_user_id: 'u2' });
+      expect(allSessions(byUser).map((s) => s.id)).toEqual([lastWeek.session_id]);
+    });
+
+    it('pages with has_more', async () => {
+      for (let i = 0; i < 21; i++) await assistant.ask('frob', { question: `question ${i}`, fetch_existing: false });
+      const first = await assistant.listSessions('frob', { page_num: 1, search_query: '' });
+      const second = await assistant.listSessions('frob', { page_num: 2, search_query: '' });
+      expect(first.today).toHaveLength(20);
+      expect(first.has_more).toBe(true);
+      expect(second.today).toHaveLength(1);
+      expect(second.has_more).toBe(false);
+      expect(new Set([...first.today, ...second.today].map((s) => s.id)).size).toBe(21);
+    });
+
+    it('deletes a session once, then says it is already deleted', async () => {
+      const answer = await assistant.ask('frob', { question: 'hello', fetch_existing: false });
+      await expect(assistant.deleteSession('frob', answer.session_id)).resolves.toEqual({
+        msg: 'Session deleted successfully',
+        session_id: answer.session_id,
+      });
+      await expect(assistant.deleteSession('frob', answer.session_id)).rejects.toMatchObject({
+        status: 400,
+        message: 'Session is already deleted',
+      });
+      await expect(assistant.getSession('frob', answer.session_id)).rejects.toMatchObject({ status: 404, message: 'Binge not found' });
+      expect(allSessions(await assistant.listSessions('frob', { page_num: 1, search_query: '' }))).toEqual([]);
+    });
+
+    it('says which session ids are missing or empty', async () => {
+      await expect(assistant.deleteSession('frob', 'missing')).rejects.toMatchObject({ status: 404, message: 'Session not found' });
+      await expect(assistant.getSession('frob', 'missing')).rejects.toMatchObject({ status: 404, message: 'Binge not found' });
+      await expect(assistant.getSession('frob', ' ')).rejects.toMatchObject({ status: 400, message: 'Binge ID is required' });
+      await expect(assistant.deleteSession('frob', '')).rejects.toMatchObject({ status: 400, message: 'Binge ID is required' });
+    });
+
+    it("keeps one guru's sessions from another", async () => {
+      await harness.createGuru('other');
+      const answer = await assistant.ask('frob', { question: 'hello', fetch_existing: false });
+      await expect(assistant.getSession('other', answer.session_id)).rejects.toMatchObject({
+        status: 403,
+        message: "You don't have access to this binge",
+      });
+      await expect(assistant.deleteSession('other', answer.session_id)).rejects.toMatchObject({ status: 403, message: 'Forbidden' });
+      await expect(assistant.ask('other', { question: 'x', session_id: answer.session_id, fetch_existing: false })).rejects.toMatchObject({
+        status: 400,
+        message: `Session ${answer.session_id} not found`,
+      });
+      expect(allSessions(await assistant.listSessions('other', { page_num: 1, search_query: '' }))).toEqual([]);
+      expect((await assistant.getSession('frob', answer.session_id)).conversation).toHaveLength(1);
+    });
+
+    it('answers for an unknown guru with the operation\'s error', async () => {
+      await expectUnknownGuru(assistant.listSessions('nope', { page_num: 1, search_query: '' }), {
+        status: 404,
+        message: 'Guru type nope not found',
+      });
+    });
+  });
+}

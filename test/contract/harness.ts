@@ -1,0 +1,95 @@
+/**
+ * The two ways the contract suite reaches the service: the local engine called
+ * directly, and the remote adapter talking to our own REST server over
+ * loopback HTTP (in front of a local engine). Each run gets the Assistant under
+ * test and hooks into the serving side that no client of the port has: creating
+ * a guru, waiting for processing, moving the clock.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Assistant } from '../../src/core/assistant.js';
+import { LocalEngine } from '../../src/engine/local-engine.js';
+import { startHttpServer } from '../../src/http/server.js';
+import { silentLogger } from '../../src/log.js';
+import { RemoteAssistant } from '../../src/remote/remote-assistant.js';
+
+export interface ContractHarness {
+  readonly kind: 'local' | 'remote';
+  readonly assistant: Assistant;
+  /** Creates a guru on the serving side and returns its slug; the assistant reaches it from then on. */
+  createGuru(slug: string, name?: string): Promise<string>;
+  /** Resolves once the serving side has processed every queued data source. */
+  whenIdle(): Promise<void>;
+  /** Sets the serving side's idea of now. */
+  setClock(at: Date): void;
+  close(): Promise<void>;
+}
+
+export type OpenHarness = () => Promise<ContractHarness>;
+
+/** A data directory and an engine whose clock the test moves. */
+function openEngine(prefix: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  let now = new Date('2026-11-20T12:00:00Z');
+  const engine = LocalEngine.open({ dataDir, clock: () => now });
+  return {
+    dataDir,
+    engine,
+    setClock: (at: Date) => {
+      now = at;
+    },
+  };
+}
+
+export const openLocalHarness: OpenHarness = async () => {
+  const { dataDir, engine, setClock } = openEngine('guru-contract-local-');
+  return {
+    kind: 'local',
+    assistant: engine,
+    createGuru: async (slug, name) => (await engine.createGuru({ slug, ...(name === undefined ? {} : { name }) })).slug,
+    whenIdle: () => engine.whenIdle(),
+    setClock,
+    async close() {
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};
+
+export const openRemoteHarness: OpenHarness = async () => {
+  const { dataDir, engine, setClock } = openEngine('guru-contract-remote-');
+  const server = await startHttpServer({
+    backend: { kind: 'local', assistant: engine, admin: engine },
+    logger: silentLogger,
+    host: '127.0.0.1',
+    port: 0,
+    rateLimitPerMinute: 0,
+    dataDir,
+  });
+  // Over REST a key reaches only its own guru, so every call carries the key of
+  // the guru it names. A guru without a key here (one that does not exist) gets
+  // the first guru's key, as a deployment configured with one key would send.
+  const keys = new Map<string, string>();
+  const assistant = new RemoteAssistant({
+    baseUrl: `${server.url}/api/v1`,
+    apiKey: (guru) => keys.get(guru) ?? keys.values().next().value ?? 'no-guru-yet',
+  });
+  return {
+    kind: 'remote',
+    assistant,
+    async createGuru(slug, name) {
+      const created = await engine.createGuru({ slug, ...(name === undefined ? {} : { name }) });
+      keys.set(created.slug, created.api_key);
+      return created.slug;
+    },
+    whenIdle: () => engine.whenIdle(),
+    setClock,
+    async close() {
+      await assistant.close();
+      await server.close();
+      await engine.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};

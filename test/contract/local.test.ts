@@ -1,0 +1,8 @@
+/** The Assistant contract, held against the local engine called directly. */
+import { describe } from 'vitest';
+import { assistantContract } from './assistant-contract.js';
+import { openLocalHarness } from './harness.js';
+
+describe('Assistant contract: local engine', () => {
+  assistantContract(openLocalHarness);
+});

@@ -1,0 +1,8 @@
+/** The Assistant contract, held against the remote adapter talking to our own REST server over loopback HTTP. */
+import { describe } from 'vitest';
+import { assistantContract } from './assistant-contract.js';
+import { openRemoteHarness } from './harness.js';
+
+describe('Assistant contract: remote adapter over REST', () => {
+  assistantContract(openRemoteHarness);
+});
