@@ -12,19 +12,42 @@ const Flag = z.union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no
   typeof value === 'boolean' ? value : value === '1' || value === 'true' || value === 'yes',
 );
 
-export const Config = z.object({
-  /** Where the database and state files live. */
-  dataDir: z.string().min(1),
-  /** Guru used by tools and commands that name none. */
-  defaultGuru: GuruSlug.optional(),
-  host: z.string().min(1).default('127.0.0.1'),
-  port: z.coerce.number().int().min(0).max(65535).default(8787),
-  /** Let fetchers reach loopback and private addresses (refused by default). */
-  allowPrivateNetwork: Flag.default(false),
-  /** REST requests per minute per guru and end user; 0 turns the limit off. */
-  rateLimitPerMinute: z.coerce.number().int().min(0).default(120),
-  logLevel: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
-});
+/** The hosted Gurubase API; a self-hosted Gurubase is http://localhost:8029/api/v1, another `guru-mcp serve` http://HOST:PORT/api/v1. */
+export const DEFAULT_API_URL = 'https://api.gurubase.io/api/v1';
+
+const ApiUrl = z
+  .url({ protocol: /^https?$/, message: `must be an http:// or https:// URL ending in the API version, e.g. ${DEFAULT_API_URL}` })
+  .transform((url) => url.replace(/\/+$/, ''));
+
+export const Config = z
+  .object({
+    /** Where the database and state files live. */
+    dataDir: z.string().min(1),
+    /** Guru used by tools and commands that name none. */
+    defaultGuru: GuruSlug.optional(),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.coerce.number().int().min(0).max(65535).default(8787),
+    /** Let fetchers reach loopback and private addresses (refused by default). */
+    allowPrivateNetwork: Flag.default(false),
+    /** REST requests per minute per guru and end user; 0 turns the limit off. */
+    rateLimitPerMinute: z.coerce.number().int().min(0).default(120),
+    logLevel: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
+    /** `local`: the embedded engine; `remote`: the service's REST API at `apiUrl`. */
+    backend: z.enum(['local', 'remote']).default('local'),
+    /** Base URL of the REST API the remote backend talks to, version segment included. */
+    apiUrl: ApiUrl.default(DEFAULT_API_URL),
+    /** The remote backend's `x-api-key`. Never a command-line flag: flags show in process lists. */
+    apiKey: z.string().trim().min(1).optional(),
+  })
+  .superRefine((config, context) => {
+    if (config.backend === 'remote' && config.apiKey === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['apiKey'],
+        message: 'required when the backend is remote (GURU_BACKEND=remote): an API key of the guru on GURU_API_URL',
+      });
+    }
+  });
 export type Config = z.infer<typeof Config>;
 export type ConfigInput = z.input<typeof Config>;
 
@@ -37,6 +60,9 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   allowPrivateNetwork: 'GURU_ALLOW_PRIVATE_NETWORK',
   rateLimitPerMinute: 'GURU_RATE_LIMIT_PER_MINUTE',
   logLevel: 'GURU_LOG_LEVEL',
+  backend: 'GURU_BACKEND',
+  apiUrl: 'GURU_API_URL',
+  apiKey: 'GURU_API_KEY',
 };
 
 /** The per-user data directory of this platform. */

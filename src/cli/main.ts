@@ -54,6 +54,8 @@ async function configOf({ command, values }: RunCommand): Promise<Config> {
         port,
         logLevel: stringValue(values['log-level']) as LogLevel | undefined,
         defaultGuru: stringValue(values['default-guru']),
+        backend: stringValue(values.backend) as Config['backend'] | undefined,
+        apiUrl: stringValue(values['api-url']),
       },
     });
   } catch (error) {

@@ -7,6 +7,13 @@ export const COMMON_OPTIONS: OptionSpecs = {
   config: { type: 'string', value: 'FILE', description: 'JSON settings file (env GURU_CONFIG)' },
   'log-level': { type: 'string', value: 'LEVEL', description: 'error, warn, info or debug (env GURU_LOG_LEVEL)' },
   'default-guru': { type: 'string', value: 'SLUG', description: 'guru used when none is named (env GURU_DEFAULT_GURU)' },
+  backend: { type: 'string', value: 'KIND', description: 'local (the embedded engine; default) or remote (env GURU_BACKEND)' },
+  // The remote key is read from GURU_API_KEY (or the config file) only: a flag would show in process lists.
+  'api-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'REST API of the remote backend (env GURU_API_URL; default https://api.gurubase.io/api/v1); its key: env GURU_API_KEY',
+  },
   help: { type: 'boolean', short: 'h', description: 'show help' },
 };
 

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_API_URL, loadConfig } from '../src/config.js';
+
+const load = (env: Record<string, string>, flags = {}) => loadConfig({ env: { GURU_DATA_DIR: '/tmp/guru-config-test', ...env }, flags });
+
+describe('backend settings', () => {
+  it('defaults to the local engine and the hosted API', () => {
+    const config = load({});
+    expect(config.backend).toBe('local');
+    expect(config.apiUrl).toBe(DEFAULT_API_URL);
+    expect(DEFAULT_API_URL).toBe('https://api.gurubase.io/api/v1');
+    expect(config.apiKey).toBeUndefined();
+  });
+
+  it('reads the remote backend from the environment, without a trailing slash', () => {
+    const config = load({
+      GURU_BACKEND: 'remote',
+      GURU_API_URL: 'http://127.0.0.1:8787/api/v1/',
+      GURU_API_KEY: 'guru_secret',
+      GURU_DEFAULT_GURU: 'docs',
+    });
+    expect(config).toMatchObject({ backend: 'remote', apiUrl: 'http://127.0.0.1:8787/api/v1', apiKey: 'guru_secret', defaultGuru: 'docs' });
+  });
+
+  it('lets flags choose the backend and the URL over the environment', () => {
+    const config = load(
+      { GURU_BACKEND: 'local', GURU_API_URL: 'http://a.example/api/v1', GURU_API_KEY: 'k' },
+      { backend: 'remote', apiUrl: 'http://b.example/api/v1' },
+    );
+    expect(config).toMatchObject({ backend: 'remote', apiUrl: 'http://b.example/api/v1' });
+  });
+
+  it('requires a key for the remote backend, saying which variable', () => {
+    expect(() => load({ GURU_BACKEND: 'remote' })).toThrow(ConfigError);
+    expect(() => load({ GURU_BACKEND: 'remote' })).toThrow(/apiKey \(GURU_API_KEY\): required when the backend is remote/);
+    expect(() => load({ GURU_BACKEND: 'remote', GURU_API_KEY: '   ' })).toThrow(/GURU_API_KEY/);
+  });
+
+  it('refuses an unknown backend and a URL that is not http(s)', () => {
+    expect(() => load({ GURU_BACKEND: 'cloud' })).toThrow(/backend \(GURU_BACKEND\)/);
+    expect(() => load({ GURU_API_URL: 'ftp://example.com/api/v1' })).toThrow(/apiUrl \(GURU_API_URL\): must be an http:\/\/ or https:\/\/ URL/);
+    expect(() => load({ GURU_API_URL: 'not a url' })).toThrow(/GURU_API_URL/);
+  });
+
+  it('never repeats the key in its errors', () => {
+    try {
+      load({ GURU_BACKEND: 'remote', GURU_API_KEY: 'guru_secret', GURU_API_URL: 'nope' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toContain('GURU_API_URL');
+      expect((error as Error).message).not.toContain('guru_secret');
+    }
+  });
+});
