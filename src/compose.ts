@@ -2,8 +2,8 @@
  * The one place that wires a backend together from the settings. Transports
  * receive the result and never import a backend's internals themselves.
  * Backends are loaded on demand so that a command pays only for what it uses:
- * the local path never loads the remote adapter (nor undici), and the remote
- * path never opens SQLite.
+ * the local path never loads the remote adapter, and the remote path never
+ * opens SQLite.
  */
 import type { Backend } from './core/assistant.js';
 import type { Config } from './config.js';
