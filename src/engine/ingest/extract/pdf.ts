@@ -158,7 +158,7 @@ function renderPages(pages: readonly Line[][]): string {
 }
 
 /**
- * Drops running heads and feet: a first or last block of a page, in body text size or smaller,
+ * Drops running heads and feet: a first or last line of a page, in body text size or smaller,
  * that recurs, numbers aside, at the edge of at least three pages and a fifth of them (page
  * numbers, "Chapter 4: Reference 17"). A document title repeated as a running head stays where it
  * is set large.
@@ -170,8 +170,11 @@ function withoutRunningLines(pages: readonly Block[][], bodySize: number): Block
   for (const blocks of pages) {
     for (const edge of new Set(edges(blocks).map(key))) pagesWith.set(edge, (pagesWith.get(edge) ?? 0) + 1);
   }
-  const running = (block: Block): boolean =>
-    (pagesWith.get(key(block)) ?? 0) >= Math.max(3, pages.length / 5) && block.lines.every((line) => line.size <= bodySize * 1.05);
+  const running = (block: Block): boolean => {
+    const [line, ...more] = block.lines;
+    return line !== undefined && more.length === 0 && line.text.length <= 120 && line.size <= bodySize * 1.05 &&
+      (pagesWith.get(key(block)) ?? 0) >= Math.max(3, pages.length / 5);
+  };
   return pages.map((blocks) => {
     const drop = new Set(edges(blocks).filter(running));
     return drop.size === 0 ? [...blocks] : blocks.filter((block) => !drop.has(block));
