@@ -5,7 +5,7 @@
  */
 import type {
   Answer,
-  AskRequest,
+  AskInput,
   CreatedApiKey,
   CreatedDataSource,
   CreatedGuru,
@@ -25,8 +25,7 @@ import type {
 /** Which surface a question came in through; stored as the question's `source`. */
 export type QuestionOrigin = 'API' | 'MCP' | 'CLI';
 
-/** The question and its options, without the transport's `stream` switch. */
-export type AskInput = Omit<AskRequest, 'stream'>;
+export type { AskInput } from './schemas.js';
 
 export interface AskOptions {
   readonly signal?: AbortSignal;

@@ -42,6 +42,8 @@ interface OperationWording {
   readonly guruNotFound: (slug: string) => string;
   readonly guruNotFoundStatus: number;
   readonly invalidRequest: string;
+  /** Whether the invalid-request message itself names the problem (the spec allows any message for ask). */
+  readonly detailInMessage?: boolean;
 }
 
 const throttledWithSeconds = (seconds: number) => `Request was throttled. Expected available in ${seconds} seconds.`;
@@ -57,7 +59,7 @@ const standard: OperationWording = {
 };
 
 const WORDING: Record<Operation, OperationWording> = {
-  ask: { ...standard, invalidRequest: 'Invalid request' },
+  ask: { ...standard, invalidRequest: 'Invalid request', detailInMessage: true },
   follow_up: {
     ...standard,
     field: 'error',
@@ -161,7 +163,11 @@ export const Errors = {
   bodyTooLarge: (op: Operation, limitMiB: number) => make(op, 413, `Request body too large (limit ${limitMiB} MiB)`),
   /** The operation's own wording for a malformed request; `detail` says which field and why. */
   invalidRequest: (op: Operation, detail?: string) =>
-    make(op, 400, WORDING[op].invalidRequest, detail === undefined ? {} : { hint: detail }),
+    detail === undefined
+      ? make(op, 400, WORDING[op].invalidRequest)
+      : make(op, 400, WORDING[op].detailInMessage ? `${WORDING[op].invalidRequest}: ${detail}` : WORDING[op].invalidRequest, {
+          hint: detail,
+        }),
   /** Ask accepts any error message in its 400 body; this one names the problem. */
   badAsk: (message: string) => make('ask', 400, message),
 

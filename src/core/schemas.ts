@@ -72,6 +72,10 @@ export const AskRequest = z.object({
 });
 export type AskRequest = z.infer<typeof AskRequest>;
 
+/** The question and its options, without the transport's `stream` switch: what the port takes. */
+export const AskInput = AskRequest.omit({ stream: true });
+export type AskInput = z.infer<typeof AskInput>;
+
 export const Answer = z.looseObject({
   slug: z.string(),
   content: z.string(),

@@ -1,21 +1,24 @@
 /**
  * Works through the durable job queue: each job turns one data source's
- * content into indexed chunks. Jobs live in the database, so work that a
- * stopped process left behind is picked up by the next one once its lease
- * runs out, and several processes on one data directory never take the same job.
+ * content into indexed chunks. Jobs live in the database, so any process on
+ * the data directory may take them: work queued by another process is found by
+ * polling, work left by a process that died is taken over at once (same
+ * machine) or when its lease runs out, and no two processes take the same job.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { Db } from '../store/database.js';
-import type { JobRepository, JobRow } from '../store/jobs.js';
+import { leaseOwner, type JobRepository, type JobRow } from '../store/jobs.js';
 import type { SourceRepository } from '../store/sources.js';
 import { chunkMarkdown } from './chunker.js';
 
 const LEASE_MS = 30_000;
 const MAX_ATTEMPTS = 3;
 const RETRY_BASE_MS = 1_000;
+/** How often to look for work that other processes queued. */
+const POLL_MS = 1_000;
 const IDLE_POLL_MS = 20;
 
 export interface ProcessorStores {
@@ -28,8 +31,10 @@ export interface ProcessorStores {
 export class SourceProcessor {
   readonly #stores: ProcessorStores;
   readonly #logger: Logger;
-  readonly #owner = randomUUID();
+  readonly #owner = leaseOwner(randomUUID());
   readonly #index: (job: JobRow) => void;
+  readonly #giveUp: (job: JobRow, reason: string) => void;
+  readonly #poll: NodeJS.Timeout;
   #draining = false;
   #closed = false;
   #wakeUp: NodeJS.Timeout | undefined;
@@ -37,7 +42,19 @@ export class SourceProcessor {
   constructor(stores: ProcessorStores, logger: Logger) {
     this.#stores = stores;
     this.#logger = logger;
-    this.#index = stores.db.transaction((job: JobRow) => this.#indexSource(job));
+    // Immediate transactions take the write lock before reading, so that two
+    // processes never both read and then fail to upgrade to a write.
+    const index = stores.db.transaction((job: JobRow) => this.#indexSource(job));
+    this.#index = (job) => index.immediate(job);
+    const giveUp = stores.db.transaction((job: JobRow, reason: string) => {
+      stores.sources.markFailed(job.source_id, reason);
+      stores.jobs.complete(job.id);
+    });
+    this.#giveUp = (job, reason) => giveUp.immediate(job, reason);
+    const released = stores.jobs.releaseDeadLeases(this.#owner);
+    if (released > 0) logger.info('took over work left by a stopped process', { jobs: released });
+    this.#poll = setInterval(() => this.#pollForWork(), POLL_MS);
+    this.#poll.unref();
   }
 
   /** Starts working through the queue soon, unless already at it. */
@@ -57,7 +74,13 @@ export class SourceProcessor {
 
   close(): void {
     this.#closed = true;
+    clearInterval(this.#poll);
     clearTimeout(this.#wakeUp);
+  }
+
+  #pollForWork(): void {
+    const at = this.#stores.jobs.nextAvailableAt();
+    if (at !== null && at <= Date.now()) this.kick();
   }
 
   async #drain(): Promise<void> {
@@ -86,6 +109,11 @@ export class SourceProcessor {
   }
 
   #run(job: JobRow): void {
+    // A job that keeps killing its process never reaches the catch below; stop it here.
+    if (job.attempts > MAX_ATTEMPTS) {
+      this.#giveUp(job, `Processing failed ${MAX_ATTEMPTS} times; the source could not be indexed.`);
+      return;
+    }
     try {
       this.#index(job);
     } catch (error) {
@@ -96,8 +124,7 @@ export class SourceProcessor {
         return;
       }
       this.#logger.error('data source processing failed', { source: job.source_id, reason });
-      this.#stores.sources.markFailed(job.source_id, `Processing failed: ${reason}`);
-      this.#stores.jobs.complete(job.id);
+      this.#giveUp(job, `Processing failed: ${reason}`);
     }
   }
 

@@ -19,6 +19,8 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  // SQLite's lower() folds ASCII only; labels and other user text need Unicode case folding.
+  db.function('casefold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   migrate(db, migrations);
   return db;
 }
