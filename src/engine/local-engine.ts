@@ -3,26 +3,31 @@
  * the Assistant port and the local guru administration.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Assistant, AskInput, AskOptions, DataSourcePage, GuruAdmin } from '../core/assistant.js';
+import type { Assistant, AskOptions, DataSourcePage, GuruAdmin } from '../core/assistant.js';
 import { Errors, type Operation } from '../core/errors.js';
 import type {
   Answer,
   CreatedApiKey,
   CreatedDataSource,
   CreatedGuru,
-  CreateDataSourcesRequest,
   DeletedSession,
   Guru,
-  ListDataSourcesQuery,
-  ListSessionsRequest,
   Reference,
-  SemanticSearchRequest,
   SemanticSearchResponse,
   SessionConversation,
   SessionList,
   SessionSummary,
 } from '../core/schemas.js';
-import { CreateGuruRequest } from '../core/schemas.js';
+import {
+  AskInput,
+  CreateDataSourcesRequest,
+  CreateGuruRequest,
+  ListDataSourcesQuery,
+  ListSessionsRequest,
+  SemanticSearchRequest,
+} from '../core/schemas.js';
+import { sessionUri } from '../core/uris.js';
+import { parseRequest } from '../core/validate.js';
 import { silentLogger, type Logger } from '../log.js';
 import { Answerer } from './answer/answerer.js';
 import { faviconOf, textPieces } from './answer/extractive.js';
@@ -46,21 +51,20 @@ export interface LocalEngineOptions {
 
 const SESSION_PAGE_SIZE = 20;
 const MAX_SEARCH_SOURCES = 10;
-const SEARCH_CANDIDATE_CHUNKS = 200;
 const DAY_MS = 86_400_000;
 const URL_KINDS = ['youtube_urls', 'website_urls', 'zendesk_urls', 'jira_urls', 'confluence_urls'] as const;
 
-/** `how-do-i-install-it-3f9a1c`: readable, and unique thanks to the random tail. */
+/** `how-do-i-install-it-3f9a1c07d2e4`: readable in any script, and unique thanks to 48 random bits. */
 function questionSlug(question: string): string {
   const words = question
     .toLowerCase()
     .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)
     .replace(/-+$/, '');
-  return `${words || 'question'}-${randomBytes(3).toString('hex')}`;
+  return `${words || 'question'}-${randomBytes(6).toString('hex')}`;
 }
 
 const normalizeQuestion = (text: string): string => text.trim().replace(/\s+/g, ' ');
@@ -149,11 +153,13 @@ export class LocalEngine implements Assistant, GuruAdmin {
     }
     const request = parsed.data;
     const now = this.#now();
-    return this.#db.transaction(() => {
-      const guru = this.#gurus.create(request.slug, request.name ?? request.slug, now);
-      if (!guru) throw Errors.guruExists(request.slug);
-      return { slug: guru.slug, name: guru.name, api_key: this.#gurus.addKey(guru.id, now) };
-    })();
+    return this.#db
+      .transaction(() => {
+        const guru = this.#gurus.create(request.slug, request.name ?? request.slug, now);
+        if (!guru) throw Errors.guruExists(request.slug);
+        return { slug: guru.slug, name: guru.name, api_key: this.#gurus.addKey(guru.id, now) };
+      })
+      .immediate();
   }
 
   async createApiKey(slug: string): Promise<CreatedApiKey> {
@@ -168,8 +174,9 @@ export class LocalEngine implements Assistant, GuruAdmin {
   // -------------------------------------------------------------------------
   // Data sources
 
-  async createDataSources(slug: string, request: CreateDataSourcesRequest): Promise<CreatedDataSource[]> {
+  async createDataSources(slug: string, input: CreateDataSourcesRequest): Promise<CreatedDataSource[]> {
     const guru = this.#guru('create_sources', slug);
+    const request = parseRequest(CreateDataSourcesRequest, input, 'create_sources');
     const unsupported = URL_KINDS.filter((kind) => (request[kind]?.length ?? 0) > 0);
     if (unsupported.length > 0) {
       throw Errors.invalidRequest(
@@ -188,13 +195,14 @@ export class LocalEngine implements Assistant, GuruAdmin {
         this.#jobs.enqueue('process_source', row.id, Date.now());
         return { type: 'Text', status: 'success', id: row.id, title: row.title, content };
       }),
-    )();
+    ).immediate();
     this.#processor.kick();
     return created;
   }
 
-  async listDataSources(slug: string, query: ListDataSourcesQuery): Promise<DataSourcePage> {
+  async listDataSources(slug: string, input: ListDataSourcesQuery): Promise<DataSourcePage> {
     const guru = this.#guru('list_sources', slug);
+    const query = parseRequest(ListDataSourcesQuery, input, 'list_sources');
     const rows = this.#sources.page(guru.id, query.page_size, (query.page - 1) * query.page_size);
     return { count: this.#sources.count(guru.id), page: query.page, page_size: query.page_size, results: rows.map(toListedSource) };
   }
@@ -202,8 +210,9 @@ export class LocalEngine implements Assistant, GuruAdmin {
   // -------------------------------------------------------------------------
   // Search
 
-  async semanticSearch(slug: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {
+  async semanticSearch(slug: string, input: SemanticSearchRequest): Promise<SemanticSearchResponse> {
     const guru = this.#guru('semantic_search', slug);
+    const request = parseRequest(SemanticSearchRequest, input, 'semantic_search');
     const labels = request.labels ?? [];
     this.#searches.record({
       guruId: guru.id,
@@ -212,29 +221,24 @@ export class LocalEngine implements Assistant, GuruAdmin {
       labels,
       now: this.#now(),
     });
-    const hits = this.#retriever.search(guru.id, parseQuery(request.question), { limit: SEARCH_CANDIDATE_CHUNKS, labels });
-    const seen = new Set<number>();
-    const sources = [];
-    for (const hit of hits) {
-      if (seen.has(hit.sourceId)) continue;
-      seen.add(hit.sourceId);
-      sources.push({
-        title: hit.title,
-        link: hit.url,
-        display_link: hit.url !== null,
-        icon_url: faviconOf(hit.url),
-        labels: parseLabels(hit.labels),
-      });
-      if (sources.length === MAX_SEARCH_SOURCES) break;
-    }
+    const hits = this.#retriever.searchSources(guru.id, parseQuery(request.question), { limit: MAX_SEARCH_SOURCES, labels });
+    const sources = hits.map((hit) => ({
+      title: hit.title,
+      link: hit.url,
+      display_link: hit.url !== null,
+      icon_url: faviconOf(hit.url),
+      labels: parseLabels(hit.labels),
+    }));
     return { sources, total_sources: sources.length };
   }
 
   // -------------------------------------------------------------------------
   // Answers
 
-  async ask(slug: string, input: AskInput, options: AskOptions = {}): Promise<Answer> {
+  async ask(slug: string, raw: AskInput, options: AskOptions = {}): Promise<Answer> {
+    options.signal?.throwIfAborted();
     const guru = this.#guru('ask', slug);
+    const input = parseRequest(AskInput, raw, 'ask');
     if ((input.images?.length ?? 0) + (input.log_files?.length ?? 0) + (input.pdf_files?.length ?? 0) > 0) {
       throw Errors.badAsk('Attachments (images, log_files, pdf_files) are not supported by this server yet');
     }
@@ -250,10 +254,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
 
     if (input.fetch_existing) {
       const existing = this.#sessions.existingAnswer(guru.id, question, binge?.id ?? null, externalUserId);
-      if (existing) {
-        this.#stream(existing.content, options);
-        return this.#answerOf(guru, existing);
-      }
+      if (existing) return this.#stream(this.#answerOf(guru, existing), options);
     }
 
     const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
@@ -265,8 +266,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
       ...(parent ? { previousQuestion: parent.question } : {}),
     });
     options.onStage?.('Writing the answer');
-    this.#stream(draft.content, options);
 
+    // Stored before it is streamed: a caller that goes away mid-stream can still fetch it.
     const now = this.#now();
     const bingeId = binge?.id ?? randomUUID();
     const row = this.#db.transaction(() => {
@@ -287,16 +288,19 @@ export class LocalEngine implements Assistant, GuruAdmin {
         externalUserId,
         now,
       });
-    })();
-    return this.#answerOf(guru, row);
+    }).immediate();
+    return this.#stream(this.#answerOf(guru, row), options);
   }
 
-  #stream(content: string, options: AskOptions): void {
-    if (!options.onText) return;
-    for (const piece of textPieces(content)) {
-      options.signal?.throwIfAborted();
-      options.onText(piece);
+  /** Hands the answer's text to `onText` piece by piece, then returns the answer. */
+  #stream(answer: Answer, options: AskOptions): Answer {
+    if (options.onText) {
+      for (const piece of textPieces(answer.content)) {
+        options.signal?.throwIfAborted();
+        options.onText(piece);
+      }
     }
+    return answer;
   }
 
   #answerOf(guru: GuruRow, row: QuestionRow): Answer {
@@ -317,8 +321,9 @@ export class LocalEngine implements Assistant, GuruAdmin {
   // -------------------------------------------------------------------------
   // Sessions
 
-  async listSessions(slug: string, request: ListSessionsRequest): Promise<SessionList> {
+  async listSessions(slug: string, input: ListSessionsRequest): Promise<SessionList> {
     const guru = this.#guru('list_sessions', slug);
+    const request = parseRequest(ListSessionsRequest, input, 'list_sessions');
     const rows = this.#sessions.summaries({
       guruId: guru.id,
       search: request.search_query.trim(),
@@ -389,6 +394,3 @@ export class LocalEngine implements Assistant, GuruAdmin {
     return { msg: 'Session deleted successfully', session_id: binge.id };
   }
 }
-
-/** Where a conversation can be read back: the MCP resource of the session. */
-export const sessionUri = (guruSlug: string, sessionId: string): string => `guru://${guruSlug}/sessions/${sessionId}`;

@@ -4,9 +4,9 @@
  * schemas, call the port, serialize. Behaviour lives behind the port.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
 import type { Backend } from '../core/assistant.js';
 import { Errors, isGuruError, type Operation } from '../core/errors.js';
+import { parseRequest } from '../core/validate.js';
 import {
   AskRequest,
   CreateDataSourcesRequest,
@@ -76,7 +76,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       operation: 'ask',
       maxBodyBytes: ANSWER_BODY_LIMIT,
       run: async ({ res, guru, body }) => {
-        const { stream, ...input } = parse(AskRequest, body, 'ask');
+        const { stream, ...input } = parseRequest(AskRequest, body, 'ask');
         const signal = abortOnClose(res);
         if (!stream) return ok(await assistant.ask(guru, input, { origin: 'API', signal }));
         return streamText(res, (onText) => assistant.ask(guru, input, { origin: 'API', signal, onText }));
@@ -87,7 +87,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       path: '/:guru_slug/semantic-search',
       operation: 'semantic_search',
       maxBodyBytes: BODY_LIMIT,
-      run: async ({ guru, body }) => ok(await assistant.semanticSearch(guru, parse(SemanticSearchRequest, body, 'semantic_search'))),
+      run: async ({ guru, body }) => ok(await assistant.semanticSearch(guru, parseRequest(SemanticSearchRequest, body, 'semantic_search'))),
     },
     {
       method: 'POST',
@@ -95,7 +95,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       operation: 'create_sources',
       maxBodyBytes: BODY_LIMIT,
       run: async ({ guru, body }) =>
-        ok(await assistant.createDataSources(guru, parse(CreateDataSourcesRequest, body, 'create_sources'))),
+        ok(await assistant.createDataSources(guru, parseRequest(CreateDataSourcesRequest, body, 'create_sources'))),
     },
     {
       method: 'GET',
@@ -103,7 +103,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       operation: 'list_sources',
       maxBodyBytes: BODY_LIMIT,
       run: async ({ guru, url }) => {
-        const query = parse(ListDataSourcesQuery, Object.fromEntries(url.searchParams), 'list_sources');
+        const query = parseRequest(ListDataSourcesQuery, Object.fromEntries(url.searchParams), 'list_sources');
         const page = await assistant.listDataSources(guru, query);
         const hasNext = page.page * page.page_size < page.count;
         return ok({
@@ -119,7 +119,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       path: '/:guru_slug/sessions',
       operation: 'list_sessions',
       maxBodyBytes: BODY_LIMIT,
-      run: async ({ guru, body }) => ok(await assistant.listSessions(guru, parse(ListSessionsRequest, body, 'list_sessions'))),
+      run: async ({ guru, body }) => ok(await assistant.listSessions(guru, parseRequest(ListSessionsRequest, body, 'list_sessions'))),
     },
     {
       method: 'POST',
@@ -206,15 +206,6 @@ export function createRestApi(options: RestApiOptions): RestHandler {
 interface Caller {
   readonly guru: string;
   readonly apiKey: string;
-}
-
-function parse<S extends z.ZodType>(schema: S, value: unknown, operation: Operation): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const detail = result.error.issues
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
-    .join('; ');
-  throw Errors.invalidRequest(operation, detail);
 }
 
 function sessionIdOf(params: Readonly<Record<string, string>>, operation: 'get_session' | 'delete_session'): string {

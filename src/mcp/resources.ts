@@ -14,6 +14,7 @@ import type { Logger } from '../log.js';
 import type { GuruSelector } from './gurus.js';
 import { renderConversation } from './render.js';
 import { toSourcePage } from './source-page.js';
+import { dataSourcesUri, sessionsUri, sessionUri } from '../core/uris.js';
 
 /** Sources on the data-sources resource; list_sources pages through the rest. */
 export const RESOURCE_SOURCE_PAGE_SIZE = 100;
@@ -26,9 +27,6 @@ export interface ResourceContext {
   readonly logger: Logger;
 }
 
-export const sessionsUri = (guru: string) => `guru://${guru}/sessions`;
-export const sessionUri = (guru: string, sessionId: string) => `guru://${guru}/sessions/${encodeURIComponent(sessionId)}`;
-export const dataSourcesUri = (guru: string) => `guru://${guru}/data-sources`;
 
 export function registerResources(server: McpServer, context: ResourceContext): void {
   const { assistant, gurus } = context;

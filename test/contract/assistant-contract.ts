@@ -148,6 +148,30 @@ export function assistantContract(open: OpenHarness): void {
       expect((await assistant.semanticSearch('frob', { question: 'install AND NOT (' })).sources[0]?.title).toBe('Install guide');
     });
 
+    it('folds the case of labels in any script', async () => {
+      await assistant.createDataSources('frob', { text_sources: [{ name: 'Umlaut', content: 'Frobnicator in German.' }], labels: ['Über'] });
+      await harness.whenIdle();
+      for (const label of ['über', 'ÜBER', 'Über']) {
+        expect((await assistant.semanticSearch('frob', { question: 'frobnicator', labels: [label] })).sources.map((s) => s.title)).toEqual(['Umlaut']);
+      }
+    });
+
+    it('ranks sources, so that one large source does not crowd out the others', async () => {
+      const sections = Array.from({ length: 300 }, (_, i) => `## Part ${i}\n\nAlpha particles, part ${i}.`).join('\n\n');
+      await assistant.createDataSources('frob', {
+        text_sources: [
+          { name: 'Big', content: `# Alpha handbook\n\n${sections}` },
+          ...Array.from({ length: 12 }, (_, i) => ({ name: `small ${i}`, content: `A note on alpha number ${i}.` })),
+        ],
+      });
+      await harness.whenIdle();
+      expect((await assistant.semanticSearch('frob', { question: 'alpha' })).total_sources).toBe(10);
+    });
+
+    it('refuses an empty question with its own wording', async () => {
+      await expect(assistant.semanticSearch('frob', { question: '  ' })).rejects.toMatchObject({ status: 400, message: 'Question is required' });
+    });
+
     it('caps results at ten sources', async () => {
       await assistant.createDataSources('frob', {
         text_sources: Array.from({ length: 15 }, (_, i) => ({ name: `widget ${i}`, content: `All about widgets, part ${i}.` })),
@@ -177,6 +201,29 @@ export function assistantContract(open: OpenHarness): void {
       expect(answer.question).toBe('How do I install Frobnicator?');
       expect(answer.question_url).toBe(`guru://frob/sessions/${answer.session_id}`);
       expect(answer.date_updated).toBe('2026-11-20');
+    });
+
+    it('answers in part when the question also names a topic the knowledge base lacks', async () => {
+      await addDocs();
+      const answer = await assistant.ask('frob', { question: 'How do I run frobnicator on kubernetes?', fetch_existing: false });
+      expect(answer.references[0]?.title).toBe('Install guide');
+      expect(answer.trust_score).toBeGreaterThan(0);
+      expect(answer.trust_score).toBeLessThan(50);
+      expect(answer.content).toMatch(/^The knowledge base covers this only in part/);
+    });
+
+    it('gives questions in any script readable, distinct slugs', async () => {
+      const first = await assistant.ask('frob', { question: '如何退款', fetch_existing: false });
+      const second = await assistant.ask('frob', { question: '如何退款', fetch_existing: false });
+      expect(first.slug).toMatch(/^如何退款-[0-9a-f]{12}$/);
+      expect(second.slug).not.toBe(first.slug);
+    });
+
+    it('refuses an empty question, naming the problem', async () => {
+      await expect(assistant.ask('frob', { question: ' ', fetch_existing: false })).rejects.toMatchObject({
+        status: 400,
+        message: 'Invalid request: question: question is required',
+      });
     });
 
     it('quotes a code block whole', async () => {

@@ -101,7 +101,7 @@ describe('LocalEngine', () => {
       expect(pieces.join('')).toBe(answer.content);
     });
 
-    it('stores nothing when the caller aborts while the text streams', async () => {
+    it('keeps the answer when the caller aborts while the text streams, so it can be fetched afterwards', async () => {
       await addDocs();
       const controller = new AbortController();
       const ask = engine.ask(
@@ -110,7 +110,16 @@ describe('LocalEngine', () => {
         { signal: controller.signal, onText: () => controller.abort() },
       );
       await expect(ask).rejects.toThrow();
-      expect(countRows('binges')).toBe(0);
+      expect(countRows('questions')).toBe(1);
+      const fetched = await engine.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: true });
+      expect(fetched.content).toContain('npm install -g frobnicator');
+      expect(countRows('questions')).toBe(1);
+    });
+
+    it('stores nothing when the caller aborted before asking', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      await expect(engine.ask('frob', { question: 'hello', fetch_existing: false }, { signal: controller.signal })).rejects.toThrow();
       expect(countRows('questions')).toBe(0);
     });
   });

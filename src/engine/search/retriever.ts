@@ -3,6 +3,7 @@
  * source title, the heading path and the body differently.
  */
 import type { DataSourceType } from '../../core/schemas.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import { quoteTerm, type TextQuery } from './query.js';
 
@@ -32,30 +33,48 @@ export interface RetrieveOptions {
   readonly labels?: readonly string[];
 }
 
-const SELECT_HITS = `
-  SELECT c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
-         c.headings AS headings, c.body AS body, s.labels AS labels,
-         -bm25(chunks_fts, ${COLUMN_WEIGHTS.title}, ${COLUMN_WEIGHTS.headings}, ${COLUMN_WEIGHTS.body}) AS score
+const BM25 = `bm25(chunks_fts, ${COLUMN_WEIGHTS.title}, ${COLUMN_WEIGHTS.headings}, ${COLUMN_WEIGHTS.body})`;
+
+const LABEL_FILTER = `
+  AND EXISTS (SELECT 1 FROM json_each(s.labels) l WHERE casefold(l.value) IN (SELECT value FROM json_each(@labels)))`;
+
+/** Matching chunks of one guru, optionally of labelled sources only. */
+const matches = (labelled: boolean) => `
   FROM chunks_fts
   JOIN chunks c ON c.id = chunks_fts.rowid
   JOIN data_sources s ON s.id = c.source_id
-  WHERE chunks_fts MATCH @match AND c.guru_id = @guruId AND s.status = 'SUCCESS'`;
+  WHERE chunks_fts MATCH @match AND c.guru_id = @guruId ${labelled ? LABEL_FILTER : ''}`;
 
-const LABEL_FILTER = `
-  AND EXISTS (SELECT 1 FROM json_each(s.labels) l WHERE lower(l.value) IN (SELECT value FROM json_each(@labels)))`;
+const chunkHits = (labelled: boolean) => `
+  SELECT c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
+         c.headings AS headings, c.body AS body, s.labels AS labels, -${BM25} AS score
+  ${matches(labelled)}
+  ORDER BY score DESC LIMIT @limit`;
+
+/** Each source once, with its best chunk's score (bm25() cannot sit inside an aggregate, hence the CTE). */
+const sourceHits = (labelled: boolean) => `
+  WITH scored AS MATERIALIZED (SELECT c.source_id AS sourceId, -${BM25} AS score ${matches(labelled)})
+  SELECT scored.sourceId, s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels,
+         max(scored.score) AS score
+  FROM scored JOIN data_sources s ON s.id = scored.sourceId
+  GROUP BY scored.sourceId
+  ORDER BY score DESC LIMIT @limit`;
+
+/** A statement taking named parameters. */
+type NamedQuery<Row> = Statement<[Record<string, unknown>], Row>;
+
+export type SourceHit = Pick<ChunkHit, 'sourceId' | 'sourceType' | 'url' | 'title' | 'labels' | 'score'>;
 
 export class Retriever {
-  readonly #plain;
-  readonly #labelled;
+  readonly #chunks;
+  readonly #sources;
   readonly #termHits;
   readonly #termFrequency;
   readonly #highlight;
 
   constructor(db: Db) {
-    this.#plain = db.prepare<Record<string, unknown>, ChunkHit>(`${SELECT_HITS} ORDER BY score DESC LIMIT @limit`);
-    this.#labelled = db.prepare<Record<string, unknown>, ChunkHit>(
-      `${SELECT_HITS} ${LABEL_FILTER} ORDER BY score DESC LIMIT @limit`,
-    );
+    this.#chunks = [false, true].map((labelled) => db.prepare<Record<string, unknown>, ChunkHit>(chunkHits(labelled)));
+    this.#sources = [false, true].map((labelled) => db.prepare<Record<string, unknown>, SourceHit>(sourceHits(labelled)));
     this.#termHits = db.prepare<[string, string], { id: number }>(
       'SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
     );
@@ -70,9 +89,18 @@ export class Retriever {
 
   /** The best chunks for the query, best first. */
   search(guruId: number, query: TextQuery, options: RetrieveOptions): ChunkHit[] {
+    return this.#run(this.#chunks, guruId, query, options);
+  }
+
+  /** The best sources for the query, each once, ranked by their best chunk. */
+  searchSources(guruId: number, query: TextQuery, options: RetrieveOptions): SourceHit[] {
+    return this.#run(this.#sources, guruId, query, options);
+  }
+
+  #run<Row>(statements: NamedQuery<Row>[], guruId: number, query: TextQuery, options: RetrieveOptions): Row[] {
     if (query.match === undefined) return [];
     const labels = options.labels?.map((label) => label.toLowerCase()) ?? [];
-    const statement = labels.length > 0 ? this.#labelled : this.#plain;
+    const statement = statements[labels.length > 0 ? 1 : 0] as NamedQuery<Row>;
     return statement.all({ match: query.match, guruId, limit: options.limit, labels: JSON.stringify(labels) });
   }
 

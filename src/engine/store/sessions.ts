@@ -143,7 +143,7 @@ export class SessionRepository {
       );
       if (!row) throw new Error('insert returned no row');
       return row;
-    })();
+    }).immediate();
   }
 
   turns(bingeId: string): QuestionRow[] {
@@ -167,7 +167,7 @@ export class SessionRepository {
     this.#db.transaction(() => {
       this.#deleteQuestions.run(bingeId);
       this.#tombstone.run(now, bingeId);
-    })();
+    }).immediate();
   }
 
   /** Live sessions, most recently used first, with their root question. */
