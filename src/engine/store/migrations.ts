@@ -132,4 +132,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX searches_user ON searches(guru_id, external_user_id, id);
     `,
   },
+  {
+    version: 2,
+    name: 'integrations, per-host jobs',
+    sql: `
+      -- Credentials of a guru's Jira, Zendesk and Confluence. The token is sealed with the data
+      -- directory's secret key (AES-256-GCM), so a copy of the database alone does not reveal it.
+      CREATE TABLE integrations (
+        guru_id INTEGER NOT NULL REFERENCES gurus(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('JIRA', 'ZENDESK', 'CONFLUENCE')),
+        base_url TEXT NOT NULL,
+        email TEXT,
+        sealed_token BLOB NOT NULL,
+        date_created TEXT NOT NULL,
+        PRIMARY KEY (guru_id, kind)
+      );
+
+      -- The host a job fetches from, so that one site is never sent too many requests at once.
+      ALTER TABLE jobs ADD COLUMN host TEXT;
+    `,
+  },
 ];

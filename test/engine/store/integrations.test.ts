@@ -1,0 +1,56 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../../src/engine/store/database.js';
+import { GuruRepository } from '../../../src/engine/store/gurus.js';
+import { IntegrationRepository } from '../../../src/engine/store/integrations.js';
+import { SecretBox } from '../../../src/engine/store/secrets.js';
+
+describe('integrations at rest', () => {
+  let dir: string;
+  let db: Db;
+  let guruId: number;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-secrets-'));
+    db = openDatabase(dir);
+    guruId = new GuruRepository(db).create('acme', 'Acme', new Date().toISOString())!.id;
+  });
+
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps tokens sealed in the database and the key readable by its owner only', () => {
+    const integrations = new IntegrationRepository(db, new SecretBox(dir));
+    const token = 'ATATT3xFfGF0-super-secret-token';
+    integrations.set(guruId, { kind: 'JIRA', baseUrl: 'https://acme.atlassian.net', email: 'bot@acme.test', token }, '2026-11-22T00:00:00Z');
+
+    expect(integrations.credentials(guruId, 'JIRA')).toEqual({ kind: 'JIRA', baseUrl: 'https://acme.atlassian.net', email: 'bot@acme.test', token });
+    expect(integrations.list(guruId)).toEqual([
+      { kind: 'JIRA', baseUrl: 'https://acme.atlassian.net', email: 'bot@acme.test', dateCreated: '2026-11-22T00:00:00Z' },
+    ]);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    expect(readFileSync(join(dir, 'guru.sqlite')).includes(Buffer.from(token))).toBe(false);
+    expect(statSync(join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('replaces an integration set again, and removes it', () => {
+    const integrations = new IntegrationRepository(db, new SecretBox(dir));
+    integrations.set(guruId, { kind: 'ZENDESK', baseUrl: 'https://a.zendesk.com', email: 'a@b.c', token: 'one' }, 'now');
+    integrations.set(guruId, { kind: 'ZENDESK', baseUrl: 'https://b.zendesk.com', email: null, token: 'two' }, 'now');
+    expect(integrations.credentials(guruId, 'ZENDESK')).toMatchObject({ baseUrl: 'https://b.zendesk.com', email: null, token: 'two' });
+    expect(integrations.remove(guruId, 'ZENDESK')).toBe(true);
+    expect(integrations.remove(guruId, 'ZENDESK')).toBe(false);
+    expect(integrations.credentials(guruId, 'ZENDESK')).toBeUndefined();
+  });
+
+  it('says clearly when a token cannot be opened with the key on disk', () => {
+    const integrations = new IntegrationRepository(db, new SecretBox(dir));
+    integrations.set(guruId, { kind: 'CONFLUENCE', baseUrl: 'https://c.example', email: null, token: 't' }, 'now');
+    writeFileSync(join(dir, 'secret.key'), Buffer.alloc(32, 7));
+    expect(() => new IntegrationRepository(db, new SecretBox(dir)).credentials(guruId, 'CONFLUENCE')).toThrow(/set the integration again/);
+  });
+});
