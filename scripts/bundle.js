@@ -3,13 +3,20 @@
 // command ships as a few large files instead of hundreds of small ones. Code
 // splitting keeps the commands' dynamic imports lazy.
 import { chmodSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-rmSync('dist/bin', { recursive: true, force: true });
+// Paths come from this file's place in the project, never from the working directory:
+// run from anywhere else, a relative dist/bin would delete that directory's files.
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = fileURLToPath(new URL('../dist/bin/', import.meta.url));
+
+rmSync(outdir, { recursive: true, force: true });
 
 await build({
-  entryPoints: { 'guru-mcp': 'src/cli/main.ts' },
-  outdir: 'dist/bin',
+  absWorkingDir: root,
+  entryPoints: { 'guru-mcp': fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)) },
+  outdir,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -23,4 +30,4 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
 
-chmodSync('dist/bin/guru-mcp.js', 0o755);
+chmodSync(new URL('../dist/bin/guru-mcp.js', import.meta.url), 0o755);

@@ -31,3 +31,8 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
 }
 
 export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+/** An error as one log field: `TypeError: x is not a function`; never a stack, never a request body. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -12,7 +12,7 @@ import type { CommandContext, Terminal } from './spec.js';
 import type { Config } from '../config.js';
 import { openBackend } from '../compose.js';
 import { isGuruError } from '../core/errors.js';
-import { createLogger } from '../log.js';
+import { createLogger, describeError } from '../log.js';
 import type { LogLevel } from '../log.js';
 
 type RunCommand = Extract<CommandLine, { kind: 'run' }>;
@@ -101,8 +101,7 @@ function report(error: unknown): number {
     if (error.hint) write(`hint: ${error.hint}`);
     return 1;
   }
-  const detail = error instanceof Error ? error.message : String(error);
-  write(`guru-mcp: unexpected failure: ${detail}`);
+  write(`guru-mcp: unexpected failure: ${describeError(error)}`);
   if (process.env.GURU_LOG_LEVEL === 'debug' && error instanceof Error && error.stack) write(error.stack);
   return 1;
 }

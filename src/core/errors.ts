@@ -130,10 +130,13 @@ export class GuruError extends Error {
   }
 }
 
+/** The body field an operation's errors travel in, unless a specific error says otherwise. */
+export const fieldOf = (op: Operation): BodyField => WORDING[op].field;
+
 export const isGuruError = (value: unknown): value is GuruError => value instanceof GuruError;
 
 function make(op: Operation, status: number, message: string, extra: Partial<GuruErrorInit> = {}): GuruError {
-  return new GuruError({ message, status, field: extra.field ?? WORDING[op].field, ...extra });
+  return new GuruError({ message, status, field: extra.field ?? fieldOf(op), ...extra });
 }
 
 /** Factories for every error the service answers with, by meaning. */

@@ -15,7 +15,7 @@ import {
   SemanticSearchRequest,
 } from '../core/schemas.js';
 import type { Answer } from '../core/schemas.js';
-import type { Logger } from '../log.js';
+import { describeError, type Logger } from '../log.js';
 import { rateLimitKey, type RateLimiter } from '../state/rate-limiter.js';
 import { BodyTooLargeError, MiB, parseJsonBody, readBody } from './body.js';
 import { sendGuruError, sendJson } from './respond.js';
@@ -38,7 +38,6 @@ type Reply = { readonly status: number; readonly json: unknown } | typeof RESPON
 const ok = (json: unknown): Reply => ({ status: 200, json });
 
 interface RestCall {
-  readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly url: URL;
   /** The guru of the caller's key (and of the path, where it names one). */
@@ -154,7 +153,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       decision = await limiter.consume(rateLimitKey({ ...caller, externalUserId }));
     } catch (error) {
       // A broken state store must not take the API down with it.
-      logger.warn('rate limiter unavailable; request let through', { error: describe(error) });
+      logger.warn('rate limiter unavailable; request let through', { error: describeError(error) });
       return;
     }
     if (!decision.allowed) throw Errors.throttled(operation, decision.retryAfterSeconds);
@@ -163,7 +162,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
   function fail(res: ServerResponse, operation: Operation, error: unknown): void {
     if (res.headersSent || res.destroyed) {
       // Mid-stream: the status is gone; cut the stream so the client sees it incomplete.
-      if (!isAbort(error)) logger.error('request failed after the response started', { operation, error: describe(error) });
+      if (!isAbort(error)) logger.error('request failed after the response started', { operation, error: describeError(error) });
       res.destroy();
       return;
     }
@@ -177,7 +176,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       sendGuruError(res, error);
       return;
     }
-    logger.error('request failed', { operation, error: describe(error) });
+    logger.error('request failed', { operation, error: describeError(error) });
     sendGuruError(res, Errors.internal(operation));
   }
 
@@ -195,7 +194,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       const body = parseJsonBody(await readBody(req, endpoint.maxBodyBytes));
       await throttle(operation, caller, externalUserIdOf(body.ok ? body.value : undefined, url));
       if (!body.ok) throw Errors.invalidRequest(operation, body.reason);
-      const reply = await endpoint.run({ req, res, url, guru: caller.guru, params, body: body.value ?? {} });
+      const reply = await endpoint.run({ res, url, guru: caller.guru, params, body: body.value ?? {} });
       if (reply !== RESPONDED) sendJson(res, reply.status, reply.json);
     } catch (error) {
       fail(res, operation, error);
@@ -262,5 +261,3 @@ async function streamText(res: ServerResponse, produce: (onText: (delta: string)
 }
 
 const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';
-
-const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type Keyv from 'keyv';
 import type { Backend } from '../core/assistant.js';
-import type { Logger } from '../log.js';
+import { describeError, type Logger } from '../log.js';
 import type { McpHttpHandler } from '../mcp/http.js';
 import { createRateLimiter, type RateLimiter } from '../state/rate-limiter.js';
 import { isLoopbackHost, loopbackHostCheck, urlHost } from './host.js';
@@ -74,7 +74,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
     });
     route(req, res, url).catch((error: unknown) => {
-      logger.error('http request failed', { path: url.pathname, error: error instanceof Error ? error.message : String(error) });
+      logger.error('http request failed', { path: url.pathname, error: describeError(error) });
       if (res.headersSent) res.destroy();
       else sendJson(res, 500, { msg: 'Internal server error' });
     });

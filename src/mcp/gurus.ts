@@ -16,11 +16,6 @@ export class GuruSelector {
     this.#scope = scope;
   }
 
-  /** The guru this connection is limited to, if any. */
-  get scope(): string | undefined {
-    return this.#scope;
-  }
-
   /** The slug a call of `operation` works on; throws a GuruError the model can act on. */
   async select(operation: Operation, requested: string | undefined): Promise<string> {
     if (this.#scope !== undefined) {

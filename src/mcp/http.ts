@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Backend } from '../core/assistant.js';
-import type { Logger } from '../log.js';
+import { describeError, type Logger } from '../log.js';
 import { createMcpServer } from './server.js';
 
 export interface McpHttpHandlerOptions {
@@ -134,7 +134,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           sendError(res, error.status, error.code, error.message);
           return;
         }
-        logger.error('mcp http request failed', { error: error instanceof Error ? error.message : String(error) });
+        logger.error('mcp http request failed', { error: describeError(error) });
         sendError(res, 500, ErrorCode.InternalError, 'Internal server error');
       }
     },

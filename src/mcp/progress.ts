@@ -6,7 +6,7 @@
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../log.js';
+import { describeError, type Logger } from '../log.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -38,7 +38,7 @@ export class ProgressReporter {
       try {
         await this.#extra.sendNotification({ method: 'notifications/progress', params });
       } catch (error) {
-        this.#logger.debug('mcp progress notification not sent', { error: error instanceof Error ? error.message : String(error) });
+        this.#logger.debug('mcp progress notification not sent', { error: describeError(error) });
       }
     });
   }

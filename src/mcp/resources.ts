@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { Assistant } from '../core/assistant.js';
 import { isGuruError } from '../core/errors.js';
-import type { Logger } from '../log.js';
+import { describeError, type Logger } from '../log.js';
 import type { GuruSelector } from './gurus.js';
 import { renderConversation } from './render.js';
 import { toSourcePage } from './source-page.js';
@@ -148,7 +148,7 @@ async function read(context: ResourceContext, uri: URL, body: () => Promise<Read
       throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} not found`);
     }
     if (isGuruError(error)) throw new McpError(ErrorCode.InvalidParams, error.message);
-    context.logger.error('mcp resource read failed', { uri: uri.href, error: error instanceof Error ? error.message : String(error) });
+    context.logger.error('mcp resource read failed', { uri: uri.href, error: describeError(error) });
     throw new McpError(ErrorCode.InternalError, 'Internal server error');
   }
 }
@@ -158,7 +158,7 @@ async function safely(context: ResourceContext, body: () => Promise<string[]>): 
   try {
     return (await body()).slice(0, MAX_COMPLETIONS);
   } catch (error) {
-    context.logger.debug('mcp completion failed', { error: error instanceof Error ? error.message : String(error) });
+    context.logger.debug('mcp completion failed', { error: describeError(error) });
     return [];
   }
 }

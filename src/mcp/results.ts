@@ -6,7 +6,7 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { Errors, isGuruError } from '../core/errors.js';
 import type { Operation } from '../core/errors.js';
-import type { Logger } from '../log.js';
+import { describeError, type Logger } from '../log.js';
 
 export function toolResult(
   structured: Record<string, unknown>,
@@ -24,15 +24,10 @@ export function toolError(error: unknown, context: { operation: Operation; tool:
     if (context.signal?.aborted) {
       context.logger.debug('mcp tool cancelled', { tool: context.tool });
     } else {
-      context.logger.error('mcp tool failed', { tool: context.tool, error: describe(error) });
+      context.logger.error('mcp tool failed', { tool: context.tool, error: describeError(error) });
     }
     guruError = Errors.internal(context.operation);
   }
   const text = guruError.hint === undefined ? guruError.message : `${guruError.message}\n${guruError.hint}`;
   return { isError: true, content: [{ type: 'text', text }] };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
-  return String(error);
 }

@@ -6,7 +6,7 @@
  * says what happened, where, and what to check. The API key never appears.
  */
 import type { z } from 'zod';
-import { Errors, GuruError, type BodyField } from '../core/errors.js';
+import { fieldOf, GuruError, type BodyField } from '../core/errors.js';
 import type { Endpoint } from './endpoint.js';
 import { throttleSeconds } from './policy.js';
 
@@ -21,8 +21,6 @@ export interface ServiceAddress {
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 const CHECK_URL = 'Check GURU_API_URL: it must be the base URL of the API, version included (e.g. https://api.gurubase.io/api/v1).';
-
-const fieldOf = (endpoint: Endpoint): BodyField => Errors.internal(endpoint.operation).field;
 
 const header = (headers: Headers, name: string): string | undefined => {
   const value = headers[name];
@@ -55,7 +53,7 @@ export function serviceError(address: ServiceAddress, endpoint: Endpoint, status
   const found = isRecord(body) ? messageOf(body) : undefined;
   if (isRecord(body) && found !== undefined) {
     const { [found.key]: _message, ...extras } = body;
-    const field: BodyField = found.key === 'msg' || found.key === 'error' ? found.key : fieldOf(endpoint);
+    const field: BodyField = found.key === 'msg' || found.key === 'error' ? found.key : fieldOf(endpoint.operation);
     const retryAfterSeconds = status === 429 ? throttleSeconds(found.message, header(headers, 'retry-after')) : undefined;
     return new GuruError({
       message: found.message,
@@ -79,7 +77,7 @@ function unexpectedReply(address: ServiceAddress, endpoint: Endpoint, status: nu
     return new GuruError({
       message: `${where} with a redirect (HTTP ${status}${location ? ` to ${location}` : ''})`,
       status: 502,
-      field: fieldOf(endpoint),
+      field: fieldOf(endpoint.operation),
       hint: `${CHECK_URL} Use the address it redirects to.`,
     });
   }
@@ -88,7 +86,7 @@ function unexpectedReply(address: ServiceAddress, endpoint: Endpoint, status: nu
   return new GuruError({
     message: `${where} with HTTP ${status} and ${what} instead of the API's JSON`,
     status: status >= 500 ? status : 502,
-    field: fieldOf(endpoint),
+    field: fieldOf(endpoint.operation),
     hint: status >= 500 ? `The service, or a proxy in front of it, failed; try again later. ${CHECK_URL}` : CHECK_URL,
   });
 }
@@ -105,7 +103,7 @@ export function responseMismatch(address: ServiceAddress, endpoint: Endpoint, er
   return new GuruError({
     message: `The guru service answered ${address.name(endpoint)} with a response that does not fit the API: ${issues.join('; ')}`,
     status: 502,
-    field: fieldOf(endpoint),
+    field: fieldOf(endpoint.operation),
     hint: `The service at ${address.base} may speak another version of the API. ${CHECK_URL}`,
   });
 }
@@ -161,7 +159,7 @@ export function networkError(address: ServiceAddress, endpoint: Endpoint, error:
   return new GuruError({
     message: `Cannot get an answer from the guru service at ${address.base} (${address.name(endpoint)}): ${whatHappened(code, error, timeoutMs)}`,
     status: timedOut ? 504 : 502,
-    field: fieldOf(endpoint),
+    field: fieldOf(endpoint.operation),
     hint: timedOut
       ? `The service may be overloaded; try again later. ${CHECK_URL}`
       : `Check that the service is running and reachable from this machine. ${CHECK_URL}`,

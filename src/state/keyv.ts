@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, describeError, type Logger } from '../log.js';
 
 /** How long a connection waits for another instance's write lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -33,7 +33,7 @@ export function openStateStore(dataDir: string, namespace: string, logger: Logge
   });
   const keyv = new Keyv({ store, namespace });
   keyv.on('error', (error: unknown) => {
-    logger.warn('state store failed', { namespace, error: error instanceof Error ? error.message : String(error) });
+    logger.warn('state store failed', { namespace, error: describeError(error) });
   });
   return keyv;
 }
