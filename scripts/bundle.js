@@ -3,7 +3,7 @@
 // command ships as a few large files instead of hundreds of small ones. Code
 // splitting keeps the commands' dynamic imports lazy.
 import { chmodSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
 // Paths come from this file's place in the project, never from the working directory:
