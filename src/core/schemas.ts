@@ -63,7 +63,7 @@ const Base64Attachment = z.object({
 export const AskRequest = z.object({
   question: z.string().trim().min(1, 'question is required').max(10_000),
   stream: z.boolean().default(false),
-  session_id: z.string().min(1).optional(),
+  session_id: z.string().min(1).max(256).optional(),
   external_user_id: z.string().min(1).max(256).optional(),
   fetch_existing: z.boolean().default(false),
   images: z.array(Base64Attachment).optional(),
@@ -122,10 +122,12 @@ export type TextToSpeechRequest = z.infer<typeof TextToSpeechRequest>;
  * `Website`, ...) plus any labels given when it was added; matching ignores case.
  */
 export const Label = z.string().min(1).max(100);
+/** The labels of one request: to filter a search by, or to attach to new sources. */
+export const Labels = z.array(Label).max(20);
 
 export const SemanticSearchRequest = z.object({
   question: z.string().trim().min(1),
-  labels: z.array(Label).optional(),
+  labels: Labels.optional(),
   external_user_id: z.string().min(1).max(256).optional(),
 });
 export type SemanticSearchRequest = z.infer<typeof SemanticSearchRequest>;
@@ -186,7 +188,7 @@ export const CreateDataSourcesRequest = z
     confluence_urls: UrlList.optional(),
     text_sources: z.array(TextSourceInput).optional(),
     /** Our extension: labels attached to every source of this request. */
-    labels: z.array(Label).max(20).optional(),
+    labels: Labels.optional(),
   })
   .refine(
     (body) =>

@@ -90,7 +90,7 @@ export function registerResources(server: McpServer, context: ResourceContext): 
     async (uri, variables) =>
       read(context, uri, async () => {
         const guru = slugOf(variables, gurus);
-        const sessionId = decodeURIComponent(single(variables.session_id));
+        const sessionId = decoded(single(variables.session_id));
         const session = await assistant.getSession(guru, sessionId);
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: renderConversation(session, session.conversation, 1) }] };
       }),
@@ -122,6 +122,16 @@ class ResourceNotFound extends Error {}
 
 function single(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(',') : (value ?? '');
+}
+
+/** A percent-encoded URI part; a malformed encoding names no resource. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch (error) {
+    if (error instanceof URIError) throw new ResourceNotFound();
+    throw error;
+  }
 }
 
 /** The guru of a resource URI, if this connection may reach it. */

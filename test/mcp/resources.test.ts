@@ -111,6 +111,11 @@ describe('MCP resources', () => {
     await expectNotFound(client, 'guru://frob/elsewhere');
   });
 
+  it('answers "Resource … not found" for a session id that is not valid percent-encoding', async () => {
+    await expectNotFound(client, 'guru://frob/sessions/%E0%A4%A');
+    await expectNotFound(client, 'guru://frob/sessions/%ZZ');
+  });
+
   it('completes guru slugs and session ids', async () => {
     const gurus = await client.complete({
       ref: { type: 'ref/resource', uri: 'guru://{guru_slug}/sessions' },

@@ -10,7 +10,7 @@ import type { ToolContext } from './context.js';
 const SearchParameters = z.object({
   question: SemanticSearchRequest.shape.question.describe('What to find sources about, in plain words.'),
   labels: SemanticSearchRequest.shape.labels.describe(
-    'Only sources carrying at least one of these labels (case-insensitive). Every source has its type label (Text, Website, YouTube, ...) plus any labels given when it was added.',
+    'Only sources carrying at least one of these labels (case-insensitive; at most 20). Every source has its type label (Text, Website, YouTube, ...) plus any labels given when it was added.',
   ),
   external_user_id: SemanticSearchRequest.shape.external_user_id.describe(
     "Optional id of the end user in your system; the search is recorded in that user's data.",

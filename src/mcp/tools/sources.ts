@@ -1,7 +1,7 @@
 /** `add_sources` and `list_sources`: the guru's knowledge base. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CreatedDataSource, DataSource, Label, MAX_SOURCE_PAGE_SIZE, TextSourceInput } from '../../core/schemas.js';
+import { CreatedDataSource, DataSource, Labels, MAX_SOURCE_PAGE_SIZE, TextSourceInput } from '../../core/schemas.js';
 import { isSettled, waitForSources } from '../../core/wait-for-sources.js';
 import { ProgressReporter } from '../progress.js';
 import { renderCreatedSources, renderProcessing, renderSourcePage } from '../render.js';
@@ -21,11 +21,7 @@ const AddSourcesParameters = z.object({
     .describe(
       'Texts to add: [{name, content}]. name is the title the answers cite; content is plain text or Markdown (headings help the guru cite sections). A name that already exists replaces that source\'s content.',
     ),
-  labels: z
-    .array(Label)
-    .max(20)
-    .optional()
-    .describe('Labels attached to every source of this call, e.g. ["release-notes"]; semantic_search can filter on them.'),
+  labels: Labels.optional().describe('Labels attached to every source of this call, e.g. ["release-notes"]; semantic_search can filter on them.'),
   wait: z
     .boolean()
     .default(false)
