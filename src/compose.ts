@@ -1,13 +1,14 @@
 /**
- * The one place that wires a backend together from the settings. Transports
- * receive the result and never import a backend's internals themselves.
- * Backends are loaded on demand so that a command pays only for what it uses:
- * the local path never loads the remote adapter, and the remote path never
- * opens SQLite.
+ * The one place that wires a backend, and the REST rate limit, together from
+ * the settings. Transports receive the results and never import a backend's
+ * internals or open state stores themselves. Everything is loaded on demand so
+ * that a command pays only for what it uses: the local path never loads the
+ * remote adapter, the remote path never opens SQLite, and no limit loads no store.
  */
 import type { Backend } from './core/assistant.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import type { RateDecision, RateLimiter } from './state/rate-limiter.js';
 
 export interface OpenedBackend extends Backend {
   close(): Promise<void>;
@@ -40,4 +41,23 @@ async function openRemote(config: Config, logger: Logger): Promise<OpenedBackend
     defaultGuru: config.defaultGuru,
     close: () => assistant.close(),
   };
+}
+
+export interface OpenedRateLimiter extends RateLimiter {
+  close(): Promise<void>;
+}
+
+const NO_LIMIT: RateDecision = { allowed: true };
+
+/**
+ * The REST rate limit of the settings, its windows kept in the data directory's
+ * state store so that instances on one directory share them. At 0 there is no
+ * limit, and neither the store nor the limiter is loaded.
+ */
+export async function openRateLimiter(config: Config, logger: Logger): Promise<OpenedRateLimiter> {
+  if (config.rateLimitPerMinute === 0) return { consume: async () => NO_LIMIT, close: async () => {} };
+  const [{ openStateStore }, { createRateLimiter }] = await Promise.all([import('./state/keyv.js'), import('./state/rate-limiter.js')]);
+  const store = openStateStore(config.dataDir, 'rate-limit', logger);
+  const limiter = createRateLimiter({ store, limitPerMinute: config.rateLimitPerMinute });
+  return { consume: (subject) => limiter.consume(subject), close: () => store.disconnect() };
 }

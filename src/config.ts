@@ -31,6 +31,8 @@ export const Config = z
     allowPrivateNetwork: Flag.default(false),
     /** REST requests per minute per guru and end user; 0 turns the limit off. */
     rateLimitPerMinute: z.coerce.number().int().min(0).default(120),
+    /** Require a guru API key (bearer token) on `/mcp` of a loopback binding too; other bindings always require one. */
+    mcpRequireKey: Flag.default(false),
     logLevel: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
     /** `local`: the embedded engine; `remote`: the service's REST API at `apiUrl`. */
     backend: z.enum(['local', 'remote']).default('local'),
@@ -59,6 +61,7 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   port: 'GURU_PORT',
   allowPrivateNetwork: 'GURU_ALLOW_PRIVATE_NETWORK',
   rateLimitPerMinute: 'GURU_RATE_LIMIT_PER_MINUTE',
+  mcpRequireKey: 'GURU_MCP_REQUIRE_KEY',
   logLevel: 'GURU_LOG_LEVEL',
   backend: 'GURU_BACKEND',
   apiUrl: 'GURU_API_URL',

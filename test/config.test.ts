@@ -52,3 +52,13 @@ describe('backend settings', () => {
     }
   });
 });
+
+describe('MCP over HTTP', () => {
+  it('requires no key on loopback unless GURU_MCP_REQUIRE_KEY says so', () => {
+    expect(load({}).mcpRequireKey).toBe(false);
+    expect(load({ GURU_MCP_REQUIRE_KEY: '1' }).mcpRequireKey).toBe(true);
+    expect(load({ GURU_MCP_REQUIRE_KEY: 'true' }).mcpRequireKey).toBe(true);
+    expect(load({ GURU_MCP_REQUIRE_KEY: '0' }).mcpRequireKey).toBe(false);
+    expect(() => load({ GURU_MCP_REQUIRE_KEY: 'maybe' })).toThrow(/mcpRequireKey \(GURU_MCP_REQUIRE_KEY\)/);
+  });
+});

@@ -16,7 +16,7 @@ import {
 } from '../core/schemas.js';
 import type { Answer } from '../core/schemas.js';
 import { describeError, type Logger } from '../log.js';
-import { rateLimitKey, type RateLimiter } from '../state/rate-limiter.js';
+import type { RateLimiter } from '../state/rate-limiter.js';
 import { BodyTooLargeError, MiB, parseJsonBody, readBody } from './body.js';
 import { sendGuruError, sendJson } from './respond.js';
 import { createRouter, type RoutePattern } from './router.js';
@@ -51,6 +51,13 @@ interface RestRoute extends RoutePattern {
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly operation: Operation;
   readonly maxBodyBytes: number;
+  /**
+   * Where the operation names the end user it acts for (`external_user_id`), who
+   * is then rate-limited apart from the key's other users. Nowhere else is the
+   * member read, so a caller cannot pick a new end user per request to escape the
+   * limit on other routes.
+   */
+  readonly endUserIn?: 'body' | 'query';
   readonly run: (call: RestCall) => Promise<Reply>;
 }
 
@@ -78,6 +85,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       path: '/:guru_slug/answer',
       operation: 'ask',
       maxBodyBytes: ANSWER_BODY_LIMIT,
+      endUserIn: 'body',
       run: async ({ res, guru, body }) => {
         const { stream, ...input } = parseRequest(AskRequest, body, 'ask');
         const signal = abortOnClose(res);
@@ -90,6 +98,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       path: '/:guru_slug/semantic-search',
       operation: 'semantic_search',
       maxBodyBytes: BODY_LIMIT,
+      endUserIn: 'body',
       run: async ({ guru, body }) => ok(await assistant.semanticSearch(guru, parseRequest(SemanticSearchRequest, body, 'semantic_search'))),
     },
     {
@@ -122,6 +131,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       path: '/:guru_slug/sessions',
       operation: 'list_sessions',
       maxBodyBytes: BODY_LIMIT,
+      endUserIn: 'body',
       run: async ({ guru, body }) => ok(await assistant.listSessions(guru, parseRequest(ListSessionsRequest, body, 'list_sessions'))),
     },
     {
@@ -154,7 +164,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
   async function throttle(operation: Operation, caller: Caller, externalUserId: string | undefined): Promise<void> {
     let decision;
     try {
-      decision = await limiter.consume(rateLimitKey({ ...caller, externalUserId }));
+      decision = await limiter.consume({ ...caller, externalUserId });
     } catch (error) {
       // A broken state store must not take the API down with it.
       logger.warn('rate limiter unavailable; request let through', { error: describeError(error) });
@@ -196,7 +206,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       const caller = await authenticate(req, params);
       if (caller === undefined) throw Errors.invalidApiKey(operation);
       const body = parseJsonBody(await readBody(req, endpoint.maxBodyBytes));
-      await throttle(operation, caller, externalUserIdOf(body.ok ? body.value : undefined, url));
+      await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url));
       if (!body.ok) throw Errors.invalidRequest(operation, body.reason);
       const reply = await endpoint.run({ res, url, guru: caller.guru, params, body: body.value ?? {} });
       if (reply !== RESPONDED) sendJson(res, reply.status, reply.json);
@@ -217,12 +227,13 @@ function sessionIdOf(params: Readonly<Record<string, string>>, operation: 'get_s
   return sessionId;
 }
 
-/** The end user a request is made for: the body's `external_user_id`, else the query's. */
-function externalUserIdOf(body: unknown, url: URL): string | undefined {
-  if (typeof body === 'object' && body !== null && 'external_user_id' in body && typeof body.external_user_id === 'string') {
-    return body.external_user_id;
+/** The end user a request is made for, where its operation defines one. */
+function endUserOf(route: RestRoute, body: unknown, url: URL): string | undefined {
+  if (route.endUserIn === 'query') return url.searchParams.get('external_user_id') ?? undefined;
+  if (route.endUserIn === 'body' && typeof body === 'object' && body !== null && 'external_user_id' in body) {
+    return typeof body.external_user_id === 'string' ? body.external_user_id : undefined;
   }
-  return url.searchParams.get('external_user_id') ?? undefined;
+  return undefined;
 }
 
 /** The same listing URL, absolute, at another page. */

@@ -5,11 +5,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type Keyv from 'keyv';
 import type { Backend } from '../core/assistant.js';
 import { describeError, type Logger } from '../log.js';
 import type { McpHttpHandler } from '../mcp/http.js';
-import { createRateLimiter, type RateLimiter } from '../state/rate-limiter.js';
+import type { RateLimiter } from '../state/rate-limiter.js';
 import { isLoopbackHost, loopbackHostCheck, urlHost } from './host.js';
 import { sendJson } from './respond.js';
 import { createRestApi, REST_PREFIX } from './rest.js';
@@ -20,10 +19,8 @@ export interface HttpServerOptions {
   readonly host: string;
   /** 0 picks a free port; `url` tells which. */
   readonly port: number;
-  /** REST requests per minute per guru and end user; 0 turns the limit off. */
-  readonly rateLimitPerMinute: number;
-  /** Where the shared state (rate-limit windows) is kept. */
-  readonly dataDir: string;
+  /** The REST rate limit (compose.ts: openRateLimiter); its owner closes it. */
+  readonly limiter: RateLimiter;
   /** Serves `/mcp`; closed together with the server. */
   readonly mcp?: McpHttpHandler;
 }
@@ -31,13 +28,12 @@ export interface HttpServerOptions {
 export interface RunningHttpServer {
   /** The base URL, e.g. `http://127.0.0.1:8787`. */
   readonly url: string;
-  /** Stops listening, ends open connections, closes `mcp` and the state store. */
+  /** Stops listening, ends open connections, closes `mcp`. */
   close(): Promise<void>;
 }
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const { backend, logger, host, mcp } = options;
-  const { limiter, store } = await openLimiter(options.rateLimitPerMinute, options.dataDir, logger);
+  const { backend, logger, host, mcp, limiter } = options;
   const rest = createRestApi({ backend, logger, limiter });
   const hostAllowed = isLoopbackHost(host) ? loopbackHostCheck(host) : () => true;
   if (backend.admin === undefined) {
@@ -80,12 +76,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     });
   });
 
-  try {
-    await listen(server, options.port, host);
-  } catch (error) {
-    await store?.disconnect();
-    throw error;
-  }
+  await listen(server, options.port, host);
   const { port } = server.address() as AddressInfo;
   const url = `http://${urlHost(host)}:${port}`;
   logger.info('http server listening', { url });
@@ -99,23 +90,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         await mcp?.close();
         server.closeAllConnections();
         await closed;
-        await store?.disconnect();
       })();
       return closing;
     },
   };
-}
-
-async function openLimiter(
-  limitPerMinute: number,
-  dataDir: string,
-  logger: Logger,
-): Promise<{ limiter: RateLimiter; store?: Keyv }> {
-  if (limitPerMinute === 0) return { limiter: { consume: async () => ({ allowed: true }) } };
-  // Loaded only when needed: the state store brings SQLite with it.
-  const { openStateStore } = await import('../state/keyv.js');
-  const store = openStateStore(dataDir, 'rate-limit', logger);
-  return { limiter: createRateLimiter({ store, limitPerMinute }), store };
 }
 
 /** The request's URL, absolute, with the Host the client used (for paging links). */

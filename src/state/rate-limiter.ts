@@ -1,81 +1,99 @@
 /**
- * A per-minute rate limit over Keyv, as a GCRA (a token bucket kept as a single
- * timestamp): each key may send `limitPerMinute` requests at once, and regains one
- * every `60 / limitPerMinute` seconds. The window slides, so a burst cannot double
- * up at a minute boundary, and one number per key is all that is stored.
+ * The REST rate limit over Keyv, as a GCRA (a token bucket kept as a single
+ * timestamp) per bucket: a bucket of `limit` requests per minute allows that many
+ * at once and regains one every `60 / limit` seconds. The window slides, so a
+ * burst cannot double up at a minute boundary, and one number per bucket is all
+ * that is stored.
  *
- * Updates are serialized per key within the process. Instances sharing the store
- * may race on the same key; the limit is then approximate, never stricter.
+ * Each request is charged to two buckets: its end user's (or, without one, its
+ * key's) at the limit, and its key's as a whole at `keyLimitFactor` times the
+ * limit, so that a key cannot escape the limit by naming a new end user each time.
+ *
+ * Updates are serialized per bucket within the process. Instances sharing the
+ * store may race on the same bucket; the limit is then approximate, never stricter.
  */
 import { createHash } from 'node:crypto';
 import type Keyv from 'keyv';
 
 const WINDOW_MS = 60_000;
+/** A key may send this many times the per-user limit, all its end users together. */
+export const KEY_LIMIT_FACTOR = 10;
 
 export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
+/** Who sends a request: a key of a guru, on behalf of an end user when the request names one. */
+export interface RateSubject {
+  readonly guru: string;
+  readonly apiKey: string;
+  readonly externalUserId?: string | undefined;
+}
+
 export interface RateLimiter {
-  consume(key: string): Promise<RateDecision>;
+  /** Charges one request of `subject`; refused while its end user or its key is over the limit. */
+  consume(subject: RateSubject): Promise<RateDecision>;
 }
 
 export interface RateLimiterOptions {
-  /** Holds the theoretical arrival time (ms since epoch) per key. */
+  /** Holds the theoretical arrival time (ms since epoch) per bucket. */
   readonly store: Keyv;
-  /** Requests per minute per key; 0 turns the limit off. */
+  /** Requests per minute per guru and end user (or key); a positive integer. "No limit" is no limiter. */
   readonly limitPerMinute: number;
+  /** Multiple of `limitPerMinute` a key may send in all; KEY_LIMIT_FACTOR unless given. */
+  readonly keyLimitFactor?: number;
   readonly clock?: () => number;
 }
 
 const ALLOWED: RateDecision = { allowed: true };
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const { store, limitPerMinute } = options;
-  if (!Number.isInteger(limitPerMinute) || limitPerMinute < 0) {
-    throw new RangeError(`limitPerMinute must be a non-negative integer, got ${limitPerMinute}`);
+  const { store, limitPerMinute, keyLimitFactor = KEY_LIMIT_FACTOR } = options;
+  for (const [name, value] of [['limitPerMinute', limitPerMinute], ['keyLimitFactor', keyLimitFactor]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }
-  if (limitPerMinute === 0) return { consume: async () => ALLOWED };
 
   const now = options.clock ?? Date.now;
-  const interval = WINDOW_MS / limitPerMinute;
+  const userInterval = WINDOW_MS / limitPerMinute;
+  const keyInterval = WINDOW_MS / (limitPerMinute * keyLimitFactor);
   const pending = new Map<string, Promise<unknown>>();
 
-  async function decide(key: string): Promise<RateDecision> {
+  async function decide(bucket: string, interval: number): Promise<RateDecision> {
     const at = now();
-    const stored = await store.get<number>(key);
+    const stored = await store.get<number>(bucket);
     const arrival = Math.max(typeof stored === 'number' ? stored : at, at);
     const next = arrival + interval;
     if (next - at > WINDOW_MS) {
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((next - WINDOW_MS - at) / 1000)) };
     }
-    await store.set(key, next, Math.ceil(next - at));
+    await store.set(bucket, next, Math.ceil(next - at));
     return ALLOWED;
   }
 
+  /** One request against one bucket, after the requests already queued on it. */
+  function take(bucket: string, interval: number): Promise<RateDecision> {
+    const previous = pending.get(bucket) ?? Promise.resolve();
+    const decision = previous.then(
+      () => decide(bucket, interval),
+      () => decide(bucket, interval),
+    );
+    const settled = decision.catch(() => undefined);
+    pending.set(bucket, settled);
+    void settled.then(() => {
+      if (pending.get(bucket) === settled) pending.delete(bucket);
+    });
+    return decision;
+  }
+
   return {
-    consume(key) {
-      const previous = pending.get(key) ?? Promise.resolve();
-      const decision = previous.then(
-        () => decide(key),
-        () => decide(key),
-      );
-      const settled = decision.catch(() => undefined);
-      pending.set(key, settled);
-      void settled.then(() => {
-        if (pending.get(key) === settled) pending.delete(key);
-      });
-      return decision;
+    async consume(subject) {
+      // The end user first: a request refused there does not use up what the key's other users share.
+      const user = await take(rateLimitKey(subject), userInterval);
+      if (!user.allowed) return user;
+      return take(keyBucketOf(subject), keyInterval);
     },
   };
 }
 
-/** Who is being limited: the end user if the caller names one, else the caller's key. */
-export interface RateSubject {
-  readonly guru: string;
-  readonly externalUserId?: string | undefined;
-  readonly apiKey: string;
-}
-
-/** The limiter key of a guru and end user. The API key enters only as a hash. */
+/** The bucket of a guru and end user, or of the key for requests without one. The API key enters only as a hash. */
 export function rateLimitKey(subject: RateSubject): string {
   const { externalUserId } = subject;
   const user =
@@ -86,6 +104,9 @@ export function rateLimitKey(subject: RateSubject): string {
         : `user:${externalUserId}`;
   return `${subject.guru}:${user}`;
 }
+
+/** The bucket of everything a key sends to a guru. */
+const keyBucketOf = (subject: RateSubject): string => `${subject.guru}:all:${digest(subject.apiKey)}`;
 
 /** Longer end-user ids are hashed to keep keys within the store's key size. */
 const MAX_PLAIN_USER_ID = 128;

@@ -36,8 +36,8 @@ describe('guru-mcp serve', () => {
   });
 
   /** Starts the server and resolves with the URL of its "listening on" line. */
-  function start(args: string[]): Promise<{ url: string; stderr: () => string }> {
-    const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  function start(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stderr: () => string }> {
+    const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     server = child;
     let stderr = '';
     return new Promise((resolve, reject) => {
@@ -67,6 +67,42 @@ describe('guru-mcp serve', () => {
     server!.kill('SIGTERM');
     const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
     expect({ code, signal }).toEqual({ code: 0, signal: null });
+  });
+
+  it('limits REST requests as GURU_RATE_LIMIT_PER_MINUTE says', async () => {
+    // A key of its own: the windows of the other tests' requests live on in the data directory.
+    const created = await runCli(['key', 'create', 'docs', '--json', '--data-dir', dataDir]);
+    const { api_key: key } = JSON.parse(created.stdout) as { api_key: string };
+    const { url } = await start(['--port', '0', '--data-dir', dataDir], { GURU_RATE_LIMIT_PER_MINUTE: '1' });
+    const list = () => fetch(`${url}/api/v1/docs/data-sources/`, { headers: { 'x-api-key': key } });
+    expect((await list()).status).toBe(200);
+    const throttled = await list();
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('requires the bearer key on /mcp of loopback with GURU_MCP_REQUIRE_KEY=1', async () => {
+    const initialize = (headers: Record<string, string>) =>
+      fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      });
+    const { url } = await start(['--port', '0', '--data-dir', dataDir], { GURU_MCP_REQUIRE_KEY: '1' });
+    const without = await initialize({});
+    expect(without.status).toBe(401);
+    expect(without.headers.get('www-authenticate')).toBe('Bearer realm="guru-mcp"');
+    const wrong = await initialize({ authorization: 'Bearer not-a-key' });
+    expect(wrong.status).toBe(401);
+    const keyed = await initialize({ authorization: `Bearer ${apiKey}` });
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
+    await keyed.body?.cancel();
   });
 
   it('exits 0 on SIGINT too', async () => {

@@ -8,6 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openRateLimiter } from '../../src/compose.js';
+import { Config } from '../../src/config.js';
 import type { Assistant } from '../../src/core/assistant.js';
 import { LocalEngine } from '../../src/engine/local-engine.js';
 import { startHttpServer } from '../../src/http/server.js';
@@ -64,8 +66,7 @@ export const openRemoteHarness: OpenHarness = async () => {
     logger: silentLogger,
     host: '127.0.0.1',
     port: 0,
-    rateLimitPerMinute: 0,
-    dataDir,
+    limiter: await openRateLimiter(Config.parse({ dataDir, rateLimitPerMinute: 0 }), silentLogger),
   });
   // Over REST a key reaches only its own guru, so every call carries the key of
   // the guru it names. A guru without a key here (one that does not exist) gets

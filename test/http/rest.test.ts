@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Assistant } from '../../src/core/assistant.js';
-import { openBackend, type OpenedBackend } from '../../src/compose.js';
+import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimiter } from '../../src/compose.js';
 import { Config } from '../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { createLogger, silentLogger } from '../../src/log.js';
@@ -73,8 +73,7 @@ describe('REST API', () => {
       logger: createLogger('debug', (line) => logLines.push(line)),
       host: '127.0.0.1',
       port: 0,
-      rateLimitPerMinute: 0,
-      dataDir,
+      limiter: await openRateLimiter(Config.parse({ dataDir, rateLimitPerMinute: 0 }), silentLogger),
     });
     base = server.url;
 
@@ -433,21 +432,36 @@ describe('REST API', () => {
 describe('REST rate limit', () => {
   let dataDir: string;
   let backend: OpenedBackend;
+  let limiter: OpenedRateLimiter;
   let server: RunningHttpServer;
+  /** A key of its own for each test, so that each starts with full buckets. */
   let key: string;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'guru-rest-limit-'));
-    backend = await openBackend(Config.parse({ dataDir }), silentLogger);
-    key = (await backend.admin!.createGuru({ slug: 'limited' })).api_key;
-    server = await startHttpServer({ backend, logger: silentLogger, host: '127.0.0.1', port: 0, rateLimitPerMinute: 2, dataDir });
+    const config = Config.parse({ dataDir, rateLimitPerMinute: 2 });
+    backend = await openBackend(config, silentLogger);
+    limiter = await openRateLimiter(config, silentLogger);
+    await backend.admin!.createGuru({ slug: 'limited' });
+    server = await startHttpServer({ backend, logger: silentLogger, host: '127.0.0.1', port: 0, limiter });
+  });
+
+  beforeEach(async () => {
+    key = (await backend.admin!.createApiKey('limited')).api_key;
   });
 
   afterAll(async () => {
     await server?.close();
+    await limiter?.close();
     await backend?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
+
+  const search = (user?: string) =>
+    call(server.url, 'POST', '/api/v1/limited/semantic-search/', {
+      key,
+      body: { question: 'anything', ...(user === undefined ? {} : { external_user_id: user }) },
+    });
 
   it('answers 429 with Retry-After once a key has used its requests', async () => {
     const path = '/api/v1/limited/data-sources/';
@@ -460,28 +474,52 @@ describe('REST rate limit', () => {
     expect(seconds).toBeLessThanOrEqual(60);
     expect(throttled.json).toEqual({ msg: `Request was throttled. Expected available in ${seconds} seconds.` });
 
-    const search = await call(server.url, 'POST', '/api/v1/limited/semantic-search/', { key, body: { question: 'anything' } });
-    expect(search.status).toBe(429);
-    expect(search.json).toEqual({ error: 'Rate limit exceeded' });
+    const searched = await search();
+    expect(searched.status).toBe(429);
+    expect(searched.json).toEqual({ error: 'Rate limit exceeded' });
   });
 
-  it('counts each end user separately, from the body or the query', async () => {
-    const search = (user: string) =>
-      call(server.url, 'POST', '/api/v1/limited/semantic-search/', { key, body: { question: 'anything', external_user_id: user } });
+  it('counts each end user separately where the operation names one', async () => {
     expect((await search('alice')).status).toBe(200);
     expect((await search('alice')).status).toBe(200);
     expect((await search('alice')).status).toBe(429);
     expect((await search('bob')).status).toBe(200);
 
-    const listed = await call(server.url, 'GET', '/api/v1/limited/data-sources/?external_user_id=carol', { key });
+    const listed = await call(server.url, 'POST', '/api/v1/limited/sessions/', { key, body: { external_user_id: 'carol' } });
     expect(listed.status).toBe(200);
+    const asked = await call(server.url, 'POST', '/api/v1/limited/answer/', { key, body: { question: 'anything', external_user_id: 'carol' } });
+    expect(asked.status).toBe(200);
+    expect((await call(server.url, 'POST', '/api/v1/limited/answer/', { key, body: { question: 'again', external_user_id: 'carol' } })).status).toBe(429);
+  });
+
+  it('reads external_user_id only where the operation defines it', async () => {
+    const list = (user: string) => call(server.url, 'GET', `/api/v1/limited/data-sources/?external_user_id=${user}`, { key });
+    expect((await list('u1')).status).toBe(200);
+    expect((await list('u2')).status).toBe(200);
+    expect((await list('u3')).status).toBe(429);
+
+    const added = await call(server.url, 'POST', '/api/v1/limited/data-sources/', {
+      key,
+      body: { text_sources: [{ name: 'n', content: 'c' }], external_user_id: 'u4' },
+    });
+    expect(added.status).toBe(429);
+    const read = await call(server.url, 'POST', '/api/v1/sessions/some-session/conversation/?external_user_id=u5', { key, body: { external_user_id: 'u6' } });
+    expect(read.status).toBe(429);
+  });
+
+  it('caps a key at ten times the limit, however many end users it names', async () => {
+    for (let i = 0; i < 20; i++) expect((await search(`invented-${i}`)).status, `end user ${i}`).toBe(200);
+    const throttled = await search('one-more');
+    expect(throttled.status).toBe(429);
+    expect(throttled.json).toEqual({ error: 'Rate limit exceeded' });
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
   it('checks the key before counting', async () => {
     for (let i = 0; i < 4; i++) {
-      const reply = await call(server.url, 'GET', '/api/v1/limited/data-sources/?external_user_id=dave', { key: 'bad' });
+      const reply = await call(server.url, 'GET', '/api/v1/limited/data-sources/', { key: 'bad' });
       expect(reply.status).toBe(401);
     }
-    expect((await call(server.url, 'GET', '/api/v1/limited/data-sources/?external_user_id=dave', { key })).status).toBe(200);
+    expect((await call(server.url, 'GET', '/api/v1/limited/data-sources/', { key })).status).toBe(200);
   });
 });

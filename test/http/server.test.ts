@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openBackend, type OpenedBackend } from '../../src/compose.js';
+import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimiter } from '../../src/compose.js';
 import { Config } from '../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
@@ -14,6 +14,7 @@ import { createMcpHttpHandler } from '../../src/mcp/http.js';
 describe('startHttpServer', () => {
   let dataDir: string;
   let backend: OpenedBackend;
+  let limiter: OpenedRateLimiter;
   const servers: RunningHttpServer[] = [];
 
   const start = async (overrides: Partial<Parameters<typeof startHttpServer>[0]> = {}) => {
@@ -22,8 +23,7 @@ describe('startHttpServer', () => {
       logger: silentLogger,
       host: '127.0.0.1',
       port: 0,
-      rateLimitPerMinute: 60,
-      dataDir,
+      limiter,
       ...overrides,
     });
     servers.push(server);
@@ -32,11 +32,14 @@ describe('startHttpServer', () => {
 
   beforeEach(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'guru-http-'));
-    backend = await openBackend(Config.parse({ dataDir }), silentLogger);
+    const config = Config.parse({ dataDir, rateLimitPerMinute: 60 });
+    backend = await openBackend(config, silentLogger);
+    limiter = await openRateLimiter(config, silentLogger);
   });
 
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));
+    await limiter.close();
     await backend.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -71,7 +71,8 @@ describe('openStateStore', () => {
     expect(lines.some((line) => line.includes('state store failed') && line.includes('namespace="broken"'))).toBe(true);
 
     const limiter = createRateLimiter({ store, limitPerMinute: 1 });
-    expect(await limiter.consume('k')).toEqual({ allowed: true });
-    expect(await limiter.consume('k')).toEqual({ allowed: true });
+    const subject = { guru: 'docs', apiKey: 'k' };
+    expect(await limiter.consume(subject)).toEqual({ allowed: true });
+    expect(await limiter.consume(subject)).toEqual({ allowed: true });
   });
 });

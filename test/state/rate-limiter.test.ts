@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/keyv.js';
 import { createRateLimiter, rateLimitKey } from '../../src/state/rate-limiter.js';
 
+const KEY = { guru: 'docs', apiKey: 'secret-key' };
+
 describe('createRateLimiter', () => {
   let dataDir: string;
   let store: Keyv;
@@ -25,37 +27,61 @@ describe('createRateLimiter', () => {
 
   it('allows the limit at once, then refuses with the seconds until a request is regained', async () => {
     const limiter = createRateLimiter({ store, limitPerMinute: 3, clock });
-    expect(await limiter.consume('k')).toEqual({ allowed: true });
-    expect(await limiter.consume('k')).toEqual({ allowed: true });
-    expect(await limiter.consume('k')).toEqual({ allowed: true });
-    expect(await limiter.consume('k')).toEqual({ allowed: false, retryAfterSeconds: 20 });
+    expect(await limiter.consume(KEY)).toEqual({ allowed: true });
+    expect(await limiter.consume(KEY)).toEqual({ allowed: true });
+    expect(await limiter.consume(KEY)).toEqual({ allowed: true });
+    expect(await limiter.consume(KEY)).toEqual({ allowed: false, retryAfterSeconds: 20 });
 
     now += 15_000;
-    expect(await limiter.consume('k')).toEqual({ allowed: false, retryAfterSeconds: 5 });
+    expect(await limiter.consume(KEY)).toEqual({ allowed: false, retryAfterSeconds: 5 });
     now += 5_000;
-    expect(await limiter.consume('k')).toEqual({ allowed: true });
-    expect(await limiter.consume('k')).toEqual({ allowed: false, retryAfterSeconds: 20 });
+    expect(await limiter.consume(KEY)).toEqual({ allowed: true });
+    expect(await limiter.consume(KEY)).toEqual({ allowed: false, retryAfterSeconds: 20 });
   });
 
   it('does not let a burst double up across a minute boundary', async () => {
     const limiter = createRateLimiter({ store, limitPerMinute: 2, clock });
     now = Date.UTC(2026, 0, 1, 12, 0, 59, 999);
-    expect((await limiter.consume('k')).allowed).toBe(true);
-    expect((await limiter.consume('k')).allowed).toBe(true);
+    expect((await limiter.consume(KEY)).allowed).toBe(true);
+    expect((await limiter.consume(KEY)).allowed).toBe(true);
     now += 2;
-    expect((await limiter.consume('k')).allowed).toBe(false);
+    expect((await limiter.consume(KEY)).allowed).toBe(false);
   });
 
-  it('keeps keys apart', async () => {
+  it('keeps end users, keys and gurus apart', async () => {
     const limiter = createRateLimiter({ store, limitPerMinute: 1, clock });
-    expect((await limiter.consume('a')).allowed).toBe(true);
-    expect((await limiter.consume('b')).allowed).toBe(true);
-    expect((await limiter.consume('a')).allowed).toBe(false);
+    const alice = { ...KEY, externalUserId: 'alice' };
+    expect((await limiter.consume(alice)).allowed).toBe(true);
+    expect((await limiter.consume({ ...KEY, externalUserId: 'bob' })).allowed).toBe(true);
+    expect((await limiter.consume(KEY)).allowed).toBe(true);
+    expect((await limiter.consume({ ...KEY, apiKey: 'another-key' })).allowed).toBe(true);
+    expect((await limiter.consume({ ...alice, guru: 'other' })).allowed).toBe(true);
+    expect((await limiter.consume(alice)).allowed).toBe(false);
+    expect((await limiter.consume(KEY)).allowed).toBe(false);
+  });
+
+  it('limits a key to ten times the limit, whatever end users it names', async () => {
+    const limiter = createRateLimiter({ store, limitPerMinute: 2, clock });
+    const user = (name: string) => ({ ...KEY, externalUserId: name });
+    for (let i = 0; i < 20; i++) expect((await limiter.consume(user(`invented-${i}`))).allowed, `user ${i}`).toBe(true);
+    expect(await limiter.consume(user('one-more'))).toEqual({ allowed: false, retryAfterSeconds: 3 });
+    expect((await limiter.consume(KEY)).allowed).toBe(false);
+    // Another key of the same guru has its own allowance.
+    expect((await limiter.consume({ ...KEY, apiKey: 'another-key', externalUserId: 'one-more' })).allowed).toBe(true);
+  });
+
+  it('does not charge the key for requests its end user was refused', async () => {
+    const limiter = createRateLimiter({ store, limitPerMinute: 1, keyLimitFactor: 2, clock });
+    const alice = { ...KEY, externalUserId: 'alice' };
+    expect((await limiter.consume(alice)).allowed).toBe(true);
+    for (let i = 0; i < 5; i++) expect((await limiter.consume(alice)).allowed).toBe(false);
+    expect((await limiter.consume({ ...KEY, externalUserId: 'bob' })).allowed).toBe(true);
+    expect((await limiter.consume({ ...KEY, externalUserId: 'carol' })).allowed).toBe(false);
   });
 
   it('counts concurrent requests of one key one by one', async () => {
     const limiter = createRateLimiter({ store, limitPerMinute: 5, clock });
-    const decisions = await Promise.all(Array.from({ length: 8 }, () => limiter.consume('k')));
+    const decisions = await Promise.all(Array.from({ length: 8 }, () => limiter.consume(KEY)));
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
   });
 
@@ -64,17 +90,18 @@ describe('createRateLimiter', () => {
     try {
       const first = createRateLimiter({ store, limitPerMinute: 1, clock });
       const second = createRateLimiter({ store: other, limitPerMinute: 1, clock });
-      expect((await first.consume('k')).allowed).toBe(true);
-      expect((await second.consume('k')).allowed).toBe(false);
+      expect((await first.consume(KEY)).allowed).toBe(true);
+      expect((await second.consume(KEY)).allowed).toBe(false);
     } finally {
       await other.disconnect();
     }
   });
 
-  it('is off at 0 and rejects a negative limit', async () => {
-    const limiter = createRateLimiter({ store, limitPerMinute: 0, clock });
-    for (let i = 0; i < 50; i++) expect(await limiter.consume('k')).toEqual({ allowed: true });
-    expect(() => createRateLimiter({ store, limitPerMinute: -1 })).toThrow(RangeError);
+  it('takes only a positive whole limit: no limit is no limiter', () => {
+    for (const limitPerMinute of [0, -1, 1.5]) {
+      expect(() => createRateLimiter({ store, limitPerMinute })).toThrow(RangeError);
+    }
+    expect(() => createRateLimiter({ store, limitPerMinute: 1, keyLimitFactor: 0 })).toThrow(RangeError);
   });
 });
 

@@ -1,5 +1,5 @@
 /** `guru-mcp serve [--host HOST] [--port PORT]` */
-import type { OpenedBackend } from '../../compose.js';
+import { openRateLimiter, type OpenedBackend } from '../../compose.js';
 import { CommandFailure } from '../failures.js';
 import { waitForStopSignal } from '../signals.js';
 import type { CommandContext } from '../spec.js';
@@ -23,13 +23,16 @@ export async function run(context: CommandContext): Promise<number> {
 
   const stopped = waitForStopSignal();
   const backend: OpenedBackend = await context.openBackend();
+  const limiter = await openRateLimiter(config, logger);
   // Off loopback, anyone on the network can reach /mcp: it then needs a guru's API key as bearer token.
-  const mcp = createMcpHttpHandler({ backend, logger, requireBearer: !isLoopbackHost(host) });
+  // On loopback every local user can, which GURU_MCP_REQUIRE_KEY=1 closes too.
+  const mcp = createMcpHttpHandler({ backend, logger, requireBearer: config.mcpRequireKey || !isLoopbackHost(host) });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    server = await startHttpServer({ backend, logger, host, port, rateLimitPerMinute: config.rateLimitPerMinute, dataDir: config.dataDir, mcp });
+    server = await startHttpServer({ backend, logger, host, port, limiter, mcp });
   } catch (error) {
     await mcp.close();
+    await limiter.close();
     await backend.close();
     throw listenFailure(error, host, port);
   }
@@ -38,6 +41,7 @@ export async function run(context: CommandContext): Promise<number> {
   const signal = await stopped;
   logger.info('shutting down', { signal });
   await server.close();
+  await limiter.close();
   await backend.close();
   return 0;
 }
