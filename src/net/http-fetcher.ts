@@ -42,6 +42,11 @@ export interface FetchOptions {
   /** Aborting rejects with the signal's reason, not with a FetchFailure. */
   readonly signal?: AbortSignal;
   readonly maxBytes?: number;
+  /**
+   * MIME types accepted ('' for none declared); a response of another type fails with
+   * 'unsupported_content' before its body is read.
+   */
+  readonly mimeTypes?: readonly string[];
 }
 
 export interface FetchedResponse {
@@ -176,8 +181,14 @@ export class HttpFetcher {
         await discard(response);
         throw statusFailure(url, statusCode, response.headers);
       }
+      const headersOfResponse = flatten(response.headers);
+      const mimeType = mimeTypeOf(headersOfResponse);
+      if (options.mimeTypes && !options.mimeTypes.includes(mimeType)) {
+        abandon(response.body);
+        throw unsupportedContent(url, mimeType, options.mimeTypes);
+      }
       const body = await this.#readBody(url, response, maxBytes, signal, deadline);
-      return new Fetched(url.href, statusCode, flatten(response.headers), body);
+      return new Fetched(url.href, statusCode, headersOfResponse, body);
     }
   }
 
@@ -300,7 +311,7 @@ class Fetched implements FetchedResponse {
     readonly headers: Readonly<Record<string, string>>,
     readonly body: Buffer,
   ) {
-    this.mimeType = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    this.mimeType = mimeTypeOf(headers);
   }
 
   text(): string {
@@ -367,6 +378,16 @@ function networkFailure(error: unknown, code: string | undefined, url: URL): Fet
       }
       return new FetchFailure('network', url.href, `Could not fetch ${display(url)}: ${detail}${code === undefined ? '' : ` (${code})`}; try again later`, { cause: error });
   }
+}
+
+function mimeTypeOf(headers: Readonly<Record<string, string>>): string {
+  return (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function unsupportedContent(url: URL, mimeType: string, accepted: readonly string[]): FetchFailure {
+  const sent = mimeType === '' ? 'sent no Content-Type' : `is ${mimeType}`;
+  const names = accepted.filter((type) => type !== '').join(', ');
+  return new FetchFailure('unsupported_content', url.href, `${display(url)} ${sent}; only ${names} can be read from here`);
 }
 
 function tooLarge(url: URL, maxBytes: number, how: 'declares' | 'sends'): FetchFailure {

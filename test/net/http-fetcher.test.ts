@@ -91,6 +91,19 @@ describe('HttpFetcher: responses', () => {
     expect(site.requests[0]?.headers['accept-encoding']).toBe('gzip, br');
   });
 
+  it('refuses a response of a type the caller does not take, without reading its body', async () => {
+    const site = await serve({
+      '/': (_request, response) => {
+        // A body that never ends: reading it would wait for the body timeout.
+        response.writeHead(200, { 'content-type': 'Application/PDF' });
+        response.write('%PDF-1.7');
+      },
+    });
+    const failure = await failureOf(fetcher({ bodyTimeoutMs: 25_000 }).get(site.url('/'), { mimeTypes: ['text/html', 'text/plain', ''] }));
+    expect(failure).toMatchObject({ kind: 'unsupported_content', retryable: false, url: site.url('/') });
+    expect(failure.message).toBe(`${site.url('/')} is application/pdf; only text/html, text/plain can be read from here`);
+  });
+
   it('calls a body that does not match its Content-Encoding a bad response', async () => {
     const site = await serve({ '/': respond('not gzip at all', { 'content-encoding': 'gzip' }) });
     expect(await failureOf(fetcher().get(site.url('/')))).toMatchObject({ kind: 'bad_response', retryable: false });

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { extractHtml } from '../../../src/engine/ingest/extract/html.js';
+import { BLOG_PAGE, DOCS_PAGE } from '../../support/pages.js';
+
+const URL = 'https://docs.acme.test/docs/pooling/';
+
+describe('extractHtml: a documentation page with <main>', () => {
+  const { title, markdown } = extractHtml(DOCS_PAGE, URL);
+
+  it('takes the title from og:title', () => {
+    expect(title).toBe('Connection pooling');
+  });
+
+  it('keeps the content and drops navigation, sidebar, header, footer, breadcrumbs, dialogs and the cookie banner', () => {
+    expect(markdown).toContain('# Connection pooling');
+    expect(markdown).toContain('## Configuring the pool');
+    expect(markdown).toContain('A **pool** keeps connections open');
+    expect(markdown).not.toContain('CHROME');
+    expect(markdown).not.toMatch(/cookie/i);
+  });
+
+  it('keeps code blocks whole, with their languages', () => {
+    expect(markdown).toContain('```typescript\nconst pool = new Pool({ max: 10 });\nconst client = await pool.connect();\n```');
+    expect(markdown).toContain('```python\nimport acme\npool = acme.Pool(max=10)\n```');
+  });
+
+  it('keeps the whole text of a code block whose <code> elements are only parts of it', () => {
+    expect(markdown).toContain('```\nacme pool name [ --max count ]\n```');
+  });
+
+  it('converts tables to GFM tables', () => {
+    expect(markdown).toContain('| Setting | Default | Meaning |\n| --- | --- | --- |');
+    expect(markdown).toContain('| `idleTimeout` | 30 s | How long an idle connection stays open |');
+  });
+
+  it('keeps nested lists nested', () => {
+    expect(markdown).toMatch(
+      /^- +Web servers\n {4}- +with many short requests\n {4}- +behind a load balancer\n {8}1\. +one pool per process\n {8}2\. +sized to the database's limit\n- +Batch jobs/m,
+    );
+  });
+
+  it('makes links absolute against the page URL and drops javascript: hrefs', () => {
+    expect(markdown).toContain('[the tuning guide](https://docs.acme.test/docs/guides/tuning.html#pool)');
+    expect(markdown).not.toContain('javascript:');
+    expect(markdown).toContain('this script link');
+  });
+});
+
+describe('extractHtml: pages without a content container', () => {
+  it('finds a blog post with Readability and leaves the navigation and the sidebar out', () => {
+    const { title, markdown } = extractHtml(BLOG_PAGE, 'https://blog.acme.test/p/sqlite');
+    expect(title).toBe('Why we moved to SQLite');
+    expect(markdown).toContain('SQLite in write-ahead-log mode lets readers continue while a writer commits.');
+    expect(markdown).toContain('Only one writer commits at a time');
+    expect(markdown).not.toContain('CHROME');
+  });
+
+  it('falls back to the cleaned body when Readability finds no article', () => {
+    const html = `<html><head><title>Status</title></head><body>
+      <header><nav><a href="/">Home CHROME</a></nav></header>
+      <div id="cookie-notice">Cookies CHROME</div>
+      <p>All systems normal.</p>
+      <footer>Footer CHROME</footer></body></html>`;
+    const { title, markdown } = extractHtml(html, 'https://status.acme.test/');
+    expect(title).toBe('Status');
+    expect(markdown).toBe('All systems normal.');
+  });
+
+  it('does not take one of several <article>s (a listing) for the content', () => {
+    const teaser = (n: number) => `<article><h2>Post ${n}</h2><p>${'Teaser text of a post in a listing. '.repeat(20)}</p></article>`;
+    const html = `<html><body><h1>Archive</h1>${[1, 2, 3].map(teaser).join('')}</body></html>`;
+    const { markdown } = extractHtml(html, 'https://blog.acme.test/archive');
+    expect(markdown).toContain('Post 1');
+    expect(markdown).toContain('Post 3');
+  });
+
+  it('ignores a <main> that holds almost none of the page', () => {
+    const article = '<p>The real text of this page is here, outside of the main element, in a plain div. </p>'.repeat(12);
+    const html = `<html><head><title>Odd layout</title></head><body><main><p>Hi</p></main><div class="content">${article}</div></body></html>`;
+    expect(extractHtml(html, 'https://acme.test/odd').markdown).toContain('The real text of this page is here');
+  });
+});
+
+describe('extractHtml: titles', () => {
+  const body = '<main><p>Some content for the page, long enough to be a page of its own.</p></main>';
+
+  it('uses <title> without og:title', () => {
+    expect(extractHtml(`<html><head><title>  Plain\n  title </title></head><body>${body}</body></html>`, URL).title).toBe('Plain title');
+  });
+
+  it('uses the first <h1> without a <title>', () => {
+    expect(extractHtml(`<html><body><h1>Heading title</h1>${body}</body></html>`, URL).title).toBe('Heading title');
+  });
+
+  it('uses the URL without any of them', () => {
+    expect(extractHtml(`<html><body>${body}</body></html>`, URL).title).toBe(URL);
+  });
+});
+
+describe('extractHtml: odd HTML', () => {
+  it.each([
+    ['an empty string', ''],
+    ['plain text', 'just some words'],
+    ['unclosed tags', '<html><body><div><p>Unclosed <b>bold <i>and italic<table><tr><td>cell'],
+    ['stray table cells', '<body><td>lonely cell</td><tr><th>row</th></tr><p>text</p></body>'],
+    ['angle brackets', '<<<>>> <!-- <p> --> </div></div></html><html>'],
+    ['binary noise', String.fromCharCode(...Array.from({ length: 512 }, (_, index) => (index * 37) % 256))],
+    ['a deep nesting', `${'<div>'.repeat(2000)}deep text${'</div>'.repeat(2000)}`],
+  ])('does not throw on %s', (_name, html) => {
+    const result = extractHtml(html, URL);
+    expect(typeof result.markdown).toBe('string');
+    expect(result.title.length).toBeGreaterThan(0);
+  });
+
+  it('keeps the text of unclosed markup', () => {
+    expect(extractHtml('<html><body><main><p>Unclosed <b>bold text that never ends', URL).markdown).toContain('Unclosed **bold text that never ends');
+  });
+
+  it('converts a table of thousands of rows', () => {
+    const rows = Array.from({ length: 3000 }, (_, index) => `<tr><td>key${index}</td><td>value ${index}</td></tr>`).join('');
+    const html = `<html><body><main><h1>Keywords</h1><table><thead><tr><th>Key</th><th>Value</th></tr></thead><tbody>${rows}</tbody></table></main></body></html>`;
+    const { markdown } = extractHtml(html, URL);
+    expect(markdown).toContain('| Key | Value |\n| --- | --- |\n| key0 | value 0 |');
+    expect(markdown).toContain('| key2999 | value 2999 |');
+  });
+
+  it('unwraps table cells that Readability separated from their table', () => {
+    const paragraphs = '<p>A long paragraph of an article, so that Readability takes this page for one. It goes on for a while, with commas, and more words.</p>'.repeat(6);
+    const html = `<html><body><div class="post">${paragraphs}<div><td>orphan cell text</td></div></div></body></html>`;
+    expect(extractHtml(html, URL).markdown).toContain('A long paragraph of an article');
+  });
+});
