@@ -4,6 +4,10 @@
  * DELETE ends it. With `requireBearer`, every request carries
  * `Authorization: Bearer <guru API key>`, and the session only reaches that
  * key's guru. Host-header validation is the mounting server's job.
+ *
+ * Clients often go away without a DELETE (the SDK client's close() sends
+ * none), so sessions also end when idle for `sessionIdleMs`, and at most
+ * `maxSessions` live at once: opening one more closes the least recently used.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,6 +15,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Backend } from '../core/assistant.js';
+import { Errors } from '../core/errors.js';
+// The HTTP server's body reader: a leaf module on node:http alone, so the MCP endpoint shares it without a cycle.
+import { BodyTooLargeError, MiB, parseJsonBody, readBody } from '../http/body.js';
 import { describeError, type Logger } from '../log.js';
 import { createMcpServer } from './server.js';
 
@@ -19,6 +26,12 @@ export interface McpHttpHandlerOptions {
   readonly logger: Logger;
   /** Demand a guru API key as bearer token and limit each session to that guru (any non-loopback binding). */
   readonly requireBearer: boolean;
+  /** A session without a request in flight or a GET stream open for this long is closed; DEFAULT_SESSION_IDLE_MS. */
+  readonly sessionIdleMs?: number;
+  /** Sessions kept at most; opening one more closes the least recently used; DEFAULT_MAX_SESSIONS. */
+  readonly maxSessions?: number;
+  /** Milliseconds since the epoch, for idle times. */
+  readonly clock?: () => number;
 }
 
 export interface McpHttpHandler {
@@ -28,15 +41,25 @@ export interface McpHttpHandler {
   close(): Promise<void>;
 }
 
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 1000;
+/** Idle sessions are looked for at least this often (and whenever a session opens). */
+const SWEEP_INTERVAL_MS = 60_000;
+
 /** Largest initialize body read here; later requests are read by the transport with the same bound. */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_BODY_BYTES = 4 * MiB;
 const REALM = 'guru-mcp';
 
 interface Session {
+  readonly id: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: McpServer;
   /** The guru of the key that opened the session; undefined when no key is required. */
   readonly scope: string | undefined;
+  /** Responses of this session still open: requests in flight and GET streams. */
+  open: number;
+  /** When a response of this session last opened or closed. */
+  lastActive: number;
 }
 
 type Authentication = { ok: true; scope: string | undefined } | { ok: false; reason: 'missing' | 'invalid' | 'unsupported' };
@@ -46,6 +69,7 @@ class HttpProblem extends Error {
     readonly status: number,
     readonly code: number,
     message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -53,11 +77,74 @@ class HttpProblem extends Error {
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
   const { backend, logger, requireBearer } = options;
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const now = options.clock ?? Date.now;
+  if (!(idleMs > 0)) throw new RangeError(`sessionIdleMs must be positive, got ${idleMs}`);
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive integer, got ${maxSessions}`);
+
+  /** Live sessions, least recently used first: every use moves a session to the end. */
   const sessions = new Map<string, Session>();
   let closing = false;
+  const sweeper = setInterval(sweep, Math.min(idleMs, SWEEP_INTERVAL_MS));
+  sweeper.unref();
 
   if (requireBearer && backend.admin === undefined) {
     logger.warn('mcp http: API keys cannot be checked with this backend; every /mcp request will be refused');
+  }
+
+  function touch(session: Session): void {
+    session.lastActive = now();
+    if (sessions.get(session.id) !== session) return; // already ended
+    sessions.delete(session.id);
+    sessions.set(session.id, session);
+  }
+
+  /** Counts `res` as activity of `session` until it closes. */
+  function track(session: Session, res: ServerResponse): void {
+    session.open += 1;
+    touch(session);
+    res.once('close', () => {
+      session.open -= 1;
+      touch(session);
+    });
+  }
+
+  function end(session: Session, reason: 'idle' | 'evicted'): void {
+    if (sessions.get(session.id) !== session) return;
+    sessions.delete(session.id);
+    logger.debug('mcp http session ended', { session: session.id, reason });
+    session.server.close().catch((error: unknown) => {
+      logger.warn('mcp http session did not close cleanly', { session: session.id, error: describeError(error) });
+    });
+  }
+
+  /** Ends the sessions idle for longer than `idleMs`. */
+  function sweep(): void {
+    const at = now();
+    for (const session of sessions.values()) {
+      if (session.open > 0) continue;
+      // Idle sessions sit in the order they went idle, so the first recent one ends the search.
+      if (at - session.lastActive <= idleMs) break;
+      end(session, 'idle');
+    }
+  }
+
+  /** Makes room for one session: the least recently used idle one goes, else the least recently used. */
+  function evictFor(newcomer: Session): void {
+    while (sessions.size > maxSessions) {
+      let victim: Session | undefined;
+      for (const session of sessions.values()) {
+        if (session === newcomer) continue;
+        victim ??= session;
+        if (session.open === 0) {
+          victim = session;
+          break;
+        }
+      }
+      if (victim === undefined) return;
+      end(victim, 'evicted');
+    }
   }
 
   async function authenticate(req: IncomingMessage): Promise<Authentication> {
@@ -70,12 +157,16 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   }
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, scope: string | undefined) {
+    sweep();
     const server = createMcpServer({ backend, logger, ...(scope === undefined ? {} : { scope }) });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, scope });
+        const session: Session = { id, transport, server, scope, open: 0, lastActive: now() };
+        sessions.set(id, session);
+        track(session, res);
         logger.debug('mcp http session opened', { session: id, guru: scope });
+        evictFor(session);
       },
       // The transport closes itself after a DELETE, which also ends the server's connection.
       onsessionclosed: (id) => {
@@ -98,8 +189,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
-      res.setHeader('Allow', 'GET, POST, DELETE');
-      throw new HttpProblem(405, ErrorCode.ConnectionClosed, 'Method not allowed');
+      throw new HttpProblem(405, ErrorCode.ConnectionClosed, 'Method not allowed', { allow: 'GET, POST, DELETE' });
     }
     if (closing) throw new HttpProblem(503, ErrorCode.ConnectionClosed, 'Server is shutting down');
 
@@ -113,6 +203,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       if (session.scope !== auth.scope) {
         throw new HttpProblem(403, ErrorCode.ConnectionClosed, 'This session was opened with the API key of another guru');
       }
+      track(session, res);
       await session.transport.handleRequest(req, res);
       return;
     }
@@ -131,7 +222,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         await serve(req, res);
       } catch (error) {
         if (error instanceof HttpProblem) {
-          sendError(res, error.status, error.code, error.message);
+          sendError(res, error.status, error.code, error.message, error.headers);
           return;
         }
         logger.error('mcp http request failed', { error: describeError(error) });
@@ -141,6 +232,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
 
     async close() {
       closing = true;
+      clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(open.map((session) => session.server.close()));
@@ -157,40 +249,34 @@ function unauthorized(res: ServerResponse, reason: 'missing' | 'invalid' | 'unsu
     reason === 'missing'
       ? `Bearer realm="${REALM}"`
       : `Bearer realm="${REALM}", error="invalid_token", error_description="Invalid API key"`;
-  res.setHeader('WWW-Authenticate', challenge);
   const message =
     reason === 'unsupported'
       ? 'Invalid API key: this server cannot check API keys for remote MCP clients'
       : 'Invalid API key: send the header "Authorization: Bearer <API key of a guru>"; `guru-mcp key create <slug>` makes one';
-  sendError(res, 401, ErrorCode.ConnectionClosed, message);
+  sendError(res, 401, ErrorCode.ConnectionClosed, message, { 'www-authenticate': challenge });
 }
 
-function sendError(res: ServerResponse, status: number, code: number, message: string): void {
+function sendError(res: ServerResponse, status: number, code: number, message: string, headers: Readonly<Record<string, string>> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+/** The initialize request's body as JSON; too large or not JSON is an HttpProblem. */
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk);
-  }
+  let raw: Buffer;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    throw new HttpProblem(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+    raw = await readBody(req, MAX_BODY_BYTES);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    // The rest of the body is drained, not read: the connection cannot carry another request.
+    const tooLarge = Errors.bodyTooLarge('admin', error.limit / MiB);
+    throw new HttpProblem(413, ErrorCode.InvalidRequest, tooLarge.message, { connection: 'close' });
   }
-}
-
-function tooLarge(): HttpProblem {
-  return new HttpProblem(413, ErrorCode.InvalidRequest, `Request body larger than ${MAX_BODY_BYTES} bytes`);
+  const body = parseJsonBody(raw);
+  if (!body.ok) throw new HttpProblem(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+  return body.value;
 }

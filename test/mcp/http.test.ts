@@ -1,14 +1,16 @@
 import { createServer } from 'node:http';
+import { Readable } from 'node:stream';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpHttpHandler } from '../../src/mcp/http.js';
-import type { McpHttpHandler } from '../../src/mcp/http.js';
+import type { McpHttpHandler, McpHttpHandlerOptions } from '../../src/mcp/http.js';
 import { INSTALL_GUIDE, collectProgress, openTestBackend } from './support.js';
 import type { TestBackend } from './support.js';
 
@@ -20,14 +22,35 @@ const INITIALIZE = {
 };
 const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
+/** Opens a session the way a client that never sends DELETE does; resolves with its id once the reply is read. */
+async function initialize(url: URL): Promise<string> {
+  const response = await fetch(url, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify(INITIALIZE) });
+  expect(response.status).toBe(200);
+  await response.text();
+  return response.headers.get('mcp-session-id')!;
+}
+
+/** The status of a tools/list in session `id`: 200 while it lives, 404 once it has ended. */
+async function listToolsIn(url: URL, id: string): Promise<number> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...JSON_AND_SSE, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
+  await response.text();
+  return response.status;
+}
+
 interface Running {
   readonly url: URL;
   readonly handler: McpHttpHandler;
   close(): Promise<void>;
 }
 
-async function start(test: TestBackend, requireBearer: boolean): Promise<Running> {
-  const handler = createMcpHttpHandler({ backend: test.backend, logger: silentLogger, requireBearer });
+type HandlerSettings = Omit<McpHttpHandlerOptions, 'backend' | 'logger' | 'requireBearer'>;
+
+async function start(test: TestBackend, requireBearer: boolean, settings: HandlerSettings = {}): Promise<Running> {
+  const handler = createMcpHttpHandler({ backend: test.backend, logger: silentLogger, requireBearer, ...settings });
   const server: Server = createServer((req, res) => {
     if (req.url === '/mcp') {
       void handler.handle(req, res);
@@ -146,10 +169,87 @@ describe('MCP over streamable HTTP', () => {
       expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
     });
 
+    it('answers a body over 4 MiB with 413 and closes the connection, declared or streamed', async () => {
+      const big = JSON.stringify({ ...INITIALIZE, params: { ...INITIALIZE.params, padding: 'x'.repeat(4 * 1024 * 1024) } });
+      const declared = await request(running!.url, { method: 'POST', headers: JSON_AND_SSE, body: big });
+      expect(declared.statusCode).toBe(413);
+      expect(declared.headers.connection).toBe('close');
+      expect(await declared.body.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'Request body too large (limit 4 MiB)' }, id: null });
+
+      const chunks = Array.from({ length: 5 }, () => Buffer.alloc(1024 * 1024, 'y'));
+      const streamed = await request(running!.url, { method: 'POST', headers: JSON_AND_SSE, body: Readable.from(chunks) });
+      expect(streamed.statusCode).toBe(413);
+      expect(streamed.headers.connection).toBe('close');
+      expect(await streamed.body.json()).toMatchObject({ error: { message: 'Request body too large (limit 4 MiB)' } });
+
+      // The server itself is unharmed.
+      expect(await listToolsIn(running!.url, await initialize(running!.url))).toBe(200);
+    });
+
     it('refuses new requests once closed', async () => {
       await running!.handler.close();
       const response = await fetch(running!.url, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify(INITIALIZE) });
       expect(response.status).toBe(503);
+    });
+  });
+
+  describe('session lifetime', () => {
+    let now: number;
+    const clock = () => now;
+
+    beforeEach(() => {
+      now = Date.UTC(2026, 0, 1);
+    });
+
+    it('ends a session idle for longer than sessionIdleMs, and only that one', async () => {
+      running = await start(test, false, { sessionIdleMs: 60_000, clock });
+      const forgotten = await initialize(running.url);
+      const used = await initialize(running.url);
+      now += 40_000;
+      expect(await listToolsIn(running.url, used)).toBe(200);
+      now += 30_000;
+      // Opening a session looks for idle ones (a timer does too, in real time).
+      const fresh = await initialize(running.url);
+
+      expect(await listToolsIn(running.url, forgotten)).toBe(404);
+      expect(await listToolsIn(running.url, used)).toBe(200);
+      expect(await listToolsIn(running.url, fresh)).toBe(200);
+    });
+
+    it('keeps a session whose GET stream is open, however long it is quiet', async () => {
+      running = await start(test, false, { sessionIdleMs: 60_000, clock });
+      const listening = await initialize(running.url);
+      const stream = new AbortController();
+      const events = await fetch(running.url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': listening, 'mcp-protocol-version': '2025-06-18' },
+        signal: stream.signal,
+      });
+      expect(events.status).toBe(200);
+      try {
+        now += 10 * 60_000;
+        await initialize(running.url);
+        expect(await listToolsIn(running.url, listening)).toBe(200);
+      } finally {
+        stream.abort();
+      }
+    });
+
+    it('keeps at most maxSessions, ending the least recently used first', async () => {
+      running = await start(test, false, { maxSessions: 2, clock });
+      const first = await initialize(running.url);
+      const second = await initialize(running.url);
+      now += 1_000;
+      expect(await listToolsIn(running.url, first)).toBe(200);
+      const third = await initialize(running.url);
+
+      expect(await listToolsIn(running.url, second)).toBe(404);
+      expect(await listToolsIn(running.url, first)).toBe(200);
+      expect(await listToolsIn(running.url, third)).toBe(200);
+    });
+
+    it('refuses settings that would end every session at once', () => {
+      expect(() => createMcpHttpHandler({ backend: test.backend, logger: silentLogger, requireBearer: false, maxSessions: 0 })).toThrow(RangeError);
+      expect(() => createMcpHttpHandler({ backend: test.backend, logger: silentLogger, requireBearer: false, sessionIdleMs: 0 })).toThrow(RangeError);
     });
   });
 
