@@ -14,12 +14,18 @@ import type {
   DataSource,
   DeletedSession,
   Guru,
+  Integration,
+  IntegrationInput,
+  IntegrationKind,
   ListDataSourcesQuery,
   ListSessionsRequest,
+  MessageResponse,
+  ReindexRequest,
   SemanticSearchRequest,
   SemanticSearchResponse,
   SessionConversation,
   SessionList,
+  UploadedDocument,
 } from './schemas.js';
 
 /** Which surface a question came in through; stored as the question's `source`. */
@@ -55,6 +61,8 @@ export interface Searching {
 export interface DataSources {
   createDataSources(guru: string, request: CreateDataSourcesRequest): Promise<CreatedDataSource[]>;
   listDataSources(guru: string, query: ListDataSourcesQuery): Promise<DataSourcePage>;
+  /** Reads URL sources again and re-indexes the stored text of texts and documents. */
+  reindexDataSources(guru: string, request: ReindexRequest): Promise<MessageResponse>;
 }
 
 export interface Sessions {
@@ -79,6 +87,25 @@ export interface GuruAdmin {
   createApiKey(slug: string): Promise<CreatedApiKey>;
   /** The slug of the guru this key belongs to, or undefined for an unknown key. */
   authenticate(apiKey: string): Promise<string | undefined>;
+
+  /** Adds PDF, Word and Excel files as sources; a file of another kind is refused with the reason. */
+  uploadDocuments(slug: string, files: readonly UploadFile[], options?: UploadOptions): Promise<UploadedDocument[]>;
+  /** Sets (or replaces) the guru's credentials for Jira, Zendesk or Confluence. */
+  setIntegration(slug: string, input: IntegrationInput): Promise<Integration>;
+  listIntegrations(slug: string): Promise<Integration[]>;
+  /** Returns whether there was one to remove. */
+  removeIntegration(slug: string, kind: IntegrationKind): Promise<boolean>;
+}
+
+export interface UploadFile {
+  readonly name: string;
+  readonly data: Uint8Array;
+}
+
+export interface UploadOptions {
+  /** Private documents are answered from but never linked or named to end users. */
+  readonly private?: boolean;
+  readonly labels?: readonly string[];
 }
 
 /** A backend as wired by the composition root. */

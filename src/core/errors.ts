@@ -180,6 +180,12 @@ export const Errors = {
       hint: 'Omit session_id to start a new conversation, or use a session_id from an earlier answer.',
     }),
 
+  /** URLs of an integration's kind, for a guru that has no credentials for it. */
+  integrationMissing: (name: string, slug: string) =>
+    make('create_sources', 400, `${name} integration is not set up for this guru`, {
+      hint: `Set it with \`guru-mcp integration set ${slug} ${name.toLowerCase()} --url <site> [--email <email>]\` (the token is read from GURU_INTEGRATION_TOKEN or stdin).`,
+    }),
+
   bingeDoesNotExist: () => make('follow_up', 400, 'Binge does not exist'),
   questionDoesNotExist: () => make('follow_up', 404, 'Question does not exist'),
   followUpFailed: () => make('follow_up', 500, 'An error occurred while generating follow-up examples'),

@@ -459,3 +459,42 @@ export const RecordedVote = z.looseObject({
   vote: z.looseObject({ content_slug: z.string(), vote_type: Vote, feedback: z.string().nullable() }),
 });
 export type RecordedVote = z.infer<typeof RecordedVote>;
+
+// ---------------------------------------------------------------------------
+// Integrations and uploads (local administration; not part of the hosted REST API)
+
+export const IntegrationKind = z.enum(['jira', 'zendesk', 'confluence']);
+export type IntegrationKind = z.infer<typeof IntegrationKind>;
+
+/** A guru's credentials for one integration. Zendesk's API tokens always go with an agent's email. */
+export const IntegrationInput = z
+  .object({
+    kind: IntegrationKind,
+    base_url: z.url({ protocol: /^https?$/ }).max(2048),
+    email: z.email().optional(),
+    token: z.string().min(1).max(4096),
+  })
+  .refine((input) => input.kind !== 'zendesk' || input.email !== undefined, {
+    message: 'Zendesk API tokens need the email of the agent they belong to',
+    path: ['email'],
+  });
+export type IntegrationInput = z.infer<typeof IntegrationInput>;
+
+/** An integration as listed: never with its token. */
+export const Integration = z.object({
+  kind: IntegrationKind,
+  base_url: z.string(),
+  email: z.string().nullable(),
+  date_created: Timestamp,
+});
+export type Integration = z.infer<typeof Integration>;
+
+export const DocumentType = z.enum(['PDF', 'WORD', 'EXCEL']);
+export type DocumentType = z.infer<typeof DocumentType>;
+
+/** What became of one uploaded file: a source (processed asynchronously), or a refusal saying why. */
+export const UploadedDocument = z.union([
+  z.object({ name: z.string(), status: z.literal('success'), id: z.number().int(), type: DocumentType, title: z.string(), private: z.boolean() }),
+  z.object({ name: z.string(), status: z.literal('refused'), error: z.string() }),
+]);
+export type UploadedDocument = z.infer<typeof UploadedDocument>;

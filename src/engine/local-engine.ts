@@ -3,27 +3,36 @@
  * the Assistant port and the local guru administration.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Assistant, AskOptions, DataSourcePage, GuruAdmin } from '../core/assistant.js';
+import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, UploadFile, UploadOptions } from '../core/assistant.js';
 import { Errors, type Operation } from '../core/errors.js';
 import type {
   Answer,
   CreatedApiKey,
   CreatedDataSource,
   CreatedGuru,
+  CreatedSourceType,
+  DataSourceType,
   DeletedSession,
+  DocumentType,
   Guru,
+  Integration,
+  MessageResponse,
   Reference,
   SemanticSearchResponse,
   SessionConversation,
   SessionList,
   SessionSummary,
+  UploadedDocument,
 } from '../core/schemas.js';
 import {
   AskInput,
   CreateDataSourcesRequest,
   CreateGuruRequest,
+  IntegrationInput,
+  IntegrationKind,
   ListDataSourcesQuery,
   ListSessionsRequest,
+  ReindexRequest,
   SemanticSearchRequest,
 } from '../core/schemas.js';
 import { sessionUri } from '../core/uris.js';
@@ -31,20 +40,29 @@ import { parseRequest } from '../core/validate.js';
 import { silentLogger, type Logger } from '../log.js';
 import { Answerer } from './answer/answerer.js';
 import { faviconOf, textPieces } from './answer/extractive.js';
-import { SourceProcessor } from './ingest/processor.js';
+import { SourceProcessor, type ProcessorLimits } from './ingest/processor.js';
+import { SourceReading } from './ingest/reading.js';
 import { parseQuery } from './search/query.js';
 import { Retriever } from './search/retriever.js';
 import { ChunkRepository } from './store/chunks.js';
 import { openDatabase, type Db } from './store/database.js';
 import { GuruRepository, type GuruRow } from './store/gurus.js';
 import { JobRepository } from './store/jobs.js';
+import { IntegrationRepository } from './store/integrations.js';
 import { SearchLogRepository } from './store/searches.js';
+import { SecretBox } from './store/secrets.js';
 import { SessionRepository, type QuestionRow } from './store/sessions.js';
 import { parseLabels, SourceRepository, toListedSource } from './store/sources.js';
 
 export interface LocalEngineOptions {
   readonly dataDir: string;
   readonly logger?: Logger;
+  /** Let readers fetch from loopback and private addresses (refused by default). */
+  readonly allowPrivateNetwork?: boolean;
+  /** Where YouTube requests go instead of youtube.com (tests point it at a stand-in). */
+  readonly youtubeBaseUrl?: string;
+  /** How many sources are read at once, in all and from one host. */
+  readonly processing?: ProcessorLimits;
   /** The engine's idea of now; tests move it to place sessions in time. */
   readonly clock?: () => Date;
 }
@@ -53,6 +71,62 @@ const SESSION_PAGE_SIZE = 20;
 const MAX_SEARCH_SOURCES = 10;
 const DAY_MS = 86_400_000;
 const URL_KINDS = ['youtube_urls', 'website_urls', 'zendesk_urls', 'jira_urls', 'confluence_urls'] as const;
+type UrlKind = (typeof URL_KINDS)[number];
+type IntegrationType = 'JIRA' | 'ZENDESK' | 'CONFLUENCE';
+
+const URL_KIND_TYPES: Record<UrlKind, { readonly type: DataSourceType; readonly created: CreatedSourceType }> = {
+  youtube_urls: { type: 'YOUTUBE', created: 'YouTube' },
+  website_urls: { type: 'WEBSITE', created: 'Website' },
+  zendesk_urls: { type: 'ZENDESK', created: 'Zendesk' },
+  jira_urls: { type: 'JIRA', created: 'Jira' },
+  confluence_urls: { type: 'CONFLUENCE', created: 'Confluence' },
+};
+
+/** How many sources of a kind one guru may hold: the hosted service's defaults. */
+const SOURCE_LIMITS: Record<DataSourceType, number> = {
+  WEBSITE: 1500,
+  YOUTUBE: 100,
+  JIRA: 100,
+  ZENDESK: 100,
+  CONFLUENCE: 100,
+  TEXT: Number.POSITIVE_INFINITY,
+  PDF: Number.POSITIVE_INFINITY,
+  WORD: Number.POSITIVE_INFINITY,
+  EXCEL: Number.POSITIVE_INFINITY,
+};
+
+const DOCUMENT_LABELS: Record<DocumentType, string> = { PDF: 'PDF', WORD: 'Word', EXCEL: 'Excel' };
+
+const INTEGRATION_TYPES: Record<IntegrationKind, IntegrationType> = { jira: 'JIRA', zendesk: 'ZENDESK', confluence: 'CONFLUENCE' };
+
+interface UrlSourcePlan {
+  readonly type: DataSourceType;
+  readonly created: CreatedSourceType;
+  /** Canonical form: the same page sent twice is one source. */
+  readonly url: string;
+  readonly host: string;
+}
+
+/**
+ * The canonical URL of each item, or a refusal naming the first bad one. The
+ * URL helpers load with their readers, only when URL sources are added.
+ */
+async function canonicalUrls(kind: UrlKind, urls: readonly string[]): Promise<string[]> {
+  const canonical =
+    kind === 'youtube_urls'
+      ? await import('./ingest/sources/youtube.js').then(({ videoId }) => (url: string) => `https://www.youtube.com/watch?v=${videoId(url)}`)
+      : await import('./ingest/sources/web.js').then(({ normalizeUrl }) => normalizeUrl);
+  return urls.map((url) => {
+    try {
+      return canonical(url);
+    } catch (error) {
+      throw Errors.invalidRequest('create_sources', `${kind}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+}
+
+/** Upload limits: documents bigger than this are refused rather than read into memory. */
+const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
 
 /** `how-do-i-install-it-3f9a1c07d2e4`: readable in any script, and unique thanks to 48 random bits. */
 function questionSlug(question: string): string {
@@ -92,13 +166,16 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #retriever: Retriever;
   readonly #answerer: Answerer;
   readonly #processor: SourceProcessor;
+  readonly #reading: SourceReading;
+  readonly #integrations: IntegrationRepository;
   readonly #chunkCount;
   #closed = false;
 
-  private constructor(db: Db, logger: Logger, clock: () => Date) {
+  private constructor(db: Db, options: LocalEngineOptions) {
+    const logger = options.logger ?? silentLogger;
     this.#db = db;
     this.#logger = logger;
-    this.#clock = clock;
+    this.#clock = options.clock ?? (() => new Date());
     this.#gurus = new GuruRepository(db);
     this.#sources = new SourceRepository(db);
     this.#sessions = new SessionRepository(db);
@@ -107,12 +184,26 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#retriever = new Retriever(db);
     this.#chunkCount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks WHERE guru_id = ?');
     this.#answerer = new Answerer(this.#retriever, (guruId) => this.#chunkCount.get(guruId)?.n ?? 0);
-    this.#processor = new SourceProcessor({ db, jobs: this.#jobs, sources: this.#sources, chunks: new ChunkRepository(db) }, logger);
+    const integrations = new IntegrationRepository(db, new SecretBox(options.dataDir));
+    this.#integrations = integrations;
+    this.#reading = new SourceReading(
+      {
+        allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+        ...(options.youtubeBaseUrl === undefined ? {} : { youtubeBaseUrl: options.youtubeBaseUrl }),
+      },
+      (guruId, kind) => integrations.credentials(guruId, kind),
+    );
+    this.#processor = new SourceProcessor(
+      { db, jobs: this.#jobs, sources: this.#sources, chunks: new ChunkRepository(db) },
+      this.#reading,
+      logger,
+      options.processing,
+    );
   }
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */
   static open(options: LocalEngineOptions): LocalEngine {
-    const engine = new LocalEngine(openDatabase(options.dataDir), options.logger ?? silentLogger, options.clock ?? (() => new Date()));
+    const engine = new LocalEngine(openDatabase(options.dataDir), options);
     engine.#processor.kick();
     return engine;
   }
@@ -125,7 +216,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#processor.close();
+    await this.#processor.close();
+    await this.#reading.close();
     this.#db.close();
   }
 
@@ -171,33 +263,160 @@ export class LocalEngine implements Assistant, GuruAdmin {
     return this.#gurus.findByKey(apiKey)?.slug;
   }
 
+  async uploadDocuments(slug: string, files: readonly UploadFile[], options: UploadOptions = {}): Promise<UploadedDocument[]> {
+    const guru = this.#guru('admin', slug);
+    const { documentKindOf, extractDocument, unsupportedDocumentMessage } = await import('./ingest/extract/document.js');
+    const results: UploadedDocument[] = [];
+    for (const file of files) {
+      if (file.data.byteLength > MAX_DOCUMENT_BYTES) {
+        results.push({ name: file.name, status: 'refused', error: `${file.name} is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB.` });
+        continue;
+      }
+      const kind = documentKindOf(file.name, file.data);
+      if (kind === undefined) {
+        results.push({ name: file.name, status: 'refused', error: unsupportedDocumentMessage(file.name, file.data) });
+        continue;
+      }
+      // A document whose text cannot be extracted still becomes a source, marked FAIL with the reason.
+      let extracted: { title: string | undefined; markdown: string } | Error;
+      try {
+        extracted = await extractDocument(kind, file.data);
+      } catch (error) {
+        extracted = error instanceof Error ? error : new Error(String(error));
+      }
+      const title = (!(extracted instanceof Error) && extracted.title) || file.name;
+      const row = this.#db
+        .transaction(() => {
+          const inserted = this.#sources.insertDocument({
+            guruId: guru.id,
+            type: kind,
+            name: file.name,
+            title,
+            content: extracted instanceof Error ? '' : extracted.markdown,
+            private: options.private ?? false,
+            labels: sourceLabels(DOCUMENT_LABELS[kind], options.labels),
+            now: this.#now(),
+          });
+          if (extracted instanceof Error) this.#sources.markFailed(inserted.id, extracted.message);
+          else this.#jobs.enqueue('process_source', inserted.id, null, Date.now());
+          return inserted;
+        })
+        .immediate();
+      results.push({ name: file.name, status: 'success', id: row.id, type: kind, title, private: options.private ?? false });
+    }
+    this.#processor.kick();
+    return results;
+  }
+
+  async setIntegration(slug: string, input: IntegrationInput): Promise<Integration> {
+    const guru = this.#guru('admin', slug);
+    const request = parseRequest(IntegrationInput, input, 'admin');
+    const now = this.#now();
+    this.#integrations.set(
+      guru.id,
+      { kind: INTEGRATION_TYPES[request.kind], baseUrl: request.base_url.replace(/\/+$/, ''), email: request.email ?? null, token: request.token },
+      now,
+    );
+    return { kind: request.kind, base_url: request.base_url.replace(/\/+$/, ''), email: request.email ?? null, date_created: now };
+  }
+
+  async listIntegrations(slug: string): Promise<Integration[]> {
+    const guru = this.#guru('admin', slug);
+    return this.#integrations.list(guru.id).map((item) => ({
+      kind: item.kind.toLowerCase() as IntegrationKind,
+      base_url: item.baseUrl,
+      email: item.email,
+      date_created: item.dateCreated,
+    }));
+  }
+
+  async removeIntegration(slug: string, kind: IntegrationKind): Promise<boolean> {
+    const guru = this.#guru('admin', slug);
+    return this.#integrations.remove(guru.id, INTEGRATION_TYPES[parseRequest(IntegrationKind, kind, 'admin')]);
+  }
+
   // -------------------------------------------------------------------------
   // Data sources
 
   async createDataSources(slug: string, input: CreateDataSourcesRequest): Promise<CreatedDataSource[]> {
     const guru = this.#guru('create_sources', slug);
     const request = parseRequest(CreateDataSourcesRequest, input, 'create_sources');
-    const unsupported = URL_KINDS.filter((kind) => (request[kind]?.length ?? 0) > 0);
-    if (unsupported.length > 0) {
-      throw Errors.invalidRequest(
-        'create_sources',
-        `${unsupported.join(', ')} cannot be ingested by this server yet; send the knowledge as text_sources ({name, content}).`,
-      );
-    }
+    const planned = await this.#planUrlSources(guru, request);
     const now = this.#now();
-    const created = this.#db.transaction(() =>
-      (request.text_sources ?? []).map(({ name, content }): CreatedDataSource => {
-        const labels = sourceLabels('Text', request.labels);
-        const existing = this.#sources.findText(guru.id, name);
-        const row = existing
-          ? this.#sources.replaceText(existing.id, content, labels)
-          : this.#sources.insertText({ guruId: guru.id, name, content, labels, now });
-        this.#jobs.enqueue('process_source', row.id, Date.now());
-        return { type: 'Text', status: 'success', id: row.id, title: row.title, content };
-      }),
-    ).immediate();
+    const created = this.#db
+      .transaction((): CreatedDataSource[] => [
+        ...planned.map((plan): CreatedDataSource => {
+          const existing = this.#sources.findByUrl(guru.id, plan.url);
+          if (existing) return { type: plan.created, url: plan.url, status: 'exists', id: existing.id, title: existing.title };
+          const row = this.#sources.insertUrl({ guruId: guru.id, type: plan.type, url: plan.url, labels: sourceLabels(plan.created, request.labels), now });
+          this.#jobs.enqueue('process_source', row.id, plan.host, Date.now());
+          return { type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title };
+        }),
+        ...(request.text_sources ?? []).map(({ name, content }): CreatedDataSource => {
+          const labels = sourceLabels('Text', request.labels);
+          const existing = this.#sources.findText(guru.id, name);
+          const row = existing
+            ? this.#sources.replaceText(existing.id, content, labels)
+            : this.#sources.insertText({ guruId: guru.id, name, content, labels, now });
+          this.#jobs.enqueue('process_source', row.id, null, Date.now());
+          return { type: 'Text', status: 'success', id: row.id, title: row.title, content };
+        }),
+      ])
+      .immediate();
     this.#processor.kick();
     return created;
+  }
+
+  /**
+   * Checks every URL of a request before anything is stored: its shape, the
+   * guru's integration for its kind, and the guru's limit per kind. One bad
+   * item refuses the whole request, naming it.
+   */
+  async #planUrlSources(guru: GuruRow, request: CreateDataSourcesRequest): Promise<UrlSourcePlan[]> {
+    const plans: UrlSourcePlan[] = [];
+    for (const kind of URL_KINDS) {
+      const urls = request[kind] ?? [];
+      if (urls.length === 0) continue;
+      const { type, created } = URL_KIND_TYPES[kind];
+      if (type === 'JIRA' || type === 'ZENDESK' || type === 'CONFLUENCE') this.#requireIntegration(guru, type, created);
+      const canonical = await canonicalUrls(kind, urls);
+      const fresh = new Set(canonical.filter((url) => !this.#sources.findByUrl(guru.id, url)));
+      const limit = SOURCE_LIMITS[type];
+      const held = this.#sources.countOfType(guru.id, type);
+      if (held + fresh.size > limit) {
+        throw Errors.invalidRequest(
+          'create_sources',
+          `${kind}: the guru holds ${held} ${created} sources and may hold at most ${limit}; ${fresh.size} more would exceed that.`,
+        );
+      }
+      for (const url of canonical) plans.push({ type, created, url, host: new URL(url).host });
+    }
+    return plans;
+  }
+
+  #requireIntegration(guru: GuruRow, type: IntegrationType, name: string): void {
+    if (!this.#integrations.credentials(guru.id, type)) throw Errors.integrationMissing(name, guru.slug);
+  }
+
+  async reindexDataSources(slug: string, input: ReindexRequest): Promise<MessageResponse> {
+    const guru = this.#guru('reindex_sources', slug);
+    const request = parseRequest(ReindexRequest, input, 'reindex_sources');
+    const ids = [...new Set(request.ids)];
+    const rows = ids.map((id) => this.#sources.get(id));
+    const missing = ids.filter((id, i) => rows[i]?.guru_id !== guru.id);
+    if (missing.length > 0) throw Errors.invalidRequest('reindex_sources', `no data source with id ${missing.join(', ')} in this guru`);
+    const now = this.#now();
+    this.#db
+      .transaction(() => {
+        for (const row of rows) {
+          if (!row) continue;
+          this.#sources.markForReindex(row.id, now);
+          this.#jobs.enqueue('process_source', row.id, row.url === null ? null : new URL(row.url).host, Date.now());
+        }
+      })
+      .immediate();
+    this.#processor.kick();
+    return { msg: `Reindexing ${ids.length} data source${ids.length === 1 ? '' : 's'}` };
   }
 
   async listDataSources(slug: string, input: ListDataSourcesQuery): Promise<DataSourcePage> {

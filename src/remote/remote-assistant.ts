@@ -14,6 +14,7 @@ import {
   CreatedDataSource,
   DataSourceListResponse,
   DeletedSession,
+  MessageResponse,
   SemanticSearchResponse,
   SessionConversation,
   SessionList,
@@ -22,6 +23,7 @@ import type {
   CreateDataSourcesRequest,
   ListDataSourcesQuery,
   ListSessionsRequest,
+  ReindexRequest,
   SemanticSearchRequest,
 } from '../core/schemas.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -93,6 +95,12 @@ export class RemoteAssistant implements Assistant {
     const endpoint: Endpoint = { operation: 'list_sources', method: 'GET', path: pathOf(guru, 'data-sources'), idempotent: true, guru };
     const listing = await this.#client.json(endpoint, DataSourceListResponse, { query: { page: query.page, page_size: query.page_size } });
     return { count: listing.count, page: query.page, page_size: query.page_size, results: listing.results };
+  }
+
+  async reindexDataSources(guru: string, request: ReindexRequest): Promise<MessageResponse> {
+    // Queuing the same sources again twice is harmless: safe to retry.
+    const endpoint: Endpoint = { operation: 'reindex_sources', method: 'POST', path: pathOf(guru, 'data-sources', 'reindex'), idempotent: true, guru };
+    return this.#client.json(endpoint, MessageResponse, { body: request });
   }
 
   async listSessions(guru: string, request: ListSessionsRequest): Promise<SessionList> {

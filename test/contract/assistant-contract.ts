@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Assistant } from '../../src/core/assistant.js';
 import { Answer, SemanticSearchResponse, SessionConversation, SessionList } from '../../src/core/schemas.js';
+import { startLoopbackServer } from '../support/loopback-server.js';
 import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE } from './fixtures.js';
 import type { ContractHarness, OpenHarness } from './harness.js';
 
@@ -90,11 +91,51 @@ export function assistantContract(open: OpenHarness): void {
       expect(blank).toMatchObject({ status: 'FAIL', error: 'The source has no text to index.' });
     });
 
-    it('rejects URL kinds it cannot ingest yet, storing nothing', async () => {
+    it('refuses a request with a bad URL as a whole, storing nothing', async () => {
       await expect(
-        assistant.createDataSources('frob', { website_urls: ['https://example.com'], text_sources: [{ name: 'A', content: 'a' }] }),
+        assistant.createDataSources('frob', { website_urls: ['ftp://example.com/x'], text_sources: [{ name: 'A', content: 'a' }] }),
       ).rejects.toMatchObject({ status: 400, message: 'Invalid request parameters', field: 'msg' });
-      expect((await assistant.listDataSources('frob', { page: 1, page_size: 10 })).count).toBe(0);
+      expect((await assistant.listDataSources('frob', FIRST_PAGE)).count).toBe(0);
+    });
+
+    it('adds web pages, and answers exists for a page already added', async () => {
+      const site = await startLoopbackServer({
+        '/faq': (_request, response) => {
+          response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          response.end('<html><head><title>FAQ</title></head><body><main><h1>FAQ</h1><p>Refunds take five working days.</p></main></body></html>');
+        },
+      });
+      try {
+        const [created] = await assistant.createDataSources('frob', { website_urls: [site.url('/faq')] });
+        expect(created).toEqual({ type: 'Website', url: site.url('/faq'), status: 'success', id: expect.any(Number), title: null });
+        await harness.whenIdle();
+        const [listed] = (await assistant.listDataSources('frob', FIRST_PAGE)).results;
+        expect(listed).toMatchObject({ type: 'WEBSITE', url: site.url('/faq'), title: 'FAQ', status: 'SUCCESS', error: '' });
+        const [again] = await assistant.createDataSources('frob', { website_urls: [`${site.url('/faq')}#refunds`] });
+        expect(again).toMatchObject({ status: 'exists', id: created!.id });
+      } finally {
+        await site.close();
+      }
+    });
+
+    it('refuses ticket and wiki URLs while their integration is not set up', async () => {
+      await expect(assistant.createDataSources('frob', { jira_urls: ['https://frob.atlassian.net/browse/FROB-1'] })).rejects.toMatchObject({
+        status: 400,
+        message: 'Jira integration is not set up for this guru',
+        field: 'msg',
+      });
+    });
+
+    it('reindexes sources by id, counting each reindex', async () => {
+      const [created] = await assistant.createDataSources('frob', { text_sources: [{ name: 'Notes', content: 'The zorblax runs nightly.' }] });
+      await harness.whenIdle();
+      await expect(assistant.reindexDataSources('frob', { ids: [created!.id] })).resolves.toEqual({ msg: 'Reindexing 1 data source' });
+      await harness.whenIdle();
+      expect((await assistant.listDataSources('frob', FIRST_PAGE)).results[0]).toMatchObject({ status: 'SUCCESS', reindex_count: 1 });
+      await expect(assistant.reindexDataSources('frob', { ids: [created!.id + 1000] })).rejects.toMatchObject({
+        status: 400,
+        message: 'Invalid request parameters',
+      });
     });
 
     it('pages newest first', async () => {

@@ -34,7 +34,8 @@ export type OpenHarness = () => Promise<ContractHarness>;
 function openEngine(prefix: string) {
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
   let now = new Date('2026-11-20T12:00:00Z');
-  const engine = LocalEngine.open({ dataDir, clock: () => now });
+  // The suite's web pages are served on 127.0.0.1.
+  const engine = LocalEngine.open({ dataDir, clock: () => now, allowPrivateNetwork: true });
   return {
     dataDir,
     engine,

@@ -1,9 +1,14 @@
 /**
- * Works through the durable job queue: each job turns one data source's
- * content into indexed chunks. Jobs live in the database, so any process on
- * the data directory may take them: work queued by another process is found by
- * polling, work left by a process that died is taken over at once (same
- * machine) or when its lease runs out, and no two processes take the same job.
+ * Works through the durable job queue: each job reads one data source (its
+ * stored text, or its URL) and indexes it as chunks. Jobs live in the
+ * database, so any process on the data directory may take them: work queued
+ * by another process is found by polling, work left by a process that died is
+ * taken over at once (same machine) or when its lease runs out, and no two
+ * processes take the same job.
+ *
+ * Several sources are read at once, but never more than a few from one host.
+ * Transient failures (timeouts, 429, 5xx) are retried with backoff, honouring
+ * Retry-After; anything else fails the source with a reason.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,10 +18,14 @@ import type { Db } from '../store/database.js';
 import { leaseOwner, type JobRepository, type JobRow } from '../store/jobs.js';
 import type { SourceRepository } from '../store/sources.js';
 import { chunkMarkdown } from './chunker.js';
+import type { SourceReading, SourceText } from './reading.js';
 
-const LEASE_MS = 30_000;
-const MAX_ATTEMPTS = 3;
-const RETRY_BASE_MS = 1_000;
+const LEASE_MS = 60_000;
+/** In-flight leases are renewed this often, so that a slow fetch keeps its job. */
+const RENEW_MS = 20_000;
+const MAX_ATTEMPTS = 4;
+const RETRY_BASE_MS = 2_000;
+const RETRY_MAX_MS = 5 * 60_000;
 /** How often to look for work that other processes queued. */
 const POLL_MS = 1_000;
 const IDLE_POLL_MS = 20;
@@ -28,117 +37,190 @@ export interface ProcessorStores {
   readonly chunks: ChunkRepository;
 }
 
+export interface ProcessorLimits {
+  /** Sources read at once. */
+  readonly concurrency: number;
+  /** Sources read at once from one host. */
+  readonly perHost: number;
+}
+
+export const DEFAULT_LIMITS: ProcessorLimits = { concurrency: 6, perHost: 4 };
+
+/** What a failed read means for the job. */
+type Verdict = { readonly retry: true; readonly afterMs: number } | { readonly retry: false };
+
+function verdictOf(error: unknown, attempts: number): Verdict {
+  const failure = error as { retryable?: unknown; retryAfterMs?: unknown; name?: unknown };
+  // Content errors (SourceError) and permanent HTTP failures say retryable: false; unknown errors get the benefit of the doubt.
+  const retryable = typeof failure?.retryable === 'boolean' ? failure.retryable : true;
+  if (!retryable || attempts >= MAX_ATTEMPTS) return { retry: false };
+  const backoff = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempts - 1));
+  const asked = typeof failure.retryAfterMs === 'number' ? Math.min(failure.retryAfterMs, RETRY_MAX_MS) : 0;
+  return { retry: true, afterMs: Math.max(backoff, asked) };
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 export class SourceProcessor {
   readonly #stores: ProcessorStores;
+  readonly #reading: SourceReading;
   readonly #logger: Logger;
+  readonly #limits: ProcessorLimits;
   readonly #owner = leaseOwner(randomUUID());
-  readonly #index: (job: JobRow) => void;
+  readonly #store: (job: JobRow, text: SourceText) => void;
   readonly #giveUp: (job: JobRow, reason: string) => void;
   readonly #poll: NodeJS.Timeout;
-  #draining = false;
+  readonly #renew: NodeJS.Timeout;
+  readonly #stopping = new AbortController();
+  /** Jobs being read now, by id, with the host they hold a place of. */
+  readonly #inFlight = new Map<number, JobRow>();
+  #claiming = false;
   #closed = false;
   #wakeUp: NodeJS.Timeout | undefined;
 
-  constructor(stores: ProcessorStores, logger: Logger) {
+  constructor(stores: ProcessorStores, reading: SourceReading, logger: Logger, limits: ProcessorLimits = DEFAULT_LIMITS) {
     this.#stores = stores;
+    this.#reading = reading;
     this.#logger = logger;
+    this.#limits = limits;
     // Immediate transactions take the write lock before reading, so that two
     // processes never both read and then fail to upgrade to a write.
-    const index = stores.db.transaction((job: JobRow) => this.#indexSource(job));
-    this.#index = (job) => index.immediate(job);
+    const store = stores.db.transaction((job: JobRow, text: SourceText) => this.#index(job, text));
+    this.#store = (job, text) => store.immediate(job, text);
     const giveUp = stores.db.transaction((job: JobRow, reason: string) => {
-      stores.sources.markFailed(job.source_id, reason);
-      stores.jobs.complete(job.id);
+      if (stores.jobs.renew(job, this.#owner, Date.now() + LEASE_MS)) {
+        stores.sources.markFailed(job.source_id, reason);
+        stores.jobs.complete(job.id);
+      }
     });
     this.#giveUp = (job, reason) => giveUp.immediate(job, reason);
     const released = stores.jobs.releaseDeadLeases(this.#owner);
     if (released > 0) logger.info('took over work left by a stopped process', { jobs: released });
     this.#poll = setInterval(() => this.#pollForWork(), POLL_MS);
     this.#poll.unref();
+    this.#renew = setInterval(() => this.#renewLeases(), RENEW_MS);
+    this.#renew.unref();
   }
 
-  /** Starts working through the queue soon, unless already at it. */
+  /** Takes as many jobs as the limits allow, soon. */
   kick(): void {
-    if (this.#draining || this.#closed) return;
-    this.#draining = true;
-    setImmediate(() => void this.#drain());
+    if (this.#claiming || this.#closed) return;
+    this.#claiming = true;
+    setImmediate(() => this.#claimJobs());
   }
 
   /** Resolves once the queue holds nothing this process could still work on. */
   async whenIdle(): Promise<void> {
-    while (!this.#closed && (this.#draining || this.#stores.jobs.nextAvailableAt() !== null)) {
+    while (!this.#closed && (this.#claiming || this.#inFlight.size > 0 || this.#stores.jobs.nextAvailableAt() !== null)) {
       this.kick();
       await sleep(IDLE_POLL_MS);
     }
   }
 
-  close(): void {
+  /** Stops taking work, abandons reads under way and gives their jobs back for another process. */
+  async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#poll);
+    clearInterval(this.#renew);
     clearTimeout(this.#wakeUp);
+    this.#stopping.abort(new Error('the engine is closing'));
+    for (const job of this.#inFlight.values()) this.#stores.jobs.release(job, this.#owner, Date.now());
+    this.#inFlight.clear();
   }
 
   #pollForWork(): void {
+    if (this.#closed) return;
     const at = this.#stores.jobs.nextAvailableAt();
     if (at !== null && at <= Date.now()) this.kick();
   }
 
-  async #drain(): Promise<void> {
+  #renewLeases(): void {
+    for (const job of this.#inFlight.values()) this.#stores.jobs.renew(job, this.#owner, Date.now() + LEASE_MS);
+  }
+
+  #busyHosts(): string[] {
+    const perHost = new Map<string, number>();
+    for (const { host } of this.#inFlight.values()) if (host !== null) perHost.set(host, (perHost.get(host) ?? 0) + 1);
+    return [...perHost].filter(([, count]) => count >= this.#limits.perHost).map(([host]) => host);
+  }
+
+  #claimJobs(): void {
     try {
-      for (;;) {
-        if (this.#closed) return;
-        const job = this.#stores.jobs.claim(this.#owner, Date.now(), LEASE_MS);
+      while (!this.#closed && this.#inFlight.size < this.#limits.concurrency) {
+        const job = this.#stores.jobs.claim(this.#owner, Date.now(), LEASE_MS, this.#busyHosts());
         if (!job) break;
-        this.#run(job);
-        // Let requests in between two jobs.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        this.#inFlight.set(job.id, job);
+        void this.#run(job).finally(() => {
+          this.#inFlight.delete(job.id);
+          this.kick();
+        });
       }
+    } catch (error) {
+      this.#logger.error('could not take work from the queue', { reason: messageOf(error) });
     } finally {
-      this.#draining = false;
+      this.#claiming = false;
     }
     this.#scheduleWakeUp();
   }
 
   /** Jobs waiting for a retry, or leased by a process that may have died, come due later. */
   #scheduleWakeUp(): void {
+    if (this.#closed) return;
     const at = this.#stores.jobs.nextAvailableAt();
-    if (at === null || this.#closed) return;
+    if (at === null) return;
     clearTimeout(this.#wakeUp);
     this.#wakeUp = setTimeout(() => this.kick(), Math.max(0, at - Date.now()) + 5);
     this.#wakeUp.unref();
   }
 
-  #run(job: JobRow): void {
+  async #run(job: JobRow): Promise<void> {
     // A job that keeps killing its process never reaches the catch below; stop it here.
     if (job.attempts > MAX_ATTEMPTS) {
       this.#giveUp(job, `Processing failed ${MAX_ATTEMPTS} times; the source could not be indexed.`);
       return;
     }
+    const source = this.#stores.sources.get(job.source_id);
+    if (!source) {
+      this.#stores.jobs.complete(job.id);
+      return;
+    }
     try {
-      this.#index(job);
+      const text = await this.#reading.read(source, this.#stopping.signal);
+      if (this.#closed) return;
+      this.#store(job, text);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      if (job.attempts < MAX_ATTEMPTS) {
-        this.#logger.warn('data source processing failed; will retry', { source: job.source_id, attempt: job.attempts, reason });
-        this.#stores.jobs.release(job.id, Date.now() + RETRY_BASE_MS * 2 ** (job.attempts - 1));
-        return;
-      }
-      this.#logger.error('data source processing failed', { source: job.source_id, reason });
-      this.#giveUp(job, `Processing failed: ${reason}`);
+      if (this.#closed) return;
+      this.#fail(job, error);
     }
   }
 
-  /** Runs inside one transaction: the chunks, the status and the job change together or not at all. */
-  #indexSource(job: JobRow): void {
+  #fail(job: JobRow, error: unknown): void {
+    const reason = messageOf(error);
+    const verdict = verdictOf(error, job.attempts);
+    if (verdict.retry) {
+      this.#logger.warn('reading a data source failed; will retry', { source: job.source_id, attempt: job.attempts, in_ms: verdict.afterMs, reason });
+      this.#stores.jobs.release(job, this.#owner, Date.now() + verdict.afterMs);
+      return;
+    }
+    this.#logger.warn('data source failed', { source: job.source_id, reason });
+    this.#giveUp(job, reason);
+  }
+
+  /** Runs inside one transaction: content, chunks, status and job change together or not at all. */
+  #index(job: JobRow, text: SourceText): void {
     const { sources, chunks, jobs } = this.#stores;
+    // The claim is stale (another process took the job over, or the source was sent
+    // again while it was read): the newer work counts, not this result.
+    if (!jobs.renew(job, this.#owner, Date.now() + LEASE_MS)) return;
     const source = sources.get(job.source_id);
     if (source) {
-      const pieces = chunkMarkdown(source.content ?? '');
+      const pieces = chunkMarkdown(text.markdown);
       if (pieces.length === 0) {
         chunks.replace(source.id, source.guru_id, '', []);
         sources.markFailed(source.id, 'The source has no text to index.');
       } else {
-        chunks.replace(source.id, source.guru_id, source.title ?? source.name ?? '', pieces);
+        if (source.url !== null) sources.storeRead(source.id, text.title, text.markdown);
+        chunks.replace(source.id, source.guru_id, text.title || source.title || source.name || '', pieces);
         sources.markSucceeded(source.id);
       }
     }

@@ -8,6 +8,8 @@ export interface JobRow {
   readonly kind: JobKind;
   readonly source_id: number;
   readonly attempts: number;
+  /** The host the job fetches from; null for work without network access. */
+  readonly host: string | null;
 }
 
 /** Who holds a lease: `host/pid/instance`, so that leases of processes that died can be told apart. */
@@ -44,23 +46,29 @@ export class JobRepository {
   readonly #nextAvailable;
   readonly #owners;
   readonly #releaseOwner;
+  readonly #renew;
 
   constructor(db: Db) {
-    this.#enqueue = db.prepare<[JobKind, number, number, number]>(
-      `INSERT INTO jobs (kind, source_id, available_at, created_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (kind, source_id) DO UPDATE SET available_at = excluded.available_at, attempts = 0`,
+    this.#enqueue = db.prepare<[JobKind, number, string | null, number, number]>(
+      `INSERT INTO jobs (kind, source_id, host, available_at, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (kind, source_id) DO UPDATE SET host = excluded.host, available_at = excluded.available_at, attempts = 0,
+         lease_owner = NULL, lease_expires_at = NULL`,
     );
-    this.#claim = db.prepare<[string, number, number, number], JobRow>(
+    this.#claim = db.prepare<[string, number, number, number, string], JobRow>(
       `UPDATE jobs SET lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1
        WHERE id = (
          SELECT id FROM jobs
          WHERE available_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at < ?)
+           AND (host IS NULL OR host NOT IN (SELECT value FROM json_each(?)))
          ORDER BY available_at, id LIMIT 1)
-       RETURNING id, kind, source_id, attempts`,
+       RETURNING id, kind, source_id, attempts, host`,
+    );
+    this.#renew = db.prepare<[number, number, string, number]>(
+      'UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ?',
     );
     this.#complete = db.prepare<[number]>('DELETE FROM jobs WHERE id = ?');
-    this.#release = db.prepare<[number, number]>(
-      'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ? WHERE id = ?',
+    this.#release = db.prepare<[number, number, string, number]>(
+      'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ?',
     );
     this.#nextAvailable = db.prepare<[], { at: number | null }>(
       'SELECT min(max(available_at, coalesce(lease_expires_at, 0))) AS at FROM jobs',
@@ -69,22 +77,31 @@ export class JobRepository {
     this.#releaseOwner = db.prepare<[string]>('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?');
   }
 
-  enqueue(kind: JobKind, sourceId: number, now: number): void {
-    this.#enqueue.run(kind, sourceId, now, now);
+  /**
+   * Queues work on a source. Queueing a source that is being worked on starts
+   * over: the running claim loses its lease and its result is not kept.
+   */
+  enqueue(kind: JobKind, sourceId: number, host: string | null, now: number): void {
+    this.#enqueue.run(kind, sourceId, host, now, now);
   }
 
-  /** Leases the next available job to `owner`, or returns undefined when none is ready. */
-  claim(owner: LeaseOwner, now: number, leaseMs: number): JobRow | undefined {
-    return this.#claim.get(owner.id, now + leaseMs, now, now);
+  /** Leases the next available job to `owner`, skipping jobs for the busy hosts; undefined when none is ready. */
+  claim(owner: LeaseOwner, now: number, leaseMs: number, busyHosts: readonly string[] = []): JobRow | undefined {
+    return this.#claim.get(owner.id, now + leaseMs, now, now, JSON.stringify(busyHosts));
+  }
+
+  /** Extends the lease of this claim; false when the claim is no longer current (taken over or queued anew). */
+  renew(job: JobRow, owner: LeaseOwner, until: number): boolean {
+    return this.#renew.run(until, job.id, owner.id, job.attempts).changes > 0;
   }
 
   complete(id: number): void {
     this.#complete.run(id);
   }
 
-  /** Gives the job back, to be tried again at `availableAt`. */
-  release(id: number, availableAt: number): void {
-    this.#release.run(availableAt, id);
+  /** Gives a claimed job back, to be tried again at `availableAt`; a stale claim gives nothing back. */
+  release(job: JobRow, owner: LeaseOwner, availableAt: number): void {
+    this.#release.run(availableAt, job.id, owner.id, job.attempts);
   }
 
   /** Frees the leases of processes on this machine that are no longer running. */

@@ -18,6 +18,27 @@ export interface SourceRow {
   readonly reindex_count: number;
 }
 
+/** A source read from a URL: a web page, a video, a ticket, a wiki page. */
+export interface NewUrlSource {
+  readonly guruId: number;
+  readonly type: DataSourceType;
+  readonly url: string;
+  readonly labels: readonly string[];
+  readonly now: string;
+}
+
+/** An uploaded document, kept as the Markdown extracted from it. */
+export interface NewDocumentSource {
+  readonly guruId: number;
+  readonly type: DataSourceType;
+  readonly name: string;
+  readonly title: string;
+  readonly content: string;
+  readonly private: boolean;
+  readonly labels: readonly string[];
+  readonly now: string;
+}
+
 export interface NewTextSource {
   readonly guruId: number;
   readonly name: string;
@@ -56,6 +77,12 @@ export class SourceRepository {
   readonly #count;
   readonly #succeed;
   readonly #fail;
+  readonly #byUrl;
+  readonly #insertUrl;
+  readonly #insertDocument;
+  readonly #countType;
+  readonly #storeRead;
+  readonly #reindex;
 
   constructor(db: Db) {
     this.#get = db.prepare<[number], SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE id = ?`);
@@ -76,6 +103,20 @@ export class SourceRepository {
     this.#count = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ?');
     this.#succeed = db.prepare<[number]>(`UPDATE data_sources SET status = 'SUCCESS', error = '' WHERE id = ?`);
     this.#fail = db.prepare<[string, number]>(`UPDATE data_sources SET status = 'FAIL', error = ? WHERE id = ?`);
+    this.#byUrl = db.prepare<[number, string], SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND url = ?`);
+    this.#insertUrl = db.prepare<[number, string, string, string, string], SourceRow>(
+      `INSERT INTO data_sources (guru_id, type, url, labels, date_created) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    );
+    this.#insertDocument = db.prepare<[number, string, string, string, string, number, string, string], SourceRow>(
+      `INSERT INTO data_sources (guru_id, type, name, title, content, private, labels, date_created)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    );
+    this.#countType = db.prepare<[number, string], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ? AND type = ?');
+    this.#storeRead = db.prepare<[string, string, number]>('UPDATE data_sources SET title = ?, content = ? WHERE id = ?');
+    this.#reindex = db.prepare<[string, number]>(
+      `UPDATE data_sources SET status = 'NOT_PROCESSED', error = '', reindex_count = reindex_count + 1, last_reindex_date = ?
+       WHERE id = ?`,
+    );
   }
 
   get(id: number): SourceRow | undefined {
@@ -97,6 +138,45 @@ export class SourceRepository {
     const row = this.#replaceText.get(content, JSON.stringify(labels), id);
     if (!row) throw new Error(`data source ${id} vanished`);
     return row;
+  }
+
+  findByUrl(guruId: number, url: string): SourceRow | undefined {
+    return this.#byUrl.get(guruId, url);
+  }
+
+  insertUrl(source: NewUrlSource): SourceRow {
+    const row = this.#insertUrl.get(source.guruId, source.type, source.url, JSON.stringify(source.labels), source.now);
+    if (!row) throw new Error('insert returned no row');
+    return row;
+  }
+
+  insertDocument(source: NewDocumentSource): SourceRow {
+    const row = this.#insertDocument.get(
+      source.guruId,
+      source.type,
+      source.name,
+      source.title,
+      source.content,
+      source.private ? 1 : 0,
+      JSON.stringify(source.labels),
+      source.now,
+    );
+    if (!row) throw new Error('insert returned no row');
+    return row;
+  }
+
+  countOfType(guruId: number, type: DataSourceType): number {
+    return this.#countType.get(guruId, type)?.n ?? 0;
+  }
+
+  /** Keeps what was read from a source's URL, so that answers can quote it. */
+  storeRead(id: number, title: string, content: string): void {
+    this.#storeRead.run(title, content, id);
+  }
+
+  /** Back to NOT_PROCESSED for another pass, counting the reindex. */
+  markForReindex(id: number, now: string): void {
+    this.#reindex.run(now, id);
   }
 
   page(guruId: number, limit: number, offset: number): SourceRow[] {

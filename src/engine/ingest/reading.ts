@@ -1,0 +1,111 @@
+/**
+ * What a data source holds now, as Markdown: stored text for texts and
+ * uploaded documents, and for URL sources whatever their reader fetches.
+ * Readers and the HTTP client load on first use, so an engine that only
+ * holds texts never loads them.
+ */
+import type { DataSourceType } from '../../core/schemas.js';
+import type { HttpFetcher } from '../../net/http-fetcher.js';
+import type { IntegrationCredentials, IntegrationKind } from '../store/integrations.js';
+import type { SourceRow } from '../store/sources.js';
+import { SourceError, type SourceReader } from './sources/types.js';
+
+export interface SourceText {
+  readonly title: string;
+  readonly markdown: string;
+}
+
+export interface ReadingOptions {
+  readonly allowPrivateNetwork: boolean;
+  /** Where YouTube requests go instead of youtube.com (a stand-in in tests, or a proxy). */
+  readonly youtubeBaseUrl?: string;
+}
+
+/** Types whose text is stored when they are added; processing them needs no network. */
+const STORED: ReadonlySet<DataSourceType> = new Set(['TEXT', 'PDF', 'WORD', 'EXCEL']);
+
+export const isStoredType = (type: DataSourceType): boolean => STORED.has(type);
+
+const INTEGRATION_NAMES: Record<IntegrationKind, string> = { JIRA: 'Jira', ZENDESK: 'Zendesk', CONFLUENCE: 'Confluence' };
+
+export class SourceReading {
+  readonly #options: ReadingOptions;
+  readonly #credentials: (guruId: number, kind: IntegrationKind) => IntegrationCredentials | undefined;
+  #fetcher: Promise<HttpFetcher> | undefined;
+  #shared = new Map<DataSourceType, Promise<SourceReader>>();
+
+  constructor(options: ReadingOptions, credentials: (guruId: number, kind: IntegrationKind) => IntegrationCredentials | undefined) {
+    this.#options = options;
+    this.#credentials = credentials;
+  }
+
+  async read(source: SourceRow, signal: AbortSignal): Promise<SourceText> {
+    if (isStoredType(source.type)) return { title: source.title ?? source.name ?? '', markdown: source.content ?? '' };
+    if (source.url === null) throw new SourceError(`Data source ${source.id} has no URL to read.`);
+    const reader = await this.#readerFor(source);
+    const document = await reader.read(source.url, signal);
+    return { title: document.title, markdown: document.markdown };
+  }
+
+  async close(): Promise<void> {
+    const fetcher = this.#fetcher;
+    this.#fetcher = undefined;
+    this.#shared.clear();
+    if (fetcher) await (await fetcher).close();
+  }
+
+  #readerFor(source: SourceRow): Promise<SourceReader> {
+    switch (source.type) {
+      case 'WEBSITE':
+        return this.#sharedReader('WEBSITE', async () => new (await import('./sources/web.js')).WebPageReader(await this.#http()));
+      case 'YOUTUBE':
+        return this.#sharedReader('YOUTUBE', async () => {
+          const { YouTubeReader } = await import('./sources/youtube.js');
+          const baseUrl = this.#options.youtubeBaseUrl;
+          return new YouTubeReader(await this.#http(), baseUrl === undefined ? {} : { baseUrl });
+        });
+      case 'JIRA':
+      case 'ZENDESK':
+      case 'CONFLUENCE':
+        return this.#integrationReader(source.guru_id, source.type);
+      default:
+        throw new SourceError(`Data sources of type ${source.type} are not read from a URL.`);
+    }
+  }
+
+  #sharedReader(type: DataSourceType, make: () => Promise<SourceReader>): Promise<SourceReader> {
+    let reader = this.#shared.get(type);
+    if (!reader) {
+      reader = make();
+      this.#shared.set(type, reader);
+    }
+    return reader;
+  }
+
+  /** Integration readers carry the guru's credentials, read afresh for every source. */
+  async #integrationReader(guruId: number, kind: IntegrationKind): Promise<SourceReader> {
+    const credentials = this.#credentials(guruId, kind);
+    if (!credentials) {
+      throw new SourceError(
+        `The ${INTEGRATION_NAMES[kind]} integration of this guru is not set up; set it with \`guru-mcp integration set\` and reindex the source.`,
+      );
+    }
+    const settings = { baseUrl: credentials.baseUrl, apiToken: credentials.token, ...(credentials.email === null ? {} : { email: credentials.email }) };
+    const http = await this.#http();
+    switch (kind) {
+      case 'JIRA':
+        return new (await import('./sources/jira.js')).JiraReader(http, settings);
+      case 'ZENDESK':
+        return new (await import('./sources/zendesk.js')).ZendeskReader(http, { ...settings, email: credentials.email ?? '' });
+      case 'CONFLUENCE':
+        return new (await import('./sources/confluence.js')).ConfluenceReader(http, settings);
+    }
+  }
+
+  #http(): Promise<HttpFetcher> {
+    this.#fetcher ??= import('../../net/http-fetcher.js').then(
+      ({ HttpFetcher }) => new HttpFetcher({ allowPrivateNetwork: this.#options.allowPrivateNetwork }),
+    );
+    return this.#fetcher;
+  }
+}
