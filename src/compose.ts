@@ -17,7 +17,7 @@ export interface OpenedBackend extends Backend {
 export async function openBackend(config: Config, logger: Logger): Promise<OpenedBackend> {
   if (config.backend === 'remote') return openRemote(config, logger);
   const { LocalEngine } = await import('./engine/local-engine.js');
-  const engine = LocalEngine.open({ dataDir: config.dataDir, logger });
+  const engine = LocalEngine.open({ dataDir: config.dataDir, logger, allowPrivateNetwork: config.allowPrivateNetwork });
   return {
     kind: 'local',
     assistant: engine,
