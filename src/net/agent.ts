@@ -20,6 +20,8 @@ export interface AgentSettings {
   readonly bodyTimeoutMs: number;
   /** Open connections per origin at most; further requests queue for a free one. */
   readonly connectionsPerOrigin: number;
+  /** Responses larger than this fail instead of filling memory. */
+  readonly maxResponseBytes?: number;
 }
 
 /** dns.lookup, failing with a BlockedAddressError when any address of the name is not public. */
@@ -59,5 +61,6 @@ export function createAgent(settings: AgentSettings): Agent {
     headersTimeout: settings.headersTimeoutMs,
     bodyTimeout: settings.bodyTimeoutMs,
     connections: settings.connectionsPerOrigin,
+    ...(settings.maxResponseBytes === undefined ? {} : { maxResponseSize: settings.maxResponseBytes }),
   });
 }

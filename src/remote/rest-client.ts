@@ -5,7 +5,8 @@
  */
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool } from 'undici';
+import type { Agent } from 'undici';
+import { createAgent } from '../net/agent.js';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { GuruError } from '../core/errors.js';
@@ -40,6 +41,8 @@ type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: fals
 
 /** The largest response accepted; a listing of 1000 sources is far below it. */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Calls to the service at once; more wait for a free connection. */
+const CONNECTIONS = 8;
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -58,7 +61,8 @@ class CallbackFailure {
 }
 
 export class RestClient {
-  readonly #pool: Pool;
+  readonly #agent: Agent;
+  readonly #origin: string;
   readonly #basePath: string;
   readonly #apiKey: ApiKey;
   readonly #logger: Logger;
@@ -79,9 +83,16 @@ export class RestClient {
       base: `${base.origin}${basePath}`,
       name: (endpoint) => `${endpoint.method} ${basePath}${endpoint.path}`,
     };
-    this.#pool = new Pool(base.origin, {
-      connect: { timeout: options.timeouts.connectMs },
-      maxResponseSize: MAX_RESPONSE_BYTES,
+    this.#origin = base.origin;
+    // The service's address is the operator's choice, so private networks are allowed here;
+    // per-call timeouts below override the agent's defaults.
+    this.#agent = createAgent({
+      allowPrivateNetwork: true,
+      connectTimeoutMs: options.timeouts.connectMs,
+      headersTimeoutMs: options.timeouts.answerMs,
+      bodyTimeoutMs: options.timeouts.answerMs,
+      connectionsPerOrigin: CONNECTIONS,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
     });
   }
 
@@ -120,7 +131,7 @@ export class RestClient {
   }
 
   close(): Promise<void> {
-    this.#closed ??= this.#pool.destroy();
+    this.#closed ??= this.#agent.destroy();
     return this.#closed;
   }
 
@@ -203,7 +214,8 @@ export class RestClient {
     const query = options.query === undefined ? '' : `?${new URLSearchParams(Object.entries(options.query).map(([k, v]) => [k, String(v)]))}`;
     const timeout = this.#timeoutOf(endpoint);
     const started = performance.now();
-    const response = await this.#pool.request({
+    const response = await this.#agent.request({
+      origin: this.#origin,
       method: endpoint.method,
       path: `${this.#basePath}${endpoint.path}${query}`,
       headers,
