@@ -14,6 +14,11 @@ describe('htmlToMarkdown', () => {
     expect(markdown).toMatch(/\| a +\| b +\|\n\| -+ \| -+ \|\n\| 1 +\| 2 +\|/);
   });
 
+  it('keeps the whole text of a code block that holds several elements', () => {
+    const markdown = htmlToMarkdown('<pre class="synopsis">WITH <em><code>with_query</code></em> SELECT <code>x</code>;</pre>');
+    expect(markdown).toContain('```\nWITH with_query SELECT x;\n```');
+  });
+
   it('drops scripts, styles and forms, and fences code that itself holds backticks', () => {
     const markdown = htmlToMarkdown('<p>Text</p><script>alert(1)</script><style>p{}</style><form><input></form><pre>a ``` b</pre>');
     expect(markdown).not.toMatch(/alert|p\{\}/);

@@ -28,9 +28,10 @@ function createConverter(): TurndownService {
     filter: (node) => node.nodeName === 'PRE',
     replacement: (_content, node) => {
       const element = node;
-      const code = element.querySelector('code') ?? element;
-      const language = LANGUAGE.exec(`${code.getAttribute('class') ?? ''} ${element.getAttribute('class') ?? ''}`)?.[1] ?? '';
-      const text = (code.textContent ?? '').replace(/\n$/, '');
+      // The whole block's text: a <pre> may hold several <code> and other inline elements.
+      const code = element.querySelector('code');
+      const language = LANGUAGE.exec(`${code?.getAttribute('class') ?? ''} ${element.getAttribute('class') ?? ''}`)?.[1] ?? '';
+      const text = (element.textContent ?? '').replace(/\n$/, '');
       const longestRun = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
       const fence = '`'.repeat(longestRun + 1);
       return `\n\n${fence}${language}\n${text}\n${fence}\n\n`;
