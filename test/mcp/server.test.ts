@@ -199,7 +199,7 @@ describe('MCP server over a local engine', () => {
       expect(session.conversation.map((turn) => turn.source)).toEqual(['MCP', 'MCP']);
     });
 
-    it('streams the answer text as progress notifications when asked to', async () => {
+    it('reports its stages, then streams the answer text, as progress notifications when asked to', async () => {
       await addGuides();
       const progress = collectProgress(client);
       const result = (await client.callTool({
@@ -210,7 +210,10 @@ describe('MCP server over a local engine', () => {
       const answer = Answer.parse(result.structuredContent);
       expect(progress.length).toBeGreaterThan(0);
       expect(progress.every((item) => item.progressToken === 'answer-1')).toBe(true);
-      expect(progress.map((item) => item.message).join('')).toBe(answer.content);
+      const messages = progress.map((item) => item.message ?? '');
+      const text = messages.findIndex((message) => !message.startsWith('» '));
+      expect(messages.slice(0, text)).toEqual(['» Searching the knowledge base', '» Writing the answer']);
+      expect(messages.slice(text).join('')).toBe(answer.content);
       const steps = progress.map((item) => item.progress);
       expect(steps).toEqual([...steps].sort((a, b) => a - b));
       expect(new Set(steps).size).toBe(steps.length);

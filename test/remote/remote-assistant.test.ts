@@ -9,7 +9,7 @@ import { GuruError } from '../../src/core/errors.js';
 import { createLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { RemoteAssistant, type RemoteAssistantOptions } from '../../src/remote/remote-assistant.js';
-import { connectClient, textOf } from '../mcp/support.js';
+import { collectProgress, connectClient, textOf } from '../mcp/support.js';
 import { closedPort, json, startLoopbackService, type LoopbackService, type Responder } from './loopback-service.js';
 
 const KEY = 'guru_test-key-that-must-never-be-logged';
@@ -364,6 +364,31 @@ describe('RemoteAssistant', () => {
       let text = '';
       const answer = await assistant.ask('frob', { question: 'Say hello', fetch_existing: false }, { onText: (delta) => (text += delta) });
       expect(text).toBe(answer.content);
+    });
+
+    it('reaches an MCP client as stage lines before the text, and a wait after the text is left out', async () => {
+      const throttled = (res: Parameters<Responder>[1]) => json(res, 429, { msg: 'Request was throttled. Expected available in 1 seconds.' });
+      const { service, assistant } = await connect((_request, res, index) => {
+        if (index === 0 || index === 2) return throttled(res);
+        if (index === 1) {
+          res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end(ANSWER.content);
+          return;
+        }
+        json(res, 200, ANSWER);
+      });
+      const client = await connectClient(createMcpServer({ backend: { kind: 'remote', assistant, defaultGuru: 'frob' }, logger: createLogger('error', () => {}) }));
+      try {
+        const progress = collectProgress(client);
+        const result = (await client.callTool({ name: 'ask', arguments: { question: 'Say hello' }, _meta: { progressToken: 'p' } })) as CallToolResult;
+        expect(result.isError).toBeFalsy();
+        expect(service.requests).toHaveLength(4);
+        const messages = progress.map((item) => item.message);
+        expect(messages[0]).toBe('» Rate limited by the service; retrying in 1 s');
+        expect(messages.slice(1).join('')).toBe(ANSWER.content);
+      } finally {
+        await client.close();
+      }
     });
 
     it('fails without asking again when the stream is refused', async () => {

@@ -2,8 +2,11 @@
 import type { Answer } from '../../core/schemas.js';
 import { withBackend } from '../backend.js';
 import { shellQuote, writeJson, writeLines } from '../output.js';
-import type { CommandContext } from '../spec.js';
+import type { CommandContext, Terminal } from '../spec.js';
 import { flag, stringOption } from '../values.js';
+
+const DIM = '\x1b[2m';
+const NORMAL = '\x1b[22m';
 
 /** What follows the answer text: how far to trust it, where it comes from, how to go on. */
 export function renderAnswerFooter(answer: Answer, slug: string): string[] {
@@ -19,6 +22,17 @@ export function renderAnswerFooter(answer: Answer, slug: string): string[] {
   return lines;
 }
 
+/**
+ * Shows where the answer is (searching, writing, a retry wait) to a person at a
+ * terminal: dimmed on stderr, each on a line of its own. Pipes and files get
+ * only the answer.
+ */
+function stageWriter(terminal: Terminal, textEndsMidLine: () => boolean): ((line: string) => void) | undefined {
+  const { stderr } = terminal;
+  if (!stderr.isTTY) return undefined;
+  return (line) => stderr.write(`${textEndsMidLine() ? '\n' : ''}${DIM}${line}${NORMAL}\n`);
+}
+
 export async function run(context: CommandContext): Promise<number> {
   const [slug, ...words] = context.args as [string, ...string[]];
   const sessionId = stringOption(context.values, 'session');
@@ -30,13 +44,14 @@ export async function run(context: CommandContext): Promise<number> {
     streamed += delta;
     stdout.write(delta);
   };
+  const onStage = stageWriter(context.terminal, () => streamed !== '' && !streamed.endsWith('\n'));
   const answer = await withBackend(context, ({ assistant }) =>
-      assistant.ask(
-        slug,
-        { question: words.join(' '), fetch_existing: false, ...(sessionId === undefined ? {} : { session_id: sessionId }) },
-        { origin: 'CLI', ...(json ? {} : { onText }) },
-      ),
-    );
+    assistant.ask(
+      slug,
+      { question: words.join(' '), fetch_existing: false, ...(sessionId === undefined ? {} : { session_id: sessionId }) },
+      { origin: 'CLI', ...(json ? {} : { onText }), ...(onStage === undefined ? {} : { onStage }) },
+    ),
+  );
   if (json) {
     writeJson(stdout, answer);
     return 0;

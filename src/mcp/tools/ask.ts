@@ -22,6 +22,9 @@ const AskParameters = z.object({
 });
 type AskParameters = z.infer<typeof AskParameters>;
 
+/** Marks a progress message as a stage line, not a piece of the answer text. */
+export const STAGE_PREFIX = '» ';
+
 export function registerAskTool(server: McpServer, context: ToolContext): void {
   server.registerTool(
     'ask',
@@ -32,7 +35,7 @@ export function registerAskTool(server: McpServer, context: ToolContext): void {
         "Use it for questions about the guru's topic instead of answering from memory, and cite its references.",
         'For a follow-up question in the same conversation pass the session_id of the earlier answer; the guru then knows the context.',
         'A trust score of 0 means the knowledge base had nothing relevant: say so instead of guessing, or add knowledge with add_sources.',
-        'When the call carries a progressToken, the answer text is also streamed as it is written, one piece per progress notification message.',
+        `When the call carries a progressToken, progress notifications follow the work: first stage lines, each message starting with "${STAGE_PREFIX}" (e.g. "${STAGE_PREFIX}Searching the knowledge base"), then the answer text as it is written, one piece per message. No stage line comes after the first piece of text, so the messages after the stage lines, joined, are the answer's content.`,
       ].join(' '),
       inputSchema: AskParameters,
       outputSchema: Answer,
@@ -42,15 +45,20 @@ export function registerAskTool(server: McpServer, context: ToolContext): void {
       const { guru_slug, ...question } = args;
       const guru = await context.gurus.select('ask', guru_slug);
       const progress = new ProgressReporter(extra, context.logger);
-      let pieces = 0;
+      let steps = 0;
+      let writing = false;
+      // Stage lines after the text has begun (a remote service's retry waits) would mix into it: they are left out.
+      const onStage = (line: string) => {
+        if (!writing) progress.report(++steps, `${STAGE_PREFIX}${line}`);
+      };
+      const onText = (delta: string) => {
+        writing = true;
+        progress.report(++steps, delta);
+      };
       const answer = await context.assistant.ask(
         guru,
         { ...question, fetch_existing: false },
-        {
-          origin: 'MCP',
-          signal: extra.signal,
-          onText: progress.requested ? (delta) => progress.report(++pieces, delta) : undefined,
-        },
+        { origin: 'MCP', signal: extra.signal, ...(progress.requested ? { onStage, onText } : {}) },
       );
       await progress.flush();
       const links: ContentBlock[] = answer.question_url.startsWith('guru://')
