@@ -13,7 +13,9 @@ export class BodyTooLargeError extends Error {
 /**
  * Resolves with the whole body, or rejects with BodyTooLargeError as soon as the
  * declared or received size passes `limit`. After an overflow the rest of the body
- * is drained and dropped, so that the caller can still answer on this connection.
+ * is drained and dropped, so that the caller can still answer; it answers with
+ * `Connection: close`, so that the server stops taking in the rest once the answer
+ * is out. The REST API and the MCP endpoint both read their bodies here.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);

@@ -272,7 +272,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     raw = await readBody(req, MAX_BODY_BYTES);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    // The rest of the body is drained, not read: the connection cannot carry another request.
+    // readBody drains the rest; closing the connection after the answer stops that.
     const tooLarge = Errors.bodyTooLarge('admin', error.limit / MiB);
     throw new HttpProblem(413, ErrorCode.InvalidRequest, tooLarge.message, { connection: 'close' });
   }
