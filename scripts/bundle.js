@@ -25,7 +25,7 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   // Native addons and packages that locate files of their own at run time stay in node_modules.
-  external: ['better-sqlite3', 'keyv', '@keyv/sqlite'],
+  external: ['better-sqlite3', 'sqlite-vec', 'keyv', '@keyv/sqlite'],
   // CommonJS dependencies inside an ES module bundle still need a `require` for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });

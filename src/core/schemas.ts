@@ -144,6 +144,8 @@ export type SearchSource = z.infer<typeof SearchSource>;
 export const SemanticSearchResponse = z.looseObject({
   sources: z.array(SearchSource).max(10),
   total_sources: z.number().int(),
+  /** Our extension: `hybrid` when vector similarity took part in the ranking, else `lexical`. */
+  search_mode: z.enum(['lexical', 'hybrid']).optional(),
 });
 export type SemanticSearchResponse = z.infer<typeof SemanticSearchResponse>;
 

@@ -38,12 +38,15 @@ import {
 import { sessionUri } from '../core/uris.js';
 import { parseRequest } from '../core/validate.js';
 import { silentLogger, type Logger } from '../log.js';
+import type { EmbeddingsSettings } from '../providers/embeddings.js';
 import { Answerer } from './answer/answerer.js';
 import { faviconOf, textPieces } from './answer/extractive.js';
 import { SourceProcessor, type ProcessorLimits } from './ingest/processor.js';
 import { SourceReading } from './ingest/reading.js';
+import { fuseRanked } from './search/fusion.js';
 import { parseQuery } from './search/query.js';
-import { Retriever } from './search/retriever.js';
+import { Retriever, type ChunkHit } from './search/retriever.js';
+import { SemanticSearch } from './search/semantic.js';
 import { ChunkRepository } from './store/chunks.js';
 import { openDatabase, type Db } from './store/database.js';
 import { GuruRepository, type GuruRow } from './store/gurus.js';
@@ -63,11 +66,17 @@ export interface LocalEngineOptions {
   readonly youtubeBaseUrl?: string;
   /** How many sources are read at once, in all and from one host. */
   readonly processing?: ProcessorLimits;
+  /** An OpenAI-compatible embeddings endpoint: search becomes hybrid (BM25 and vectors, fused). */
+  readonly embeddings?: EmbeddingsSettings;
   /** The engine's idea of now; tests move it to place sessions in time. */
   readonly clock?: () => Date;
 }
 
 const SESSION_PAGE_SIZE = 20;
+/** Vector neighbours fused into a search, and into an answer's candidates. */
+const RELATED_CHUNKS = 50;
+const RELATED_ANSWER_CHUNKS = 12;
+const EMBEDDINGS_RETRY_MS = 60_000;
 const MAX_SEARCH_SOURCES = 10;
 const DAY_MS = 86_400_000;
 const URL_KINDS = ['youtube_urls', 'website_urls', 'zendesk_urls', 'jira_urls', 'confluence_urls'] as const;
@@ -168,6 +177,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #processor: SourceProcessor;
   readonly #reading: SourceReading;
   readonly #integrations: IntegrationRepository;
+  /** Resolves to undefined without embeddings; ready once the vector index is open. */
+  readonly #semantic: Promise<SemanticSearch | undefined>;
   readonly #chunkCount;
   #closed = false;
 
@@ -193,11 +204,23 @@ export class LocalEngine implements Assistant, GuruAdmin {
       },
       (guruId, kind) => integrations.credentials(guruId, kind),
     );
+    const embeddings = options.embeddings;
+    // The provider (and its HTTP client) loads only when embeddings are configured.
+    this.#semantic = embeddings
+      ? import('../providers/embeddings.js').then(({ EmbeddingsProvider }) =>
+          SemanticSearch.open(db, new EmbeddingsProvider(embeddings), logger),
+        )
+      : Promise.resolve(undefined);
+    // Without embeddings no embedding job is ever queued.
+    const embedder = embeddings && {
+      embedSource: async (sourceId: number, signal: AbortSignal) => (await this.#semantic)?.embedSource(sourceId, signal),
+    };
     this.#processor = new SourceProcessor(
       { db, jobs: this.#jobs, sources: this.#sources, chunks: new ChunkRepository(db) },
       this.#reading,
       logger,
       options.processing,
+      embedder,
     );
   }
 
@@ -205,7 +228,36 @@ export class LocalEngine implements Assistant, GuruAdmin {
   static open(options: LocalEngineOptions): LocalEngine {
     const engine = new LocalEngine(openDatabase(options.dataDir), options);
     engine.#processor.kick();
+    void engine.#prepareEmbeddings();
     return engine;
+  }
+
+  /**
+   * Checks the embeddings provider and queues vectors for every source that
+   * lacks them (all of them after a change of model). While the provider is
+   * unreachable, search stays lexical and this is tried again every minute.
+   */
+  async #prepareEmbeddings(): Promise<void> {
+    let semantic: SemanticSearch | undefined;
+    try {
+      semantic = await this.#semantic;
+      if (!semantic || this.#closed) return;
+      const sourceIds = await semantic.prepare();
+      if (this.#closed || sourceIds.length === 0) return;
+      this.#db
+        .transaction(() => {
+          for (const id of sourceIds) this.#jobs.enqueue('embed_source', id, null, Date.now());
+        })
+        .immediate();
+      this.#logger.info('embedding sources', { sources: sourceIds.length, model: semantic.model });
+      this.#processor.kick();
+    } catch (error) {
+      if (this.#closed) return;
+      this.#logger.warn('embeddings provider unavailable; searching lexically until it answers', {
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      if (semantic) setTimeout(() => void this.#prepareEmbeddings(), EMBEDDINGS_RETRY_MS).unref();
+    }
   }
 
   /** Resolves once no data-source processing is queued or running. */
@@ -218,6 +270,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#closed = true;
     await this.#processor.close();
     await this.#reading.close();
+    await (await this.#semantic.catch(() => undefined))?.close();
     this.#db.close();
   }
 
@@ -440,7 +493,16 @@ export class LocalEngine implements Assistant, GuruAdmin {
       labels,
       now: this.#now(),
     });
-    const hits = this.#retriever.searchSources(guru.id, parseQuery(request.question), { limit: MAX_SEARCH_SOURCES, labels });
+    const lexical = this.#retriever.searchSources(guru.id, parseQuery(request.question), { limit: MAX_SEARCH_SOURCES * 2, labels });
+    const related = labels.length > 0 ? undefined : await this.#relatedChunks(guru.id, request.question);
+    const hits = related
+      ? this.#retriever.sourcesById(
+          fuseRanked(
+            [lexical.map((hit) => hit.sourceId), [...new Set(related.map((hit) => hit.sourceId))]],
+            (id) => id,
+          ).slice(0, MAX_SEARCH_SOURCES),
+        )
+      : lexical.slice(0, MAX_SEARCH_SOURCES);
     const sources = hits.map((hit) => ({
       title: hit.title,
       link: hit.url,
@@ -448,7 +510,14 @@ export class LocalEngine implements Assistant, GuruAdmin {
       icon_url: faviconOf(hit.url),
       labels: parseLabels(hit.labels),
     }));
-    return { sources, total_sources: sources.length };
+    return { sources, total_sources: sources.length, search_mode: related ? 'hybrid' : 'lexical' };
+  }
+
+  /** Chunks close in meaning to the text, best first; undefined when search is lexical now. */
+  async #relatedChunks(guruId: number, text: string): Promise<ChunkHit[] | undefined> {
+    const semantic = await this.#semantic;
+    const ids = await semantic?.nearestChunks(guruId, text, RELATED_CHUNKS);
+    return ids && this.#retriever.chunksById(ids);
   }
 
   // -------------------------------------------------------------------------
@@ -478,12 +547,11 @@ export class LocalEngine implements Assistant, GuruAdmin {
 
     const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
     options.onStage?.('Searching the knowledge base');
-    const draft = this.#answerer.draft({
-      guruId: guru.id,
-      guruName: guru.name,
-      question,
-      ...(parent ? { previousQuestion: parent.question } : {}),
-    });
+    const related = await this.#relatedChunks(guru.id, parent ? `${parent.question}\n${question}` : question);
+    const draft = this.#answerer.draft(
+      { guruId: guru.id, guruName: guru.name, question, ...(parent ? { previousQuestion: parent.question } : {}) },
+      related?.slice(0, RELATED_ANSWER_CHUNKS),
+    );
     options.onStage?.('Writing the answer');
 
     // Stored before it is streamed: a caller that goes away mid-stream can still fetch it.

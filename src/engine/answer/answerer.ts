@@ -5,6 +5,7 @@
  */
 import type { Reference } from '../../core/schemas.js';
 import { parseQuery, type TextQuery } from '../search/query.js';
+import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { composeExtractive, noAnswer, type Passage } from './extractive.js';
 import { coverage, inverseDocumentFrequency, trustScore } from './trust.js';
@@ -14,8 +15,6 @@ const MAX_PASSAGES = 3;
 const MAX_PASSAGES_PER_SOURCE = 2;
 /** A further passage must score at least this share of the best one, unless it adds missing words. */
 const RELATIVE_SCORE_FLOOR = 0.6;
-/** Reciprocal-rank-fusion constant. */
-const RRF_K = 60;
 
 export interface AnswerDraft {
   readonly content: string;
@@ -33,19 +32,6 @@ export interface QuestionContext {
   readonly previousQuestion?: string;
 }
 
-/** Merges ranked lists, best first, by reciprocal rank. */
-function fuse(lists: readonly ChunkHit[][]): ChunkHit[] {
-  const scores = new Map<number, { hit: ChunkHit; score: number }>();
-  for (const list of lists) {
-    list.forEach((hit, rank) => {
-      const entry = scores.get(hit.chunkId) ?? { hit, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
-      scores.set(hit.chunkId, entry);
-    });
-  }
-  return [...scores.values()].sort((a, b) => b.score - a.score).map((entry) => entry.hit);
-}
-
 export class Answerer {
   readonly #retriever: Retriever;
   readonly #chunkCount: (guruId: number) => number;
@@ -55,7 +41,8 @@ export class Answerer {
     this.#chunkCount = chunkCount;
   }
 
-  draft(context: QuestionContext): AnswerDraft {
+  /** `related` are chunks found by meaning (vector search), fused with the word matches. */
+  draft(context: QuestionContext, related: readonly ChunkHit[] = []): AnswerDraft {
     const own = parseQuery(context.question);
     const withContext = context.previousQuestion === undefined ? undefined : parseQuery(`${context.previousQuestion} ${context.question}`);
     // A question made only of function words ("and why?") takes its topic from the one before it.
@@ -64,7 +51,8 @@ export class Answerer {
 
     const queries = [own.onlyStopWords ? undefined : own, withContext].filter((query) => query !== undefined);
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
-    const candidates = fuse(lists).slice(0, CANDIDATES);
+    if (related.length > 0) lists.push([...related]);
+    const candidates = fuseRanked(lists, (hit) => hit.chunkId).slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 
     const weights = this.#termWeights(context.guruId, graded.terms);

@@ -46,6 +46,11 @@ export interface ProcessorLimits {
 
 export const DEFAULT_LIMITS: ProcessorLimits = { concurrency: 6, perHost: 4 };
 
+/** Makes the vectors of a source's chunks; present when embeddings are configured. */
+export interface Embedder {
+  embedSource(sourceId: number, signal: AbortSignal): Promise<void>;
+}
+
 /** What a failed read means for the job. */
 type Verdict = { readonly retry: true; readonly afterMs: number } | { readonly retry: false };
 
@@ -67,7 +72,9 @@ export class SourceProcessor {
   readonly #logger: Logger;
   readonly #limits: ProcessorLimits;
   readonly #owner = leaseOwner(randomUUID());
+  readonly #embedder: Embedder | undefined;
   readonly #store: (job: JobRow, text: SourceText) => void;
+  readonly #finish: (job: JobRow) => void;
   readonly #giveUp: (job: JobRow, reason: string) => void;
   readonly #poll: NodeJS.Timeout;
   readonly #renew: NodeJS.Timeout;
@@ -78,7 +85,14 @@ export class SourceProcessor {
   #closed = false;
   #wakeUp: NodeJS.Timeout | undefined;
 
-  constructor(stores: ProcessorStores, reading: SourceReading, logger: Logger, limits: ProcessorLimits = DEFAULT_LIMITS) {
+  constructor(
+    stores: ProcessorStores,
+    reading: SourceReading,
+    logger: Logger,
+    limits: ProcessorLimits = DEFAULT_LIMITS,
+    embedder?: Embedder,
+  ) {
+    this.#embedder = embedder;
     this.#stores = stores;
     this.#reading = reading;
     this.#logger = logger;
@@ -94,6 +108,10 @@ export class SourceProcessor {
       }
     });
     this.#giveUp = (job, reason) => giveUp.immediate(job, reason);
+    const finish = stores.db.transaction((job: JobRow) => {
+      if (stores.jobs.renew(job, this.#owner, Date.now() + LEASE_MS)) stores.jobs.complete(job.id);
+    });
+    this.#finish = (job) => finish.immediate(job);
     const released = stores.jobs.releaseDeadLeases(this.#owner);
     if (released > 0) logger.info('took over work left by a stopped process', { jobs: released });
     this.#poll = setInterval(() => this.#pollForWork(), POLL_MS);
@@ -185,6 +203,11 @@ export class SourceProcessor {
       return;
     }
     try {
+      if (job.kind === 'embed_source') {
+        await this.#embedder?.embedSource(job.source_id, this.#stopping.signal);
+        if (!this.#closed) this.#finish(job);
+        return;
+      }
       const text = await this.#reading.read(source, this.#stopping.signal);
       if (this.#closed) return;
       this.#store(job, text);
@@ -200,6 +223,12 @@ export class SourceProcessor {
     if (verdict.retry) {
       this.#logger.warn('reading a data source failed; will retry', { source: job.source_id, attempt: job.attempts, in_ms: verdict.afterMs, reason });
       this.#stores.jobs.release(job, this.#owner, Date.now() + verdict.afterMs);
+      return;
+    }
+    if (job.kind === 'embed_source') {
+      // The source stays searchable by its words; only its vectors are missing.
+      this.#logger.warn('embedding a data source failed; it is searched lexically', { source: job.source_id, reason });
+      this.#finish(job);
       return;
     }
     this.#logger.warn('data source failed', { source: job.source_id, reason });
@@ -222,6 +251,7 @@ export class SourceProcessor {
         if (source.url !== null) sources.storeRead(source.id, text.title, text.markdown);
         chunks.replace(source.id, source.guru_id, text.title || source.title || source.name || '', pieces);
         sources.markSucceeded(source.id);
+        if (this.#embedder) jobs.enqueue('embed_source', source.id, null, Date.now());
       }
     }
     jobs.complete(job.id);

@@ -68,6 +68,8 @@ export type SourceHit = Pick<ChunkHit, 'sourceId' | 'sourceType' | 'url' | 'titl
 export class Retriever {
   readonly #chunks;
   readonly #sources;
+  readonly #chunksById;
+  readonly #sourcesById;
   readonly #termHits;
   readonly #termFrequency;
   readonly #highlight;
@@ -75,6 +77,15 @@ export class Retriever {
   constructor(db: Db) {
     this.#chunks = [false, true].map((labelled) => db.prepare<Record<string, unknown>, ChunkHit>(chunkHits(labelled)));
     this.#sources = [false, true].map((labelled) => db.prepare<Record<string, unknown>, SourceHit>(sourceHits(labelled)));
+    this.#chunksById = db.prepare<[string], ChunkHit>(
+      `SELECT c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
+              c.headings AS headings, c.body AS body, s.labels AS labels, 0 AS score
+       FROM chunks c JOIN data_sources s ON s.id = c.source_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+    );
+    this.#sourcesById = db.prepare<[string], SourceHit>(
+      `SELECT s.id AS sourceId, s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels, 0 AS score
+       FROM data_sources s WHERE s.id IN (SELECT value FROM json_each(?))`,
+    );
     this.#termHits = db.prepare<[string, string], { id: number }>(
       'SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
     );
@@ -95,6 +106,18 @@ export class Retriever {
   /** The best sources for the query, each once, ranked by their best chunk. */
   searchSources(guruId: number, query: TextQuery, options: RetrieveOptions): SourceHit[] {
     return this.#run(this.#sources, guruId, query, options);
+  }
+
+  /** The chunks of these ids, in the order given (ids that no longer exist are skipped). */
+  chunksById(ids: readonly number[]): ChunkHit[] {
+    const found = new Map(this.#chunksById.all(JSON.stringify(ids)).map((hit) => [hit.chunkId, hit]));
+    return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  /** The sources of these ids, in the order given. */
+  sourcesById(ids: readonly number[]): SourceHit[] {
+    const found = new Map(this.#sourcesById.all(JSON.stringify(ids)).map((hit) => [hit.sourceId, hit]));
+    return ids.flatMap((id) => found.get(id) ?? []);
   }
 
   #run<Row>(statements: NamedQuery<Row>[], guruId: number, query: TextQuery, options: RetrieveOptions): Row[] {

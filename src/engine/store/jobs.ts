@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import type { Db } from './database.js';
 
-export type JobKind = 'process_source';
+/** Reading and indexing a source; making vectors for its chunks (when embeddings are configured). */
+export type JobKind = 'process_source' | 'embed_source';
 
 export interface JobRow {
   readonly id: number;

@@ -152,4 +152,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN host TEXT;
     `,
   },
+  {
+    version: 3,
+    name: 'chunk vectors',
+    sql: `
+      -- Plain rows rather than a vec0 table: they go with their chunk (ON DELETE CASCADE), so a
+      -- process without the sqlite-vec extension loaded can still replace a source's chunks.
+      CREATE TABLE chunk_vectors (
+        chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+        embedding BLOB NOT NULL
+      );
+      -- The model all stored vectors were made with; another model means starting over.
+      CREATE TABLE embedding_model (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        model TEXT NOT NULL,
+        dimensions INTEGER NOT NULL
+      );
+    `,
+  },
 ];
