@@ -19,6 +19,15 @@ describe('htmlToMarkdown', () => {
     expect(markdown).toContain('```\nWITH with_query SELECT x;\n```');
   });
 
+  it('converts a table of a thousand rows, and task lists with their state', () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => `<tr><td>${i}</td><td>keyword ${i}</td></tr>`).join('');
+    const markdown = htmlToMarkdown(`<table><thead><tr><th>n</th><th>word</th></tr></thead><tbody>${rows}</tbody></table>`);
+    expect(markdown.split('\n')).toHaveLength(1002);
+    expect(htmlToMarkdown('<ul><li><input type="checkbox" checked> done</li><li><input type="checkbox"> open</li></ul>')).toBe(
+      '-   [x] done\n-   [ ] open',
+    );
+  });
+
   it('drops scripts, styles and forms, and fences code that itself holds backticks', () => {
     const markdown = htmlToMarkdown('<p>Text</p><script>alert(1)</script><style>p{}</style><form><input></form><pre>a ``` b</pre>');
     expect(markdown).not.toMatch(/alert|p\{\}/);

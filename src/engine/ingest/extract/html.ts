@@ -6,7 +6,7 @@
  * Never throws: odd HTML gives less Markdown, not an error.
  */
 import { Readability } from '@mozilla/readability';
-import { HTMLElement as LinkedomElement, parseHTML } from 'linkedom';
+import { parseHTML } from 'linkedom';
 import { htmlToMarkdown } from './markdown.js';
 
 export interface ExtractedHtml {
@@ -41,7 +41,6 @@ const NOISE_ROLES = new Set(['navigation', 'search', 'dialog', 'alertdialog', 'c
 /** class or id tokens of navigation bars, breadcrumbs, skip links and cookie or consent banners. */
 const NOISE_NAME = /^(?:nav(?:bar|header|footer|igation|[-_].*)?|breadcrumbs?|skip[-_]?(?:link|to[-_]?content)|.*cookie.*|.*consent.*|gdpr.*|onetrust.*|cc[-_](?:banner|window))$/i;
 
-const LANGUAGE_CLASS = /(?:^|\s)((?:language|lang)-[\w+#-]+)/;
 
 export function extractHtml(html: string, url: string): ExtractedHtml {
   try {
@@ -120,24 +119,15 @@ function readable(document: Doc): { title: string | undefined; content: El } | u
   return { title: article.title?.replace(/\s+/g, ' ').trim() || undefined, content: article.content };
 }
 
-const ROWS_PER_GROUP = 32;
-
-/** Readability turns some layout tables into <div>s and leaves their cells behind; those cells are unwrapped. */
-const TABLE_PARTS = new Set(['thead', 'tbody', 'tfoot', 'tr', 'th', 'td']);
-
 /**
  * One pass over `root`: drops what is never content (with `chrome`, page headers too: the root is
- * the whole body), points links where they pointed on the page, makes code blocks plain, and
- * unwraps table cells that lost their table.
+ * the whole body) and points links where they pointed on the page.
  */
 function prepare(root: El, base: URL | undefined, chrome: boolean): El {
   for (const element of Array.from(root.querySelectorAll('*'))) {
     const name = element.localName;
     if (isNoise(element, chrome)) element.remove();
     else if (name === 'a') absolutize(element, base);
-    else if (name === 'pre') flattenCodeBlock(element);
-    else if (name === 'table') splitRowGroups(element);
-    else if (TABLE_PARTS.has(name) && !element.closest('table')) element.replaceWith(...Array.from(element.childNodes));
   }
   return root;
 }
@@ -167,56 +157,16 @@ function absolutize(link: El, base: URL | undefined): void {
   }
 }
 
-/**
- * Makes a <pre> one <code> holding the block's whole text, its language class kept: markup inside
- * code blocks (<em><code>placeholder</code></em> in synopses, highlighter spans) is presentation,
- * and a <code> that is only part of the block must not stand for all of it.
- */
-function flattenCodeBlock(pre: El): void {
-  const code = pre.ownerDocument.createElement('code');
-  const classes = `${pre.getAttribute('class') ?? ''} ${pre.querySelector('code')?.getAttribute('class') ?? ''}`;
-  const language = LANGUAGE_CLASS.exec(classes)?.[1];
-  if (language) code.setAttribute('class', language);
-  // The HTML parser drops a newline right after <pre>; linkedom keeps it.
-  code.textContent = (pre.textContent ?? '').replace(/^\r?\n/, '');
-  pre.replaceChildren(code);
-}
-
-/**
- * Regroups the body rows of a long table into <tbody>s of a few dozen rows. The GFM plugin walks a
- * table's children by index, and linkedom builds `childNodes` afresh on every access, so a
- * thousand rows in one element cost a million steps; in groups they cost a few thousand.
- */
-function splitRowGroups(table: El): void {
-  const parts = Array.from(table.children).filter((child) => child.localName === 'tbody' || child.localName === 'tr');
-  const rows = parts.flatMap((part) => (part.localName === 'tr' ? [part] : Array.from(part.children).filter((row) => row.localName === 'tr')));
-  const [first] = parts;
-  if (rows.length <= ROWS_PER_GROUP || !first) return;
-  const document = table.ownerDocument;
-  const marker = document.createComment('');
-  first.before(marker);
-  for (let start = 0; start < rows.length; start += ROWS_PER_GROUP) {
-    const group = document.createElement('tbody');
-    group.append(...rows.slice(start, start + ROWS_PER_GROUP));
-    marker.before(group);
-  }
-  marker.remove();
-  for (const part of parts) if (part.localName === 'tbody') part.remove();
-}
-
 function textLength(element: El): number {
   return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
 }
 
-/** Markdown of a linkedom element. Should turndown trip over the DOM, the serialized HTML takes its place. */
+/** Markdown of a linkedom element; should turndown trip over the DOM, its plain text. */
 function toMarkdown(element: El): string {
-  rowsDuringConversion = new WeakMap();
   try {
-    return htmlToMarkdown(element as unknown as HTMLElement);
+    return htmlToMarkdown(element);
   } catch {
-    return htmlToMarkdown(element.innerHTML);
-  } finally {
-    rowsDuringConversion = undefined;
+    return plainText(element.innerHTML);
   }
 }
 
@@ -229,44 +179,3 @@ function plainText(html: string): string {
     .replace(/\s*\n\s*/g, '\n')
     .trim();
 }
-
-/**
- * linkedom parses <table> as a plain HTMLElement without `rows`, which the GFM plugin reads to
- * convert tables (and to decide they are tables at all). This adds the standard property for
- * tables (thead rows, then body rows, then tfoot rows); other elements keep it undefined. The
- * plugin reads `table.rows` once per row and column, so during a conversion, which does not
- * move rows, each table's list is computed once.
- */
-let rowsDuringConversion: WeakMap<El, El[]> | undefined;
-
-function tableRows(table: El): El[] {
-  const head: El[] = [];
-  const body: El[] = [];
-  const foot: El[] = [];
-  for (const child of Array.from(table.children)) {
-    const name = child.localName;
-    if (name === 'tr') body.push(child);
-    else if (name === 'thead' || name === 'tbody' || name === 'tfoot') {
-      const rows = Array.from(child.children).filter((row) => row.localName === 'tr');
-      (name === 'thead' ? head : name === 'tfoot' ? foot : body).push(...rows);
-    }
-  }
-  return [...head, ...body, ...foot];
-}
-
-function addTableRows(): void {
-  if ('rows' in LinkedomElement.prototype) return;
-  Object.defineProperty(LinkedomElement.prototype, 'rows', {
-    configurable: true,
-    get(this: El): El[] | undefined {
-      if (this.localName !== 'table') return undefined;
-      const cached = rowsDuringConversion?.get(this);
-      if (cached) return cached;
-      const rows = tableRows(this);
-      rowsDuringConversion?.set(this, rows);
-      return rows;
-    },
-  });
-}
-
-addTableRows();
