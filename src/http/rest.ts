@@ -12,6 +12,7 @@ import {
   CreateDataSourcesRequest,
   ListDataSourcesQuery,
   ListSessionsRequest,
+  ReindexRequest,
   SemanticSearchRequest,
 } from '../core/schemas.js';
 import type { Answer } from '../core/schemas.js';
@@ -125,6 +126,13 @@ export function createRestApi(options: RestApiOptions): RestHandler {
           results: page.results,
         });
       },
+    },
+    {
+      method: 'POST',
+      path: '/:guru_slug/data-sources/reindex',
+      operation: 'reindex_sources',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, body }) => ok(await assistant.reindexDataSources(guru, parseRequest(ReindexRequest, body, 'reindex_sources'))),
     },
     {
       method: 'POST',
