@@ -8,6 +8,7 @@
 import type { Backend } from './core/assistant.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import type { EmbeddingsSettings } from './providers/embeddings.js';
 import type { RateDecision, RateLimiter } from './state/rate-limiter.js';
 
 export interface OpenedBackend extends Backend {
@@ -17,7 +18,15 @@ export interface OpenedBackend extends Backend {
 export async function openBackend(config: Config, logger: Logger): Promise<OpenedBackend> {
   if (config.backend === 'remote') return openRemote(config, logger);
   const { LocalEngine } = await import('./engine/local-engine.js');
-  const engine = LocalEngine.open({ dataDir: config.dataDir, logger, allowPrivateNetwork: config.allowPrivateNetwork });
+  const embeddings = embeddingsOf(config);
+  if (embeddings) logger.info('embeddings provider', { url: withoutCredentials(embeddings.baseUrl), model: embeddings.model });
+  const engine = LocalEngine.open({
+    dataDir: config.dataDir,
+    logger,
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    ...(embeddings === undefined ? {} : { embeddings }),
+    ...(config.youtubeUrl === undefined ? {} : { youtubeBaseUrl: config.youtubeUrl }),
+  });
   return {
     kind: 'local',
     assistant: engine,
@@ -27,14 +36,29 @@ export async function openBackend(config: Config, logger: Logger): Promise<Opene
   };
 }
 
+/** The embeddings endpoint of the settings; the Config schema insists on a model whenever a URL is set. */
+function embeddingsOf(config: Config): EmbeddingsSettings | undefined {
+  if (config.embeddingsUrl === undefined || config.embeddingsModel === undefined) return undefined;
+  return {
+    baseUrl: config.embeddingsUrl,
+    model: config.embeddingsModel,
+    ...(config.embeddingsApiKey === undefined ? {} : { apiKey: config.embeddingsApiKey }),
+  };
+}
+
+/** A URL fit for logs: without any user:password@ it may carry. */
+function withoutCredentials(url: string): string {
+  const { origin, pathname } = new URL(url);
+  return `${origin}${pathname}`;
+}
+
 /** The service's REST API at `apiUrl`. It has no guru administration, so the backend has no `admin`. */
 async function openRemote(config: Config, logger: Logger): Promise<OpenedBackend> {
   // The Config schema already insists on a key; this keeps a hand-built Config honest too.
   if (config.apiKey === undefined) throw new Error('GURU_API_KEY is required when the backend is remote');
   const { RemoteAssistant } = await import('./remote/remote-assistant.js');
   const assistant = new RemoteAssistant({ baseUrl: config.apiUrl, apiKey: config.apiKey, logger });
-  const { origin, pathname } = new URL(config.apiUrl); // without any user:password@ of the URL
-  logger.info('remote backend', { url: `${origin}${pathname}` });
+  logger.info('remote backend', { url: withoutCredentials(config.apiUrl) });
   return {
     kind: 'remote',
     assistant,

@@ -15,9 +15,11 @@ const Flag = z.union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no
 /** The hosted Gurubase API; a self-hosted Gurubase is http://localhost:8029/api/v1, another `guru-mcp serve` http://HOST:PORT/api/v1. */
 export const DEFAULT_API_URL = 'https://api.gurubase.io/api/v1';
 
-const ApiUrl = z
-  .url({ protocol: /^https?$/, message: `must be an http:// or https:// URL ending in the API version, e.g. ${DEFAULT_API_URL}` })
-  .transform((url) => url.replace(/\/+$/, ''));
+/** An http(s) base URL, kept without trailing slashes. */
+const BaseUrl = (message: string) =>
+  z.url({ protocol: /^https?$/, message }).transform((url) => url.replace(/\/+$/, ''));
+
+const ApiUrl = BaseUrl(`must be an http:// or https:// URL ending in the API version, e.g. ${DEFAULT_API_URL}`);
 
 export const Config = z
   .object({
@@ -40,8 +42,30 @@ export const Config = z
     apiUrl: ApiUrl.default(DEFAULT_API_URL),
     /** The remote backend's `x-api-key`. Never a command-line flag: flags show in process lists. */
     apiKey: z.string().trim().min(1).optional(),
+    /** An OpenAI-compatible API root (`POST {url}/embeddings`); with it, search is hybrid. */
+    embeddingsUrl: BaseUrl('must be an http:// or https:// API root, e.g. https://api.openai.com/v1 or http://localhost:11434/v1').optional(),
+    /** The embedding model's name at `embeddingsUrl`. */
+    embeddingsModel: z.string().trim().min(1).optional(),
+    /** Sent as a bearer token to `embeddingsUrl`. Never a command-line flag, never logged. */
+    embeddingsApiKey: z.string().trim().min(1).optional(),
+    /** Where YouTube requests go instead of https://www.youtube.com: a proxy, or a test stand-in. */
+    youtubeUrl: BaseUrl('must be an http:// or https:// URL standing in for https://www.youtube.com').optional(),
   })
   .superRefine((config, context) => {
+    if (config.embeddingsUrl !== undefined && config.embeddingsModel === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['embeddingsModel'],
+        message: 'required when GURU_EMBEDDINGS_URL is set: the embedding model to use there, e.g. text-embedding-3-small or nomic-embed-text',
+      });
+    }
+    if (config.embeddingsUrl === undefined && config.embeddingsModel !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['embeddingsUrl'],
+        message: 'required when GURU_EMBEDDINGS_MODEL is set: the OpenAI-compatible API root serving it, e.g. https://api.openai.com/v1',
+      });
+    }
     if (config.backend === 'remote' && config.apiKey === undefined) {
       context.addIssue({
         code: 'custom',
@@ -66,6 +90,10 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   backend: 'GURU_BACKEND',
   apiUrl: 'GURU_API_URL',
   apiKey: 'GURU_API_KEY',
+  embeddingsUrl: 'GURU_EMBEDDINGS_URL',
+  embeddingsModel: 'GURU_EMBEDDINGS_MODEL',
+  embeddingsApiKey: 'GURU_EMBEDDINGS_API_KEY',
+  youtubeUrl: 'GURU_YOUTUBE_URL',
 };
 
 /** The per-user data directory of this platform. */

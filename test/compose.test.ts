@@ -1,10 +1,14 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openRateLimiter } from '../src/compose.js';
+import { openBackend, openRateLimiter } from '../src/compose.js';
 import { Config } from '../src/config.js';
-import { silentLogger } from '../src/log.js';
+import { waitForSources } from '../src/core/wait-for-sources.js';
+import { createLogger, silentLogger } from '../src/log.js';
+import { startEmbeddingsStandIn } from './stand-ins/embeddings.js';
+import { startYouTubeStandIn } from './stand-ins/youtube.js';
 
 describe('openRateLimiter', () => {
   let dataDir: string;
@@ -33,5 +37,80 @@ describe('openRateLimiter', () => {
     for (let i = 0; i < 50; i++) expect(await limiter.consume({ guru: 'docs', apiKey: 'k' })).toEqual({ allowed: true });
     await limiter.close();
     expect(existsSync(join(dataDir, 'state.sqlite'))).toBe(false);
+  });
+});
+
+describe('openBackend', () => {
+  let dataDir: string;
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'guru-compose-backend-'));
+  });
+
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('hands the embeddings endpoint, model and key to the engine, logging neither the key nor URL credentials', async () => {
+    const provider = await startEmbeddingsStandIn();
+    const lines: string[] = [];
+    const apiUrl = new URL(provider.baseUrl);
+    apiUrl.username = 'proxy-user';
+    apiUrl.password = 'proxy-pass';
+    const config = Config.parse({ dataDir, embeddingsUrl: apiUrl.href, embeddingsModel: 'concepts-v1', embeddingsApiKey: 'sk-compose-secret' });
+    const backend = await openBackend(config, createLogger('debug', (line) => lines.push(line)));
+    try {
+      await backend.admin!.createGuru({ slug: 'shop' });
+      const created = await backend.assistant.createDataSources('shop', {
+        text_sources: [
+          { name: 'Workshop', content: 'Our workshop does automobile servicing on weekdays.' },
+          { name: 'Bakery', content: 'The bakery sells sourdough loaf every morning.' },
+        ],
+      });
+      await waitForSources(backend.assistant, 'shop', created.map((item) => item.id));
+      // Vectors are written after the text is indexed; search until they take part.
+      let result = await backend.assistant.semanticSearch('shop', { question: 'car repair' });
+      while (result.sources[0]?.title !== 'Workshop') {
+        await sleep(20);
+        result = await backend.assistant.semanticSearch('shop', { question: 'car repair' });
+      }
+      expect(result.search_mode).toBe('hybrid');
+      expect(provider.embedded.get('concepts-v1')).toContain('car repair');
+      expect(provider.server.requests[0]?.headers.authorization).toBe('Bearer sk-compose-secret');
+    } finally {
+      await backend.close();
+      await provider.close();
+    }
+    const log = lines.join('');
+    expect(log).toContain(`embeddings provider url="${provider.baseUrl}" model="concepts-v1"`);
+    expect(log).not.toContain('sk-compose-secret');
+    expect(log).not.toContain('proxy-pass');
+  });
+
+  it('searches lexically without an embeddings endpoint', async () => {
+    const backend = await openBackend(Config.parse({ dataDir }), silentLogger);
+    try {
+      await backend.admin!.createGuru({ slug: 'shop' });
+      const created = await backend.assistant.createDataSources('shop', { text_sources: [{ name: 'Bakery', content: 'The bakery sells sourdough.' }] });
+      await waitForSources(backend.assistant, 'shop', created.map((item) => item.id));
+      expect(await backend.assistant.semanticSearch('shop', { question: 'sourdough' })).toMatchObject({ search_mode: 'lexical', total_sources: 1 });
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('sends YouTube requests to the configured URL', async () => {
+    const youtube = await startYouTubeStandIn([
+      { id: 'dQw4w9WgXcQ', title: 'Calibrating the zorbix coil', captions: [{ start: 0, duration: 4, text: 'Turn the coil a quarter turn.' }] },
+    ]);
+    const backend = await openBackend(Config.parse({ dataDir, youtubeUrl: youtube.baseUrl, allowPrivateNetwork: true }), silentLogger);
+    try {
+      await backend.admin!.createGuru({ slug: 'videos' });
+      const created = await backend.assistant.createDataSources('videos', { youtube_urls: ['https://youtu.be/dQw4w9WgXcQ'] });
+      const [outcome] = await waitForSources(backend.assistant, 'videos', created.map((item) => item.id));
+      expect(outcome?.source).toMatchObject({ type: 'YOUTUBE', status: 'SUCCESS', title: 'Calibrating the zorbix coil' });
+      expect(youtube.server.requests.some((request) => request.path.startsWith('/watch?v=dQw4w9WgXcQ'))).toBe(true);
+    } finally {
+      await backend.close();
+      await youtube.close();
+    }
   });
 });

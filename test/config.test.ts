@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_API_URL, loadConfig } from '../src/config.js';
 
@@ -60,5 +63,60 @@ describe('MCP over HTTP', () => {
     expect(load({ GURU_MCP_REQUIRE_KEY: 'true' }).mcpRequireKey).toBe(true);
     expect(load({ GURU_MCP_REQUIRE_KEY: '0' }).mcpRequireKey).toBe(false);
     expect(() => load({ GURU_MCP_REQUIRE_KEY: 'maybe' })).toThrow(/mcpRequireKey \(GURU_MCP_REQUIRE_KEY\)/);
+  });
+});
+
+describe('embeddings and YouTube settings', () => {
+  it('are off by default', () => {
+    const config = load({});
+    expect(config.embeddingsUrl).toBeUndefined();
+    expect(config.embeddingsModel).toBeUndefined();
+    expect(config.embeddingsApiKey).toBeUndefined();
+    expect(config.youtubeUrl).toBeUndefined();
+  });
+
+  it('read the embeddings endpoint, model and key from the environment, without a trailing slash', () => {
+    const config = load({
+      GURU_EMBEDDINGS_URL: 'http://localhost:11434/v1/',
+      GURU_EMBEDDINGS_MODEL: 'nomic-embed-text',
+      GURU_EMBEDDINGS_API_KEY: 'sk-embed',
+      GURU_YOUTUBE_URL: 'http://127.0.0.1:9000/',
+    });
+    expect(config).toMatchObject({
+      embeddingsUrl: 'http://localhost:11434/v1',
+      embeddingsModel: 'nomic-embed-text',
+      embeddingsApiKey: 'sk-embed',
+      youtubeUrl: 'http://127.0.0.1:9000',
+    });
+  });
+
+  it('take the key from the config file too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guru-config-file-'));
+    try {
+      const file = join(dir, 'settings.json');
+      writeFileSync(file, JSON.stringify({ embeddingsUrl: 'https://api.openai.com/v1', embeddingsModel: 'text-embedding-3-small', embeddingsApiKey: 'sk-file' }));
+      const config = loadConfig({ env: { GURU_DATA_DIR: dir }, configFile: file });
+      expect(config).toMatchObject({ embeddingsUrl: 'https://api.openai.com/v1', embeddingsModel: 'text-embedding-3-small', embeddingsApiKey: 'sk-file' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('require a model with an embeddings URL, and a URL with a model, naming the variables', () => {
+    expect(() => load({ GURU_EMBEDDINGS_URL: 'https://api.openai.com/v1' })).toThrow(
+      /embeddingsModel \(GURU_EMBEDDINGS_MODEL\): required when GURU_EMBEDDINGS_URL is set/,
+    );
+    expect(() => load({ GURU_EMBEDDINGS_MODEL: 'nomic-embed-text' })).toThrow(/embeddingsUrl \(GURU_EMBEDDINGS_URL\): required when GURU_EMBEDDINGS_MODEL is set/);
+  });
+
+  it('refuse URLs that are not http(s), without repeating the key', () => {
+    try {
+      load({ GURU_EMBEDDINGS_URL: 'ftp://models.example/v1', GURU_EMBEDDINGS_MODEL: 'm', GURU_EMBEDDINGS_API_KEY: 'sk-secret' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toMatch(/embeddingsUrl \(GURU_EMBEDDINGS_URL\): must be an http:\/\/ or https:\/\/ API root/);
+      expect((error as Error).message).not.toContain('sk-secret');
+    }
+    expect(() => load({ GURU_YOUTUBE_URL: 'youtube' })).toThrow(/youtubeUrl \(GURU_YOUTUBE_URL\)/);
   });
 });
