@@ -19,7 +19,7 @@ import { Errors } from '../core/errors.js';
 // The HTTP server's body reader: a leaf module on node:http alone, so the MCP endpoint shares it without a cycle.
 import { BodyTooLargeError, MiB, parseJsonBody, readBody } from '../http/body.js';
 import { describeError, type Logger } from '../log.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, whenClosed } from './server.js';
 
 export interface McpHttpHandlerOptions {
   readonly backend: Backend;
@@ -173,13 +173,13 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         sessions.delete(id);
       },
     });
-    server.server.onclose = () => {
+    whenClosed(server, () => {
       const id = transport.sessionId;
       if (id !== undefined && sessions.get(id)?.server === server) {
         sessions.delete(id);
       }
       if (id !== undefined) logger.debug('mcp http session closed', { session: id });
-    };
+    });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
     // An initialize that failed leaves a transport without a session: nothing will reach it again.

@@ -35,16 +35,19 @@ export function renderAnswer(answer: Answer): string {
   return lines.join('\n');
 }
 
+const SEARCH_MODES = { hybrid: 'hybrid (words and meaning)', lexical: 'lexical (words only)' } as const;
+
 export function renderSearch(question: string, result: SemanticSearchResponse): string {
+  const mode = result.search_mode === undefined ? [] : [`Search mode: ${SEARCH_MODES[result.search_mode]}`];
   if (result.sources.length === 0) {
-    return `No sources matched "${question}". Try other words or fewer labels, or add knowledge with add_sources.`;
+    return [`No sources matched "${question}". Try other words or fewer labels, or add knowledge with add_sources.`, ...mode].join('\n');
   }
   const lines = result.sources.map((source, index) => {
     const where = source.link ? ` — ${source.link}` : ' (internal source)';
     const labels = source.labels.length > 0 ? ` [labels: ${source.labels.join(', ')}]` : '';
     return `${index + 1}. ${source.title}${where}${labels}`;
   });
-  return [`${result.total_sources} source(s) related to "${question}":`, ...lines].join('\n');
+  return [`${result.total_sources} source(s) related to "${question}":`, ...lines, ...mode].join('\n');
 }
 
 export function renderCreatedSources(guru: string, created: CreatedDataSource[]): string {

@@ -106,7 +106,7 @@ export function registerResources(server: McpServer, context: ResourceContext): 
     }),
     {
       title: 'Data sources of a guru',
-      description: `The newest ${RESOURCE_SOURCE_PAGE_SIZE} data sources of a guru with their processing status, as JSON; count is the total, and the list_sources tool pages through all of them.`,
+      description: `The newest ${RESOURCE_SOURCE_PAGE_SIZE} data sources of a guru with their processing status, as JSON; count is the total, and the list_sources tool pages through all of them. Subscribe to be notified (resources/updated) when the count or a status changes.`,
       mimeType: 'application/json',
     },
     async (uri, variables) =>

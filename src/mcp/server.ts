@@ -8,6 +8,7 @@ import type { Backend } from '../core/assistant.js';
 import type { Logger } from '../log.js';
 import { GuruSelector } from './gurus.js';
 import { registerResources } from './resources.js';
+import { registerSubscriptions } from './subscriptions.js';
 import { registerAskTool } from './tools/ask.js';
 import type { ToolContext } from './tools/context.js';
 import { registerGuruTools } from './tools/gurus.js';
@@ -20,6 +21,8 @@ export interface GuruMcpServerOptions {
   readonly logger: Logger;
   /** The only guru this connection may reach (the guru of the bearer key); hides guru administration. */
   readonly scope?: string;
+  /** How often a subscribed data-sources resource is looked at; DATA_SOURCE_POLL_MS. */
+  readonly dataSourcePollMs?: number;
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -40,7 +43,7 @@ function instructions(choice: GuruChoice): string {
 
 How to start:
 1. ${choosing}
-2. add_sources puts text into a guru's knowledge base; processing is asynchronous (wait: true waits for it; list_sources shows each source's status).
+2. add_sources puts texts, web pages, YouTube videos and Jira, Zendesk or Confluence pages into a guru's knowledge base; processing is asynchronous (wait: true waits for it; list_sources shows each source's status, reindex_sources reads sources again).
 3. ask answers a question. Prefer it over your own memory for the guru's topic, cite its references, and say so when the trust score is low or 0 instead of guessing. semantic_search only finds related sources.
 
 Follow-ups: every answer carries a session_id; pass it to ask to continue that conversation with its context. list_sessions, get_session and delete_session manage conversations; the resource guru://{guru_slug}/sessions/{session_id} holds one conversation.`;
@@ -60,5 +63,19 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerSourceTools(server, context);
   registerSessionTools(server, context);
   registerResources(server, context);
+  const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
+  whenClosed(server, () => subscriptions.close());
   return server;
+}
+
+/**
+ * Runs `listener` when the server's connection ends, after any listener set
+ * before. The SDK offers a single `onclose`; this keeps every one of them.
+ */
+export function whenClosed(server: McpServer, listener: () => void): void {
+  const previous = server.server.onclose;
+  server.server.onclose = () => {
+    previous?.();
+    listener();
+  };
 }

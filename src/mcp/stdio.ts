@@ -5,13 +5,13 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Backend } from '../core/assistant.js';
 import type { Logger } from '../log.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, whenClosed } from './server.js';
 
 export async function runStdioServer(backend: Backend, logger: Logger): Promise<void> {
   const server = createMcpServer({ backend, logger });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
-    server.server.onclose = () => resolve();
+    whenClosed(server, resolve);
   });
   transport.onerror = (error) => logger.warn('mcp stdio transport error', { error: error.message });
 

@@ -27,6 +27,7 @@ const ALL_TOOLS = [
   'list_gurus',
   'list_sessions',
   'list_sources',
+  'reindex_sources',
   'semantic_search',
 ];
 
@@ -93,7 +94,8 @@ describe('MCP server over a local engine', () => {
         for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
           expect(typeof hints[hint], `${tool.name}.${hint}`).toBe('boolean');
         }
-        expect(hints.openWorldHint, tool.name).toBe(false);
+        // Only the tools that fetch URL sources reach outside the server.
+        expect(hints.openWorldHint, tool.name).toBe(tool.name === 'add_sources' || tool.name === 'reindex_sources');
         if (tool.name !== 'list_gurus' && tool.name !== 'create_guru') {
           expect(Object.keys(tool.inputSchema.properties ?? {}), tool.name).toContain('guru_slug');
         }
@@ -102,15 +104,34 @@ describe('MCP server over a local engine', () => {
       for (const name of ['semantic_search', 'list_sources', 'list_sessions', 'get_session', 'list_gurus']) {
         expect(byName.get(name)!.readOnlyHint, name).toBe(true);
       }
-      for (const name of ['ask', 'add_sources', 'delete_session', 'create_guru']) {
+      for (const name of ['ask', 'add_sources', 'reindex_sources', 'delete_session', 'create_guru']) {
         expect(byName.get(name)!.readOnlyHint, name).toBe(false);
       }
       expect(byName.get('delete_session')!.destructiveHint).toBe(true);
       expect(byName.get('ask')!.destructiveHint).toBe(false);
+      expect(byName.get('reindex_sources')).toMatchObject({ destructiveHint: false, idempotentHint: true });
       const ask = tools.find((tool) => tool.name === 'ask')!;
       expect(Object.keys(ask.inputSchema.properties ?? {}).sort()).toEqual(['external_user_id', 'guru_slug', 'question', 'session_id']);
       const addSources = tools.find((tool) => tool.name === 'add_sources')!;
-      expect(Object.keys(addSources.inputSchema.properties ?? {}).sort()).toEqual(['guru_slug', 'labels', 'text_sources', 'wait']);
+      expect(Object.keys(addSources.inputSchema.properties ?? {}).sort()).toEqual([
+        'confluence_urls',
+        'guru_slug',
+        'jira_urls',
+        'labels',
+        'text_sources',
+        'wait',
+        'website_urls',
+        'youtube_urls',
+        'zendesk_urls',
+      ]);
+      expect(addSources.inputSchema.required ?? []).toEqual([]);
+      expect(addSources.description).toContain('guru-mcp integration set');
+      const properties = addSources.inputSchema.properties as Record<string, { description?: string }>;
+      for (const kind of ['jira', 'zendesk', 'confluence']) {
+        expect(properties[`${kind}_urls`]!.description, kind).toContain('guru-mcp integration set <guru>');
+      }
+      const reindex = tools.find((tool) => tool.name === 'reindex_sources')!;
+      expect(Object.keys(reindex.inputSchema.properties ?? {}).sort()).toEqual(['guru_slug', 'ids', 'wait']);
     });
 
     it('tells the model what the server is for', () => {
@@ -249,10 +270,14 @@ describe('MCP server over a local engine', () => {
       expect(data.sources[0]?.title).toBe('Config guide');
       expect(data.total_sources).toBe(data.sources.length);
       expect(text).toMatch(/^\d+ source\(s\) related to "wibble level settings":\n1\. Config guide \(internal source\)/);
+      // Without an embeddings provider the ranking is by words, and both renderings say so.
+      expect(data.search_mode).toBe('lexical');
+      expect(text).toMatch(/\nSearch mode: lexical \(words only\)$/);
 
       const none = await callOk(client, 'semantic_search', { question: 'wibble', labels: ['no-such-label'] }, SemanticSearchResponse);
       expect(none.data.sources).toEqual([]);
       expect(none.text).toContain('No sources matched');
+      expect(none.text).toContain('Search mode: lexical');
       expect(await callError(client, 'semantic_search', { question: '' })).toMatch(/Input validation error/);
     });
   });
@@ -322,7 +347,12 @@ describe('MCP server over a local engine', () => {
     it('refuses bad source input', async () => {
       expect(await callError(client, 'add_sources', { text_sources: [] })).toMatch(/Input validation error/);
       expect(await callError(client, 'add_sources', { text_sources: [{ name: 'x' }] })).toMatch(/Input validation error/);
-      expect(await callError(client, 'add_sources', { website_urls: ['https://example.com'] })).toMatch(/Input validation error/);
+      expect(await callError(client, 'add_sources', { website_urls: 'https://example.com' })).toMatch(/Input validation error/);
+      expect(await callError(client, 'add_sources', { website_urls: [] })).toMatch(/Input validation error/);
+      expect(await callError(client, 'add_sources', { labels: ['x'] })).toBe(
+        'Invalid request parameters\ngive at least one of text_sources, website_urls, youtube_urls, jira_urls, zendesk_urls, confluence_urls',
+      );
+      expect(await callError(client, 'add_sources', { website_urls: ['not a url'] })).toMatch(/^Invalid request parameters\nwebsite_urls: /);
     });
   });
 

@@ -10,6 +10,7 @@ import type { CallToolResult, ProgressNotification } from '@modelcontextprotocol
 import { openBackend } from '../../src/compose.js';
 import type { OpenedBackend } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
+import type { ConfigInput } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 
 export interface TestBackend {
@@ -18,7 +19,10 @@ export interface TestBackend {
   close(): Promise<void>;
 }
 
-export async function openTestBackend(options: { defaultGuru?: string } = {}): Promise<TestBackend> {
+/** Settings on top of a fresh data directory, e.g. `allowPrivateNetwork: true` for sources on loopback servers. */
+export type TestSettings = Omit<Partial<ConfigInput>, 'dataDir'>;
+
+export async function openTestBackend(options: TestSettings = {}): Promise<TestBackend> {
   const dir = mkdtempSync(join(tmpdir(), 'guru-mcp-test-'));
   const config = loadConfig({ env: {}, flags: { dataDir: dir, ...options } });
   const backend = await openBackend(config, silentLogger);

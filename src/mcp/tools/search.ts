@@ -19,6 +19,12 @@ const SearchParameters = z.object({
 });
 type SearchParameters = z.infer<typeof SearchParameters>;
 
+const SearchResult = SemanticSearchResponse.extend({
+  search_mode: SemanticSearchResponse.shape.search_mode.describe(
+    'hybrid: ranked by words and by meaning (an embeddings provider is configured and answering); lexical: by words only',
+  ),
+});
+
 export function registerSearchTool(server: McpServer, context: ToolContext): void {
   server.registerTool(
     'semantic_search',
@@ -28,9 +34,10 @@ export function registerSearchTool(server: McpServer, context: ToolContext): voi
         "Find the sources in the guru's knowledge base most related to a question, without writing an answer.",
         'Returns at most 10 sources, best first, each with title, link (null for internal sources such as text blocks) and labels.',
         'Use it to see which documents cover a topic or to point the user to pages; use ask to get an answer.',
+        'search_mode says how sources were ranked: hybrid (words and meaning, with an embeddings provider) or lexical (words only).',
       ].join(' '),
       inputSchema: SearchParameters,
-      outputSchema: SemanticSearchResponse,
+      outputSchema: SearchResult,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     guarded(context, 'semantic_search', 'semantic_search', async (args: SearchParameters) => {

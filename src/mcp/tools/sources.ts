@@ -1,9 +1,11 @@
-/** `add_sources` and `list_sources`: the guru's knowledge base. */
+/** `add_sources`, `reindex_sources` and `list_sources`: the guru's knowledge base. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CreatedDataSource, DataSource, Labels, MAX_SOURCE_PAGE_SIZE, TextSourceInput } from '../../core/schemas.js';
+import { Errors } from '../../core/errors.js';
+import { CreatedDataSource, DataSource, Labels, MAX_SOURCE_PAGE_SIZE, ReindexRequest, TextSourceInput } from '../../core/schemas.js';
+import type { CreateDataSourcesRequest } from '../../core/schemas.js';
 import { isSettled, waitForSources } from '../../core/wait-for-sources.js';
-import { ProgressReporter } from '../progress.js';
+import { ProgressReporter, type ToolExtra } from '../progress.js';
 import { renderCreatedSources, renderProcessing, renderSourcePage } from '../render.js';
 import { toolResult } from '../results.js';
 import { SourcePage, toSourcePage } from '../source-page.js';
@@ -14,33 +16,77 @@ export const DEFAULT_SOURCE_PAGE_SIZE = 50;
 /** How long add_sources with wait: true waits before answering with what is still pending. */
 const WAIT_LIMIT_MS = 5 * 60_000;
 
+const UrlList = (description: string) => z.array(z.string().min(1).max(4096)).min(1).optional().describe(description);
+
+const needsIntegration = (kind: string) =>
+  `Needs the guru's ${kind} integration (set by its administrator with \`guru-mcp integration set <guru> ${kind.toLowerCase()} --url <site>\`); without it the call is refused, naming it.`;
+
+/** The lists of URL sources, by request field: what each takes. */
+const URL_SOURCES = {
+  website_urls: UrlList(
+    'Web pages to add, one source per URL (http:// or https://). The main content is read (menus and footers left out) and kept as Markdown with its title and headings.',
+  ),
+  youtube_urls: UrlList(
+    'YouTube videos to add by their title and transcript: watch, youtu.be, shorts, embed or live URLs. A video without a transcript fails with the reason.',
+  ),
+  jira_urls: UrlList(`Jira issues with their comments, e.g. https://example.atlassian.net/browse/KEY-123. ${needsIntegration('Jira')}`),
+  zendesk_urls: UrlList(
+    `Zendesk tickets with their comments (https://example.zendesk.com/agent/tickets/123) and Help Center articles (https://example.zendesk.com/hc/en-us/articles/456-title). ${needsIntegration('Zendesk')}`,
+  ),
+  confluence_urls: UrlList(
+    `Confluence pages, e.g. https://example.atlassian.net/wiki/spaces/KEY/pages/123456/Title, …/pages/viewpage.action?pageId=123456 or …/display/KEY/Title. ${needsIntegration('Confluence')}`,
+  ),
+};
+const URL_FIELDS = Object.keys(URL_SOURCES) as (keyof typeof URL_SOURCES)[];
+
 const AddSourcesParameters = z.object({
   text_sources: z
     .array(TextSourceInput)
     .min(1)
+    .optional()
     .describe(
       'Texts to add: [{name, content}]. name is the title the answers cite; content is plain text or Markdown (headings help the guru cite sections). A name that already exists replaces that source\'s content.',
     ),
+  ...URL_SOURCES,
   labels: Labels.optional().describe('Labels attached to every source of this call, e.g. ["release-notes"]; semantic_search can filter on them.'),
   wait: z
     .boolean()
     .default(false)
-    .describe('Wait until the sources are processed (SUCCESS or FAIL) before returning, sending progress notifications meanwhile. At most 5 minutes.'),
+    .describe(
+      'Wait until the sources are processed (SUCCESS or FAIL) before returning, sending progress notifications meanwhile. At most 5 minutes; web pages and videos take longer than texts.',
+    ),
   guru_slug: guruSlugParameter,
 });
 type AddSourcesParameters = z.infer<typeof AddSourcesParameters>;
 
+const Processing = z
+  .object({
+    finished: z.array(DataSource).describe('Sources that reached SUCCESS or FAIL'),
+    pending: z.array(z.number().int()).describe('Ids still processing when the wait ended'),
+  })
+  .optional()
+  .describe('Only with wait: true');
+
 const AddSourcesResult = z.object({
   results: z
     .array(CreatedDataSource)
-    .describe('One result per submitted item, in order: id, type, title, status (success or exists); the content is not echoed'),
-  processing: z
-    .object({
-      finished: z.array(DataSource).describe('Sources that reached SUCCESS or FAIL'),
-      pending: z.array(z.number().int()).describe('Ids still processing when the wait ended'),
-    })
-    .optional()
-    .describe('Only with wait: true'),
+    .describe('One result per submitted item: id, type, url (URL sources), title, status (success, or exists for a URL already added); texts are not echoed'),
+  processing: Processing,
+});
+
+const ReindexParameters = z.object({
+  ids: ReindexRequest.shape.ids.describe('Ids of the sources to read again (see list_sources).'),
+  wait: z
+    .boolean()
+    .default(false)
+    .describe('Wait until the sources are processed again (SUCCESS or FAIL), sending progress notifications meanwhile. At most 5 minutes.'),
+  guru_slug: guruSlugParameter,
+});
+type ReindexParameters = z.infer<typeof ReindexParameters>;
+
+const ReindexResult = z.object({
+  msg: z.string().describe('What the service accepted, e.g. "Reindexing 2 data sources"'),
+  processing: Processing,
 });
 
 const ListSourcesParameters = z.object({
@@ -60,24 +106,25 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
   server.registerTool(
     'add_sources',
     {
-      title: 'Add text to the knowledge base',
+      title: 'Add sources to the knowledge base',
       description: [
-        "Add texts to the guru's knowledge base so that ask and semantic_search can use them.",
-        'Each item returns at once with its id and status: success (accepted) or exists (already in the knowledge base).',
+        "Add texts, web pages, YouTube videos, Jira issues, Zendesk tickets and articles, and Confluence pages to the guru's knowledge base so that ask and semantic_search can use them.",
+        'Give any of text_sources, website_urls, youtube_urls, jira_urls, zendesk_urls, confluence_urls in one call.',
+        'Each item returns at once with its id and status: success (accepted) or exists (that URL is already in the knowledge base).',
         'Processing is asynchronous: a source is usable once list_sources shows it as SUCCESS (FAIL carries the error).',
         'Pass wait: true to return only when processing has ended.',
-        'Sending an existing name replaces that source\'s content.',
+        "Sending an existing text name replaces that source's content.",
+        'URL sources are fetched from the web or from Jira, Zendesk and Confluence; Jira, Zendesk and Confluence need the guru\'s integration for that service (`guru-mcp integration set`).',
       ].join(' '),
       inputSchema: AddSourcesParameters,
       outputSchema: AddSourcesResult,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      // Annotations cannot depend on the arguments: URL sources reach outside, so the tool says it may.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },
     guarded(context, 'add_sources', 'create_sources', async (args: AddSourcesParameters, extra) => {
+      const request = createRequestOf(args);
       const guru = await context.gurus.select('create_sources', args.guru_slug);
-      const submitted = await context.assistant.createDataSources(guru, {
-        text_sources: args.text_sources,
-        ...(args.labels === undefined ? {} : { labels: args.labels }),
-      });
+      const submitted = await context.assistant.createDataSources(guru, request);
       // The spec echoes each text's content back; the model has just sent it, so it is left out here.
       const created = submitted.map(({ content: _content, ...item }) => item);
       const text = renderCreatedSources(guru, created);
@@ -87,18 +134,33 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
           `${text}\nProcessing runs in the background: call list_sources to see when they reach SUCCESS or FAIL.`,
         );
       }
-      const progress = new ProgressReporter(extra, context.logger);
-      const outcomes = await waitForSources(
-        context.assistant,
-        guru,
-        created.map((item) => item.id),
-        { signal: extra.signal, onProgress: heartbeat(progress), timeLimitMs: WAIT_LIMIT_MS },
-      );
-      await progress.flush();
-      const finished = outcomes.flatMap(({ source }) => (source !== undefined && source.status !== 'NOT_PROCESSED' ? [source] : []));
-      const pending = outcomes.filter((outcome) => !isSettled(outcome)).map((outcome) => outcome.id);
-      const processing = { finished, pending };
-      return toolResult({ results: created, processing }, `${text}\n${renderProcessing(finished, pending)}`);
+      const processing = await waitWithProgress(context, guru, created.map((item) => item.id), extra);
+      return toolResult({ results: created, processing }, `${text}\n${renderProcessing(processing.finished, processing.pending)}`);
+    }),
+  );
+
+  server.registerTool(
+    'reindex_sources',
+    {
+      title: 'Read data sources again',
+      description: [
+        'Process data sources again by id (see list_sources): web pages, videos, Jira, Zendesk and Confluence items are fetched anew; texts and documents are indexed again from their stored text.',
+        'Each source goes back to NOT_PROCESSED, then SUCCESS or FAIL; its reindex_count grows and last_reindex_date is set.',
+        'Pass wait: true to return only when processing has ended, with progress notifications meanwhile.',
+        'An id that is not a source of this guru refuses the whole call.',
+      ].join(' '),
+      inputSchema: ReindexParameters,
+      outputSchema: ReindexResult,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    guarded(context, 'reindex_sources', 'reindex_sources', async (args: ReindexParameters, extra) => {
+      const guru = await context.gurus.select('reindex_sources', args.guru_slug);
+      const { msg } = await context.assistant.reindexDataSources(guru, { ids: args.ids });
+      if (!args.wait) {
+        return toolResult({ msg }, `${msg}.\nProcessing runs in the background: call list_sources to see when they reach SUCCESS or FAIL.`);
+      }
+      const processing = await waitWithProgress(context, guru, args.ids, extra);
+      return toolResult({ msg, processing }, `${msg}.\n${renderProcessing(processing.finished, processing.pending)}`);
     }),
   );
 
@@ -120,6 +182,38 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
       return toolResult(page, renderSourcePage(page));
     }),
   );
+}
+
+/** The create request of a call; a call without any source is refused here, naming what it takes. */
+function createRequestOf(args: AddSourcesParameters): CreateDataSourcesRequest {
+  const lists = Object.fromEntries(URL_FIELDS.flatMap((field) => (args[field] === undefined ? [] : [[field, args[field]]])));
+  if (args.text_sources === undefined && Object.keys(lists).length === 0) {
+    throw Errors.invalidRequest('create_sources', `give at least one of text_sources, ${URL_FIELDS.join(', ')}`);
+  }
+  return {
+    ...lists,
+    ...(args.text_sources === undefined ? {} : { text_sources: args.text_sources }),
+    ...(args.labels === undefined ? {} : { labels: args.labels }),
+  };
+}
+
+/** Waits for the sources to settle, or WAIT_LIMIT_MS, reporting progress to a caller that asked for it. */
+async function waitWithProgress(
+  context: ToolContext,
+  guru: string,
+  ids: readonly number[],
+  extra: ToolExtra,
+): Promise<{ finished: DataSource[]; pending: number[] }> {
+  const progress = new ProgressReporter(extra, context.logger);
+  const outcomes = await waitForSources(context.assistant, guru, ids, {
+    signal: extra.signal,
+    onProgress: heartbeat(progress),
+    timeLimitMs: WAIT_LIMIT_MS,
+  });
+  await progress.flush();
+  const finished = outcomes.flatMap(({ source }) => (source !== undefined && source.status !== 'NOT_PROCESSED' ? [source] : []));
+  const pending = outcomes.filter((outcome) => !isSettled(outcome)).map((outcome) => outcome.id);
+  return { finished, pending };
 }
 
 /**
