@@ -81,6 +81,8 @@ export interface FetchFailureDetails {
   /** Defaults by kind: network and timeout yes, http_status for 429 and 5xx, the rest no. */
   readonly retryable?: boolean;
   readonly retryAfterMs?: number;
+  /** http_status: the start of the response body. */
+  readonly body?: string;
   readonly cause?: unknown;
 }
 
@@ -90,6 +92,11 @@ export class FetchFailure extends Error {
   readonly url: string;
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
+  /**
+   * http_status only: the start of the response body (at most 16 KiB, as UTF-8 text), for APIs
+   * that explain a refusal there (e.g. Google's `{"error": {"errors": [{"reason": …}]}}`).
+   */
+  readonly body?: string;
 
   constructor(kind: FetchFailureKind, url: string, message: string, details: FetchFailureDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -98,6 +105,7 @@ export class FetchFailure extends Error {
     this.url = url;
     if (details.status !== undefined) this.status = details.status;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    if (details.body !== undefined) this.body = details.body;
     this.retryable = details.retryable ?? defaultRetryable(kind, details.status);
   }
 }
@@ -116,6 +124,9 @@ const DEFAULTS = {
   maxBytes: 10 * 1024 * 1024,
   maxRedirects: 5,
 } as const;
+
+/** How much of a refused response's body a FetchFailure keeps. */
+const REFUSAL_BODY_BYTES = 16 * 1024;
 
 /** Like browsers: enough for a crawl's parallelism, few enough not to hammer one site. */
 const CONNECTIONS_PER_ORIGIN = 6;
@@ -178,8 +189,8 @@ export class HttpFetcher {
         continue;
       }
       if (statusCode < 200 || statusCode > 299) {
-        await discard(response);
-        throw statusFailure(url, statusCode, response.headers);
+        const body = await refusalBody(url, response);
+        throw statusFailure(url, statusCode, response.headers, body);
       }
       const headersOfResponse = flatten(response.headers);
       const mimeType = mimeTypeOf(headersOfResponse);
@@ -329,7 +340,7 @@ class Fetched implements FetchedResponse {
   }
 }
 
-function statusFailure(url: URL, status: number, headers: ResponseData['headers']): FetchFailure {
+function statusFailure(url: URL, status: number, headers: ResponseData['headers'], body: string | undefined): FetchFailure {
   const answered = `${display(url)} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd();
   const retryAfterMs = status === 429 || status === 503 ? retryAfter(headerValue(headers, 'retry-after')) : undefined;
   let advice: string;
@@ -340,6 +351,7 @@ function statusFailure(url: URL, status: number, headers: ResponseData['headers'
   return new FetchFailure('http_status', url.href, `${answered}${advice}`, {
     status,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(body === undefined ? {} : { body }),
   });
 }
 
@@ -419,6 +431,30 @@ function decoded(url: URL, response: ResponseData): Readable {
 function abandon(stream: Readable): void {
   stream.on('error', () => {});
   stream.destroy();
+}
+
+/** The start of a refused response's body, decoded; the rest is dropped (closing the connection if there is more). */
+async function refusalBody(url: URL, response: ResponseData): Promise<string | undefined> {
+  let source: Readable = response.body;
+  try {
+    source = decoded(url, response);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of source) {
+      const piece = chunk as Buffer;
+      chunks.push(piece);
+      size += piece.length;
+      if (size >= REFUSAL_BODY_BYTES) break;
+    }
+    const text = Buffer.concat(chunks, size).subarray(0, REFUSAL_BODY_BYTES).toString('utf8');
+    return text === '' ? undefined : text;
+  } catch {
+    // A body that cannot be read adds nothing to the status; the failure says what matters.
+    return undefined;
+  } finally {
+    abandon(source);
+    abandon(response.body);
+  }
 }
 
 /** Reads and drops an unwanted body so the connection can be reused (or closes it if the body is large). */

@@ -225,6 +225,18 @@ describe('HttpFetcher: statuses', () => {
     expect(failure.message).toBe(`${site.url('/missing')} answered 404 Not Found`);
   });
 
+  it("keeps the start of a refused response's body, decoded, for APIs that explain refusals there", async () => {
+    const explanation = JSON.stringify({ error: { code: 403, message: 'quota', errors: [{ reason: 'quotaExceeded' }] } });
+    const site = await serve({
+      '/plain': respond(explanation, { 'content-type': 'application/json' }, 403),
+      '/gzip': respond(gzipSync(explanation), { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 403),
+      '/long': respond('x'.repeat(100_000), {}, 500),
+    });
+    expect((await failureOf(fetcher().get(site.url('/plain')))).body).toBe(explanation);
+    expect((await failureOf(fetcher().get(site.url('/gzip')))).body).toBe(explanation);
+    expect((await failureOf(fetcher().get(site.url('/long')))).body).toBe('x'.repeat(16 * 1024));
+  });
+
   it('fails a 500 as retryable', async () => {
     const site = await serve({ '/': respond('oops', {}, 500) });
     const failure = await failureOf(fetcher().get(site.url('/')));
