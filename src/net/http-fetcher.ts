@@ -47,6 +47,11 @@ export interface FetchOptions {
    * 'unsupported_content' before its body is read.
    */
   readonly mimeTypes?: readonly string[];
+  /**
+   * Asked before each redirect is followed (after the address checks); false stops there and get()
+   * fails with 'redirect_refused' without requesting the target. The crawler keeps to its prefix so.
+   */
+  readonly followRedirect?: (to: URL, from: URL) => boolean;
 }
 
 export interface FetchedResponse {
@@ -72,6 +77,7 @@ export type FetchFailureKind =
   | 'timeout'
   | 'too_large'
   | 'too_many_redirects'
+  | 'redirect_refused'
   | 'http_status'
   | 'unsupported_content'
   | 'bad_response';
@@ -184,6 +190,9 @@ export class HttpFetcher {
           );
         }
         const next = this.#checkedUrl(location, url);
+        if (options.followRedirect && !options.followRedirect(next, url)) {
+          throw new FetchFailure('redirect_refused', url.href, `${display(url)} redirects to ${display(next)}, which was not followed`, { status: statusCode });
+        }
         if (next.origin !== url.origin) headers = withoutCredentials(headers);
         url = next;
         continue;
