@@ -170,4 +170,36 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'crawls',
+    sql: `
+      -- Website crawls. The process running one holds a lease, so that a crawl left RUNNING by a
+      -- process that died is told apart from one still under way in another process.
+      CREATE TABLE crawls (
+        id INTEGER PRIMARY KEY,
+        guru_id INTEGER NOT NULL REFERENCES gurus(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        ignore_query_params INTEGER NOT NULL,
+        link_limit INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('RUNNING', 'COMPLETED', 'STOPPED', 'FAILED')),
+        error_message TEXT,
+        start_time TEXT NOT NULL,
+        end_time TEXT,
+        lease_owner TEXT,
+        lease_expires_at INTEGER,
+        CHECK ((status = 'RUNNING') = (end_time IS NULL))
+      );
+      -- At most one running crawl per guru, whichever process starts it.
+      CREATE UNIQUE INDEX crawls_one_running ON crawls(guru_id) WHERE status = 'RUNNING';
+
+      -- Pages a crawl found, in the order it found them.
+      CREATE TABLE crawl_urls (
+        crawl_id INTEGER NOT NULL REFERENCES crawls(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        PRIMARY KEY (crawl_id, position)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
