@@ -1,4 +1,5 @@
 /** Typed reads of parsed option values. */
+import { UsageError } from './failures.js';
 import type { OptionValues } from './spec.js';
 
 export function stringOption(values: OptionValues, name: string): string | undefined {
@@ -14,4 +15,15 @@ export function stringList(values: OptionValues, name: string): string[] {
 
 export function flag(values: OptionValues, name: string): boolean {
   return values[name] === true;
+}
+
+/** A whole-number option from 1 (up to `max`), or undefined when not given; anything else is a usage error. */
+export function positiveInteger(values: OptionValues, name: string, command: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const text = stringOption(values, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > max) {
+    throw new UsageError(`--${name} must be a whole number from 1${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}, not "${text}"`, command);
+  }
+  return value;
 }

@@ -47,9 +47,9 @@ describe('guru-mcp add', () => {
   it('adds files as text sources named after them and waits until they are processed', async () => {
     const result = await runCli(['add', 'docs', join(dir, 'keys.md'), join(dir, 'crawling.txt'), '--label', 'manual', ...data()]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^ID\s+STATUS\s+NAME/);
-    expect(result.stdout).toMatch(/^\d+\s+SUCCESS\s+keys\.md\s*$/m);
-    expect(result.stdout).toMatch(/^\d+\s+SUCCESS\s+crawling\.txt\s*$/m);
+    expect(result.stdout).toMatch(/^ID\s+TYPE\s+STATUS\s+NAME/);
+    expect(result.stdout).toMatch(/^\d+\s+Text\s+SUCCESS\s+keys\.md\s*$/m);
+    expect(result.stdout).toMatch(/^\d+\s+Text\s+SUCCESS\s+crawling\.txt\s*$/m);
     // stderr is no terminal here: progress comes as plain lines, ending at the total.
     expect(result.stderr).toMatch(/^Processing: 0\/2$/m);
     expect(result.stderr).toMatch(/^Processing: 2\/2$/m);
@@ -62,7 +62,7 @@ describe('guru-mcp add', () => {
     });
     expect(result.code).toBe(0);
     const rows = JSON.parse(result.stdout) as { id: number; name: string; status: string; error: string }[];
-    expect(rows).toEqual([{ id: expect.any(Number), name: 'Billing', status: 'SUCCESS', error: '' }]);
+    expect(rows).toEqual([{ id: expect.any(Number), type: 'Text', name: 'Billing', status: 'SUCCESS', error: '' }]);
   });
 
   it('--no-wait returns once the sources are accepted', async () => {
@@ -100,6 +100,8 @@ describe('guru-mcp search', () => {
     const text = await runCli(['search', 'docs', 'how', 'do', 'I', 'rotate', 'a', 'key', ...data()]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^1\. keys\.md$/m);
+    // Without an embeddings provider the search is by words, and says so.
+    expect(text.stdout).toMatch(/^\d+ sources? \(lexical search\):$/m);
     expect(text.stdout).toMatch(/labels: .*manual/);
 
     const json = await runCli(['search', 'docs', 'rotate key', '--json', ...data()]);

@@ -1,14 +1,49 @@
-/** `guru-mcp add <slug> [FILE...] [--name NAME] [--label L]... [--no-wait] [--json]` */
+/** `guru-mcp add <slug> [FILE|URL...] [--kind KIND] [--name NAME] [--label L]... [--no-wait] [--json]` */
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
-import type { CreatedDataSource, TextSourceInput } from '../../core/schemas.js';
+import { basename, extname } from 'node:path';
+import type { CreateDataSourcesRequest, CreatedDataSource, TextSourceInput } from '../../core/schemas.js';
 import { withBackend } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
-import { columns, writeJson, writeLines } from '../output.js';
-import { createProgress } from '../progress.js';
+import { exitCodeOf, rowOf, waitWithProgress, writeSourceRows, type SourceRow } from '../processing.js';
 import type { CommandContext, Terminal } from '../spec.js';
 import { flag, stringList, stringOption } from '../values.js';
-import { waitForSources, type SourceOutcome } from '../../core/wait-for-sources.js';
+
+export const URL_KINDS = ['website', 'youtube', 'jira', 'zendesk', 'confluence'] as const;
+type UrlKind = (typeof URL_KINDS)[number];
+type UrlField = `${UrlKind}_urls`;
+
+/** Files `upload` reads; as text they would be bytes, not words. */
+const DOCUMENT_EXTENSIONS = new Set(['.pdf', '.docx', '.xlsx']);
+
+const isUrl = (argument: string): boolean => /^https?:\/\//i.test(argument);
+
+function isYouTube(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return host === 'youtu.be' || host === 'youtube.com' || host.endsWith('.youtube.com');
+  } catch {
+    return false; // the service says what is wrong with it
+  }
+}
+
+function kindOption(context: CommandContext): UrlKind | undefined {
+  const kind = stringOption(context.values, 'kind');
+  if (kind === undefined) return undefined;
+  if (!(URL_KINDS as readonly string[]).includes(kind)) {
+    throw new UsageError(`--kind must be one of ${URL_KINDS.join(', ')}, not "${kind}"`, 'add');
+  }
+  return kind as UrlKind;
+}
+
+/** URL arguments by request field: all of `--kind`'s, else YouTube's or websites by host. */
+function urlSources(urls: readonly string[], kind: UrlKind | undefined): Partial<Record<UrlField, string[]>> {
+  const lists: Partial<Record<UrlField, string[]>> = {};
+  for (const url of urls) {
+    const field: UrlField = `${kind ?? (isYouTube(url) ? 'youtube' : 'website')}_urls`;
+    (lists[field] ??= []).push(url);
+  }
+  return lists;
+}
 
 async function readStdin(terminal: Terminal): Promise<string> {
   if (terminal.stdin.isTTY) terminal.stderr.write('Reading the source text from stdin; end it with Ctrl-D.\n');
@@ -21,18 +56,25 @@ async function readSourceFile(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
     throw new CommandFailure(`cannot read ${file}: ${reason}`);
   }
 }
 
-async function textSources(context: CommandContext, files: readonly string[]): Promise<TextSourceInput[]> {
+async function textSources(context: CommandContext, files: readonly string[], readsStdin: boolean): Promise<TextSourceInput[]> {
   const name = stringOption(context.values, 'name');
-  if (files.length === 0) {
+  if (readsStdin) {
     if (name === undefined) throw new UsageError('reading a source from stdin needs --name NAME', 'add');
     return [{ name, content: await readStdin(context.terminal) }];
   }
-  if (name !== undefined && files.length > 1) throw new UsageError('--name names a single source; give one FILE, or none to read stdin', 'add');
+  if (name !== undefined && files.length !== 1) {
+    throw new UsageError('--name names a single text source; give one FILE, or none to read stdin', 'add');
+  }
+  const document = files.find((file) => DOCUMENT_EXTENSIONS.has(extname(file).toLowerCase()));
+  if (document !== undefined) {
+    throw new UsageError(`${document} is a document; add PDF, Word and Excel files with 'guru-mcp upload <slug> FILE...'`, 'add');
+  }
   return Promise.all(files.map(async (file) => ({ name: name ?? basename(file), content: await readSourceFile(file) })));
 }
 
@@ -41,64 +83,47 @@ function checkNotEmpty(sources: readonly TextSourceInput[]): void {
   if (empty) throw new CommandFailure(`${empty.name} is empty; there is nothing to add`);
 }
 
-interface SummaryRow {
-  readonly id: number;
-  readonly name: string;
-  readonly status: string;
-  readonly error: string;
-}
-
-function summaryRows(created: readonly CreatedDataSource[], names: readonly string[], outcomes?: readonly SourceOutcome[]): SummaryRow[] {
-  return created.map((item, index) => {
-    const name = item.title ?? names[index] ?? '';
-    if (!outcomes) return { id: item.id, name, status: item.status === 'exists' ? 'EXISTS' : 'NOT_PROCESSED', error: '' };
-    const source = outcomes[index]?.source;
-    return { id: item.id, name, status: source?.status ?? 'MISSING', error: source?.error ?? '' };
-  });
-}
-
-function writeSummary(context: CommandContext, rows: readonly SummaryRow[]): void {
-  const { stdout } = context.terminal;
-  if (flag(context.values, 'json')) {
-    writeJson(stdout, rows);
-    return;
-  }
-  writeLines(stdout, ...columns([['ID', 'STATUS', 'NAME', 'ERROR'], ...rows.map((row) => [String(row.id), row.status, row.name, row.error])]));
+/** What was accepted, before any processing. */
+function acceptedRow(item: CreatedDataSource): SourceRow {
+  return {
+    id: item.id,
+    type: item.type,
+    name: item.title ?? item.url ?? '',
+    ...(item.url === undefined ? {} : { url: item.url }),
+    status: item.status === 'exists' ? 'EXISTS' : 'NOT_PROCESSED',
+    error: '',
+  };
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, ...files] = context.args as [string, ...string[]];
-  const sources = await textSources(context, files);
-  checkNotEmpty(sources);
+  const [slug, ...inputs] = context.args as [string, ...string[]];
+  const urls = inputs.filter(isUrl);
+  const files = inputs.filter((input) => !isUrl(input));
+  const kind = kindOption(context);
+  if (kind !== undefined && urls.length === 0) throw new UsageError('--kind applies to URL arguments, and none was given', 'add');
+
+  const texts = urls.length > 0 && files.length === 0 ? [] : await textSources(context, files, inputs.length === 0);
+  if (urls.length > 0 && files.length === 0 && stringOption(context.values, 'name') !== undefined) {
+    throw new UsageError('--name names a text source; URL sources are named after their pages', 'add');
+  }
+  checkNotEmpty(texts);
   const labels = stringList(context.values, 'label');
+  const request: CreateDataSourcesRequest = {
+    ...urlSources(urls, kind),
+    ...(texts.length > 0 ? { text_sources: texts } : {}),
+    ...(labels.length > 0 ? { labels } : {}),
+  };
 
   const rows = await withBackend(context, async ({ assistant }) => {
-    const created = await assistant.createDataSources(slug, {
-      text_sources: sources,
-      ...(labels.length > 0 ? { labels } : {}),
+    const created = await assistant.createDataSources(slug, request);
+    if (flag(context.values, 'no-wait')) return created.map(acceptedRow);
+    const outcomes = await waitWithProgress(context, assistant, slug, created.map((item) => item.id));
+    return created.map((item, index) => {
+      const accepted = acceptedRow(item);
+      return rowOf(item.id, item.type, accepted.name, outcomes[index]?.source, item.url);
     });
-    const names = sources.map((source) => source.name);
-    if (flag(context.values, 'no-wait')) return summaryRows(created, names);
-
-    const progress = createProgress(context.terminal.stderr, 'Processing', created.length);
-    try {
-      const outcomes = await waitForSources(
-        assistant,
-        slug,
-        created.map((item) => item.id),
-        { onProgress: (done) => progress.update(done) },
-      );
-      return summaryRows(created, names, outcomes);
-    } finally {
-      progress.finish();
-    }
   });
 
-  writeSummary(context, rows);
-  const failed = rows.filter((row) => row.status === 'FAIL' || row.status === 'MISSING');
-  if (failed.length > 0) {
-    context.terminal.stderr.write(`guru-mcp: ${failed.length} of ${rows.length} sources failed to process\n`);
-    return 1;
-  }
-  return 0;
+  writeSourceRows(context, rows);
+  return exitCodeOf(context, rows);
 }

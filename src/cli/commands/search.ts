@@ -7,7 +7,8 @@ import { flag, stringList } from '../values.js';
 
 export function renderSearch(response: SemanticSearchResponse): string[] {
   if (response.sources.length === 0) return ['No matching sources.'];
-  const lines = [`${response.total_sources} source${response.total_sources === 1 ? '' : 's'}:`];
+  const mode = response.search_mode === undefined ? '' : ` (${response.search_mode} search)`;
+  const lines = [`${response.total_sources} source${response.total_sources === 1 ? '' : 's'}${mode}:`];
   response.sources.forEach((source, index) => {
     lines.push(`${index + 1}. ${source.title}`);
     if (source.link) lines.push(`   ${source.link}`);

@@ -1,0 +1,25 @@
+/** `guru-mcp integration list <slug> [--json]` */
+import { adminOf, withBackend } from '../backend.js';
+import { columns, writeJson, writeLines } from '../output.js';
+import type { CommandContext } from '../spec.js';
+import { flag } from '../values.js';
+
+export async function run(context: CommandContext): Promise<number> {
+  const [slug] = context.args as [string];
+  const integrations = await withBackend(context, (backend) => adminOf(backend).listIntegrations(slug));
+  const { stdout } = context.terminal;
+  if (flag(context.values, 'json')) {
+    writeJson(stdout, integrations);
+  } else if (integrations.length === 0) {
+    writeLines(stdout, `${slug} has no integrations. Set one with: guru-mcp integration set ${slug} <jira|zendesk|confluence> --url URL`);
+  } else {
+    writeLines(
+      stdout,
+      ...columns([
+        ['KIND', 'URL', 'EMAIL', 'SET'],
+        ...integrations.map((item) => [item.kind, item.base_url, item.email ?? '', item.date_created]),
+      ]),
+    );
+  }
+  return 0;
+}

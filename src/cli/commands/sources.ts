@@ -1,0 +1,33 @@
+/** `guru-mcp sources <slug> [--page N] [--page-size N] [--json]` */
+import type { DataSourcePage } from '../../core/assistant.js';
+import { MAX_SOURCE_PAGE_SIZE } from '../../core/schemas.js';
+import { withBackend } from '../backend.js';
+import { columns, writeJson, writeLines } from '../output.js';
+import type { CommandContext } from '../spec.js';
+import { flag, positiveInteger } from '../values.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+export function renderSources(page: DataSourcePage): string[] {
+  if (page.count === 0) return ['No sources yet. Add some with: guru-mcp add <slug> FILE|URL...'];
+  if (page.results.length === 0) return [`Page ${page.page} is past the end: ${page.count} sources, ${page.page_size} per page.`];
+  const first = (page.page - 1) * page.page_size + 1;
+  const last = first + page.results.length - 1;
+  const lines = columns([
+    ['ID', 'TYPE', 'STATUS', 'TITLE', 'URL', 'ERROR'],
+    ...page.results.map((source) => [String(source.id), source.type, source.status, source.title ?? '', source.url ?? '', source.error]),
+  ]);
+  lines.push('', `Sources ${first}-${last} of ${page.count}, newest first.`);
+  if (last < page.count) lines.push(`More on the next page: --page ${page.page + 1}${page.page_size === DEFAULT_PAGE_SIZE ? '' : ` --page-size ${page.page_size}`}`);
+  return lines;
+}
+
+export async function run(context: CommandContext): Promise<number> {
+  const [slug] = context.args as [string];
+  const page = positiveInteger(context.values, 'page', 'sources') ?? 1;
+  const pageSize = positiveInteger(context.values, 'page-size', 'sources', MAX_SOURCE_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+  const listing = await withBackend(context, ({ assistant }) => assistant.listDataSources(slug, { page, page_size: pageSize }));
+  if (flag(context.values, 'json')) writeJson(context.terminal.stdout, listing);
+  else writeLines(context.terminal.stdout, ...renderSources(listing));
+  return 0;
+}

@@ -1,0 +1,86 @@
+/** `guru-mcp upload <slug> FILE... [--private] [--label L]... [--no-wait] [--json]` */
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { UploadFile } from '../../core/assistant.js';
+import type { UploadedDocument } from '../../core/schemas.js';
+import { adminOf, withBackend } from '../backend.js';
+import { CommandFailure } from '../failures.js';
+import { columns, writeJson, writeLines } from '../output.js';
+import { exitCodeOf, waitWithProgress } from '../processing.js';
+import type { CommandContext } from '../spec.js';
+import { flag, stringList } from '../values.js';
+
+/** What became of one file. */
+interface UploadRow {
+  readonly file: string;
+  /** NOT_PROCESSED, SUCCESS or FAIL once accepted; REFUSED when the service would not take it. */
+  readonly status: string;
+  readonly id?: number;
+  readonly type?: string;
+  readonly title?: string;
+  readonly private?: boolean;
+  readonly error: string;
+}
+
+/** Reads every file before anything is sent, so a bad path uploads nothing. */
+async function readFiles(paths: readonly string[]): Promise<UploadFile[]> {
+  return Promise.all(
+    paths.map(async (path) => {
+      try {
+        if ((await stat(path)).isDirectory()) throw new CommandFailure(`cannot upload ${path}: it is a directory`, 'Name the files in it.');
+        return { name: basename(path), data: await readFile(path) };
+      } catch (error) {
+        if (error instanceof CommandFailure) throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+        throw new CommandFailure(`cannot read ${path}: ${reason}`);
+      }
+    }),
+  );
+}
+
+function acceptedRow(path: string, uploaded: UploadedDocument): UploadRow {
+  if (uploaded.status === 'refused') return { file: path, status: 'REFUSED', error: uploaded.error };
+  return { file: path, status: 'NOT_PROCESSED', id: uploaded.id, type: uploaded.type, title: uploaded.title, private: uploaded.private, error: '' };
+}
+
+function writeRows(context: CommandContext, rows: readonly UploadRow[]): void {
+  const { stdout } = context.terminal;
+  if (flag(context.values, 'json')) {
+    writeJson(stdout, rows);
+    return;
+  }
+  writeLines(
+    stdout,
+    ...columns([
+      ['ID', 'TYPE', 'STATUS', 'FILE', 'TITLE', 'ERROR'],
+      ...rows.map((row) => [row.id === undefined ? '-' : String(row.id), row.type ?? '-', row.status, row.file, row.title ?? '', row.error]),
+    ]),
+  );
+}
+
+export async function run(context: CommandContext): Promise<number> {
+  const [slug, ...paths] = context.args as [string, ...string[]];
+  const files = await readFiles(paths);
+  const labels = stringList(context.values, 'label');
+  const options = { private: flag(context.values, 'private'), ...(labels.length > 0 ? { labels } : {}) };
+
+  const rows = await withBackend(context, async (backend) => {
+    const uploaded = await adminOf(backend).uploadDocuments(slug, files, options);
+    const accepted = uploaded.map((item, index) => acceptedRow(paths[index] ?? item.name, item));
+    const ids = accepted.flatMap((row) => (row.id === undefined ? [] : [row.id]));
+    if (flag(context.values, 'no-wait') || ids.length === 0) return accepted;
+    const outcomes = new Map((await waitWithProgress(context, backend.assistant, slug, ids)).map((outcome) => [outcome.id, outcome.source]));
+    return accepted.map((row): UploadRow => {
+      if (row.id === undefined) return row;
+      const source = outcomes.get(row.id);
+      return { ...row, status: source?.status ?? 'MISSING', title: source?.title ?? row.title, error: source?.error ?? '' };
+    });
+  });
+
+  writeRows(context, rows);
+  const refused = rows.filter((row) => row.status === 'REFUSED').length;
+  const failed = exitCodeOf(context, rows.filter((row) => row.status !== 'REFUSED'));
+  if (refused > 0) context.terminal.stderr.write(`guru-mcp: ${refused} of ${rows.length} files refused\n`);
+  return refused > 0 ? 1 : failed;
+}
