@@ -1,20 +1,36 @@
 // `npm run bench`: indexing throughput, retrieval quality (nDCG@10 on BEIR NFCorpus), search latency,
-// and stdio start-up cost against a minimal SDK server. Plain ESM on top of the built dist/.
+// ingestion of the PostgreSQL 15 manual as website sources, and stdio start-up cost against a
+// minimal SDK server. Plain ESM on top of the built dist/.
 //
 // Settings (environment):
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,startup (default: all three)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
 //   GURU_BENCH_VARIANTS  comma list of document shapes to index: heading,plain (default: both;
-//                        empty: measure start-up only)
-//   GURU_BENCH_BATCH     text sources per createDataSources call (default: 100)
+//                        empty: no NFCorpus part)
+//   GURU_BENCH_BATCH     sources per createDataSources call, texts and URLs (default: 100)
 //   GURU_BENCH_ROUNDS    timed rounds over the test queries, per latency series (default: 3)
 //   GURU_BENCH_STARTS    timed start-ups per server (default: 10)
+//   GURU_BENCH_MANUAL_DIR     the PostgreSQL 15 manual's HTML folder (default:
+//                        /usr/share/doc/postgresql-doc-15/html; when it is missing and the bench runs
+//                        as root, `apt-get install -y postgresql-doc-15` is tried, else the part is skipped)
+//   GURU_BENCH_MANUAL_LIMITS  comma list of processing limits to ingest the manual with, each
+//                        `default` (openBackend, the engine's own limits) or CONCURRENCY/PER_HOST for
+//                        LocalEngine.open({ processing }), e.g. default,8/8,12/12 (default: default)
+//   GURU_BENCH_MANUAL_STAGES  1: also time the stages of ingestion apart (fetch, HTML extraction,
+//                        chunking, SQLite) on the same pages (default: 0)
+//   GURU_BENCH_CPU_PROF  a folder: each manual ingestion run writes a V8 CPU profile there
+//                        (node --cpu-prof) and the bench prints where its time went
 //
-// Each indexing variant runs in its own child process so that its peak RSS is its own.
-import { spawn } from 'node:child_process';
+// Each indexing variant and each manual ingestion runs in its own child process so that its peak
+// RSS is its own; the manual's pages are served by this process.
+import { Buffer } from 'node:buffer';
+import { spawn, spawnSync } from 'node:child_process';
 import console from 'node:console';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
@@ -285,6 +301,458 @@ async function runVariantIsolated(variant) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The PostgreSQL 15 manual as website sources (ingestion runs in a child process)
+
+const MANUAL_PACKAGE = 'postgresql-doc-15';
+const manualDir = resolve(process.env.GURU_BENCH_MANUAL_DIR ?? `/usr/share/doc/${MANUAL_PACKAGE}/html`);
+const manualLimits = (process.env.GURU_BENCH_MANUAL_LIMITS ?? 'default')
+  .split(',')
+  .map((limit) => limit.trim())
+  .filter(Boolean);
+const manualStages = ['1', 'true', 'yes'].includes(process.env.GURU_BENCH_MANUAL_STAGES ?? '');
+const cpuProfileDir = process.env.GURU_BENCH_CPU_PROF ? resolve(process.env.GURU_BENCH_CPU_PROF) : undefined;
+/** The issue's goals for the whole manual on a 2-core machine. */
+const MANUAL_GOALS = { seconds: 60, rssMb: 500 };
+
+/**
+ * Retrieval checks a reader of the manual would expect to pass: `expect` matches the title of the
+ * page that should come up, among the first `within` search results or among the answer's references.
+ * @typedef {{ tool: 'semantic_search' | 'ask', question: string, expect: RegExp, within: number }} ManualCheck
+ * @type {ManualCheck[]}
+ */
+const MANUAL_CHECKS = [
+  { tool: 'semantic_search', question: 'CREATE INDEX CONCURRENTLY', expect: /^CREATE INDEX$/, within: 3 },
+  { tool: 'ask', question: 'How do I vacuum a table?', expect: /^VACUUM$|Routine Vacuuming/, within: 5 },
+  { tool: 'semantic_search', question: 'pg_dump custom archive format', expect: /^pg_dump$/, within: 3 },
+  { tool: 'semantic_search', question: 'window functions', expect: /Window Functions/, within: 3 },
+  { tool: 'ask', question: 'What does work_mem control?', expect: /Resource Consumption/, within: 5 },
+  { tool: 'semantic_search', question: 'jsonb containment operator', expect: /JSON/, within: 3 },
+  { tool: 'ask', question: 'How do I create a role that can log in?', expect: /^CREATE ROLE$|Role Attributes/, within: 5 },
+  { tool: 'semantic_search', question: 'point in time recovery', expect: /Point-in-Time Recovery/, within: 3 },
+];
+
+/**
+ * @typedef {{ url: string, error: string }} ManualFailure
+ * @typedef {{ check: string, tool: string, expected: string, rank: number | null, passed: boolean, top: string[], trustScore?: number }} CheckResult
+ * @typedef {{
+ *   limits: string, pages: number, succeeded: number, failed: number, pending: number,
+ *   submitSeconds: number, totalSeconds: number, pagesPerSecond: number, cpuSeconds: number,
+ *   peakRssMb: number, peakHeapUsedMb: number, peakHeapTotalMb: number, peakExternalMb: number, maxRssMb: number, databaseMb: number, databaseClosedMb: number,
+ *   chunks: number, markdownMb: number, failures: ManualFailure[], checks: CheckResult[], cpuProfile?: string
+ * }} ManualResult
+ * @typedef {{ stage: string, seconds: number, note: string }} StageTiming
+ */
+
+/** The manual's HTML pages, by file name. */
+function manualPages() {
+  return readdirSync(manualDir)
+    .filter((name) => name.endsWith('.html'))
+    .sort();
+}
+
+/** Makes sure the manual is on disk: installs the Debian package when missing and allowed. Returns why not, or undefined. */
+function ensureManual() {
+  if (existsSync(manualDir)) return undefined;
+  if (process.env.GURU_BENCH_MANUAL_DIR) return `${manualDir} does not exist`;
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) {
+    return `${manualDir} is missing; install it with \`apt-get install -y ${MANUAL_PACKAGE}\` (as root) or set GURU_BENCH_MANUAL_DIR`;
+  }
+  console.log(`${manualDir} is missing; installing ${MANUAL_PACKAGE}...`);
+  const aptGet = (...args) =>
+    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  let installed = aptGet('install', '-y', '--no-install-recommends', MANUAL_PACKAGE);
+  // A fresh system may not know the package yet.
+  if (!installed.error && installed.status !== 0 && aptGet('update').status === 0) {
+    installed = aptGet('install', '-y', '--no-install-recommends', MANUAL_PACKAGE);
+  }
+  if (installed.error || installed.status !== 0 || !existsSync(manualDir)) {
+    return `${MANUAL_PACKAGE} could not be installed (${installed.error?.message ?? `apt-get exited with ${installed.status}`})`;
+  }
+  return undefined;
+}
+
+const CONTENT_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.gif': 'image/gif',
+  '.jpg': 'image/jpeg',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/**
+ * A small static file server for `root` on 127.0.0.1: GET and HEAD, a content type by extension,
+ * index.html for folders, 404 for anything missing or outside the folder.
+ * @returns {Promise<{ origin: string, requests: () => number, close: () => Promise<void> }>}
+ */
+async function serveFolder(root) {
+  let requests = 0;
+  const server = createServer(async (request, response) => {
+    requests += 1;
+    const notFound = () => response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
+      return;
+    }
+    let path;
+    try {
+      path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    } catch {
+      notFound();
+      return;
+    }
+    let file = resolve(root, `.${path}`);
+    if (file !== root && !file.startsWith(`${root}${sep}`)) {
+      notFound();
+      return;
+    }
+    if (path.endsWith('/')) file = join(file, 'index.html');
+    let body;
+    try {
+      body = await readFile(file);
+    } catch {
+      notFound();
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'content-length': body.length,
+    });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    requests: () => requests,
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+/** `default`, or `{ concurrency, perHost }` from `C/P`. */
+function parseLimits(label) {
+  if (label === 'default') return undefined;
+  const match = /^(\d+)\/(\d+)$/.exec(label);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+    throw new Error(`GURU_BENCH_MANUAL_LIMITS: ${label} is neither "default" nor CONCURRENCY/PER_HOST (e.g. 8/8)`);
+  }
+  return { concurrency: Number(match[1]), perHost: Number(match[2]) };
+}
+
+/** The local engine on a fresh data directory that may fetch from 127.0.0.1. */
+async function openManualBackend(dataDir, limits) {
+  const { loadConfig } = await import('../dist/config.js');
+  const { silentLogger } = await import('../dist/log.js');
+  if (limits === undefined) {
+    const { openBackend } = await import('../dist/compose.js');
+    return openBackend(loadConfig({ flags: { dataDir, allowPrivateNetwork: true }, env: {} }), silentLogger);
+  }
+  // openBackend takes no processing limits; these runs open the engine the same way, with them.
+  const { LocalEngine } = await import('../dist/engine/local-engine.js');
+  const engine = LocalEngine.open({ dataDir, logger: silentLogger, allowPrivateNetwork: true, processing: limits });
+  return { kind: 'local', assistant: engine, admin: engine, close: () => engine.close() };
+}
+
+function fileSize(path) {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+const databaseBytes = (dataDir) => ['guru.sqlite', 'guru.sqlite-wal', 'guru.sqlite-shm'].reduce((sum, name) => sum + fileSize(join(dataDir, name)), 0);
+
+/** @returns {Promise<ManualResult>} */
+async function runManual(origin, label) {
+  const limits = parseLimits(label);
+  const urls = manualPages().map((name) => `${origin}/${name}`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'guru-bench-manual-'));
+  const backend = await openManualBackend(dataDir, limits);
+  let closed = false;
+  try {
+    const { assistant } = backend;
+    const slug = 'postgresql';
+    await backend.admin.createGuru({ slug, name: 'PostgreSQL 15 manual' });
+
+    // The whole picture at the highest RSS seen: how much of it is V8's heap.
+    let peak = process.memoryUsage();
+    const sampler = setInterval(() => {
+      const now = process.memoryUsage();
+      if (now.rss > peak.rss) peak = now;
+    }, 25);
+    sampler.unref();
+
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    for (let offset = 0; offset < urls.length; offset += batchSize) {
+      const created = await assistant.createDataSources(slug, { website_urls: urls.slice(offset, offset + batchSize) });
+      const refused = created.filter((item) => item.status !== 'success');
+      if (refused.length > 0) throw new Error(`createDataSources answered ${refused[0].status} for ${refused[0].url}`);
+    }
+    const submitted = performance.now();
+    await waitUntilProcessed(assistant, slug);
+    const finished = performance.now();
+    const cpu = process.cpuUsage(cpuBefore);
+    clearInterval(sampler);
+
+    const sources = await allSources(assistant, slug);
+    const statuses = {};
+    for (const source of sources) statuses[source.status] = (statuses[source.status] ?? 0) + 1;
+    const failures = sources.filter((source) => source.status === 'FAIL').map((source) => ({ url: source.url, error: source.error }));
+
+    const checks = [];
+    for (const check of MANUAL_CHECKS) checks.push(await runCheck(assistant, slug, check));
+
+    const databaseOpen = databaseBytes(dataDir);
+    const stored = await storedCounts(dataDir);
+    await backend.close();
+    closed = true;
+    const totalSeconds = (finished - started) / 1000;
+    return {
+      limits: label,
+      pages: urls.length,
+      succeeded: statuses.SUCCESS ?? 0,
+      failed: statuses.FAIL ?? 0,
+      pending: statuses.NOT_PROCESSED ?? 0,
+      submitSeconds: (submitted - started) / 1000,
+      totalSeconds,
+      pagesPerSecond: urls.length / totalSeconds,
+      // All threads of the process: V8's collector works beside the main thread.
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      peakRssMb: mb(peak.rss),
+      peakHeapUsedMb: mb(peak.heapUsed),
+      peakHeapTotalMb: mb(peak.heapTotal),
+      peakExternalMb: mb(peak.external),
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      databaseMb: mb(databaseOpen),
+      databaseClosedMb: mb(databaseBytes(dataDir)),
+      chunks: stored.chunks,
+      markdownMb: mb(stored.markdownBytes),
+      failures,
+      checks,
+    };
+  } finally {
+    if (!closed) await backend.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function allSources(assistant, slug) {
+  const sources = [];
+  for (let page = 1; ; page += 1) {
+    const listing = await assistant.listDataSources(slug, { page, page_size: 1000 });
+    sources.push(...listing.results);
+    if (listing.results.length === 0 || page * listing.page_size >= listing.count) return sources;
+  }
+}
+
+/** Chunks and stored Markdown, read from the database file beside the engine (WAL lets a reader in). */
+async function storedCounts(dataDir) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(join(dataDir, 'guru.sqlite'), { readonly: true, fileMustExist: true });
+  try {
+    const { chunks } = db.prepare('SELECT count(*) AS chunks FROM chunks').get();
+    const { bytes } = db.prepare('SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) AS bytes FROM data_sources').get();
+    return { chunks, markdownBytes: bytes };
+  } finally {
+    db.close();
+  }
+}
+
+/** @returns {Promise<CheckResult>} */
+async function runCheck(assistant, slug, check) {
+  let titles;
+  let trustScore;
+  if (check.tool === 'semantic_search') {
+    titles = (await assistant.semanticSearch(slug, { question: check.question })).sources.map((source) => source.title);
+  } else {
+    const answer = await assistant.ask(slug, { question: check.question });
+    titles = answer.references.map((reference) => reference.title);
+    trustScore = answer.trust_score;
+  }
+  const index = titles.findIndex((title) => check.expect.test(title));
+  const rank = index === -1 ? null : index + 1;
+  return {
+    check: check.question,
+    tool: check.tool,
+    expected: String(check.expect),
+    rank,
+    passed: rank !== null && rank <= check.within,
+    top: titles.slice(0, 3),
+    ...(trustScore === undefined ? {} : { trustScore }),
+  };
+}
+
+/**
+ * The stages of ingestion timed apart, on the same pages, one after the other in this process:
+ * fetching (HttpFetcher, as many at once as the engine reads from one host), HTML extraction,
+ * chunking, and storing the extracted Markdown as text sources (chunking again plus SQLite).
+ * @returns {Promise<StageTiming[]>}
+ */
+async function runManualStages(origin) {
+  const { HttpFetcher } = await import('../dist/net/http-fetcher.js');
+  const { extractHtml } = await import('../dist/engine/ingest/extract/html.js');
+  const { chunkMarkdown } = await import('../dist/engine/ingest/chunker.js');
+  const urls = manualPages().map((name) => `${origin}/${name}`);
+  /** @type {StageTiming[]} */
+  const stages = [];
+
+  const fetcher = new HttpFetcher({ allowPrivateNetwork: true });
+  const texts = new Array(urls.length);
+  let started = performance.now();
+  let next = 0;
+  const fetchers = Array.from({ length: 4 }, async () => {
+    while (next < urls.length) {
+      const index = next++;
+      texts[index] = (await fetcher.get(urls[index], { accept: 'text/html' })).text();
+    }
+  });
+  await Promise.all(fetchers);
+  await fetcher.close();
+  const htmlBytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+  stages.push({ stage: 'fetch', seconds: (performance.now() - started) / 1000, note: `${urls.length} pages, ${mb(htmlBytes).toFixed(1)} MB of HTML, 4 at once` });
+
+  started = performance.now();
+  const extracted = texts.map((text, index) => extractHtml(text, urls[index]));
+  const markdownBytes = extracted.reduce((sum, page) => sum + Buffer.byteLength(page.markdown), 0);
+  stages.push({ stage: 'extract HTML to Markdown', seconds: (performance.now() - started) / 1000, note: `${mb(markdownBytes).toFixed(1)} MB of Markdown` });
+
+  started = performance.now();
+  let chunks = 0;
+  for (const page of extracted) chunks += chunkMarkdown(page.markdown).length;
+  stages.push({ stage: 'chunk Markdown', seconds: (performance.now() - started) / 1000, note: `${chunks} chunks` });
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'guru-bench-stages-'));
+  const backend = await openManualBackend(dataDir, undefined);
+  try {
+    await backend.admin.createGuru({ slug: 'stages', name: 'stages' });
+    started = performance.now();
+    for (let offset = 0; offset < extracted.length; offset += batchSize) {
+      await backend.assistant.createDataSources('stages', {
+        text_sources: extracted.slice(offset, offset + batchSize).map((page, index) => ({ name: `page ${offset + index}`, content: page.markdown })),
+      });
+    }
+    await waitUntilProcessed(backend.assistant, 'stages');
+    stages.push({
+      stage: 'store as text sources',
+      seconds: (performance.now() - started) / 1000,
+      note: 'chunking again plus SQLite (FTS5) writes, through the engine',
+    });
+  } finally {
+    await backend.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return stages;
+}
+
+/**
+ * Self time of a V8 CPU profile by what the code does. Native frames (SQLite calls, for one) and
+ * Node's own modules count for the nearest caller that says more.
+ */
+function profileBreakdown(file) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const parent = new Map();
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const categoryOfNode = new Map();
+  const categoryOf = (id) => {
+    if (categoryOfNode.has(id)) return categoryOfNode.get(id);
+    let category;
+    for (let at = id; at !== undefined && category === undefined; at = parent.get(at)) {
+      category = classifyFrame(byId.get(at).callFrame);
+    }
+    category ??= 'other (Node internals, timers)';
+    categoryOfNode.set(id, category);
+    return category;
+  };
+  const totals = new Map();
+  let total = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    total += delta;
+    const category = categoryOf(id);
+    totals.set(category, (totals.get(category) ?? 0) + delta);
+  });
+  return [...totals]
+    .map(([category, micros]) => ({ category, seconds: micros / 1e6, share: micros / total }))
+    .sort((a, b) => b.seconds - a.seconds);
+}
+
+/** @returns {string | undefined} */
+function classifyFrame({ functionName, url }) {
+  if (functionName === '(idle)') return 'idle (waiting for I/O)';
+  if (functionName === '(garbage collector)') return 'garbage collection';
+  if (functionName === '(program)') return 'V8/native, unattributed';
+  const rules = [
+    [/node_modules\/(?:linkedom|htmlparser2|entities|domhandler|uhyphen|cssom|css-select|nth-check)\//, 'HTML parsing and DOM (linkedom)'],
+    [/node_modules\/@mozilla\/readability\//, 'Readability'],
+    [/node_modules\/(?:turndown|@joplin\/turndown-plugin-gfm)\//, 'HTML to Markdown (turndown)'],
+    [/dist\/engine\/ingest\/extract\//, 'extraction, ours (html.js, markdown.js)'],
+    [/dist\/engine\/ingest\/chunker\.js/, 'chunking'],
+    [/node_modules\/better-sqlite3\/|dist\/engine\/store\//, 'SQLite (store, FTS5)'],
+    [/node_modules\/undici\/|dist\/net\/|node:(?:net|http|_http|internal\/stream|internal\/dns|dns)/, 'fetching (undici, sockets, decoding)'],
+    [/dist\/engine\/ingest\/(?:processor|reading)\.js|dist\/engine\/ingest\/sources\//, 'job queue and readers'],
+    [/dist\/engine\/search\/|dist\/engine\/answer\//, 'search and answers (quality checks)'],
+    [/dist\/engine\/|dist\/core\/|dist\/compose\.js/, 'engine, other'],
+    [/bench\/run\.js/, 'bench itself'],
+  ];
+  for (const [pattern, category] of rules) if (pattern.test(url)) return category;
+  return undefined;
+}
+
+/** Runs one manual ingestion (or the stage timings) in a fresh Node process and reads back its result. */
+async function runManualIsolated(mode, origin, label) {
+  const outputDir = mkdtempSync(join(tmpdir(), 'guru-bench-out-'));
+  const output = join(outputDir, 'result.json');
+  const profileName = `manual-${label.replace('/', 'x')}-${Date.now()}.cpuprofile`;
+  const profiling = cpuProfileDir !== undefined && mode === '--manual';
+  if (profiling) mkdirSync(cpuProfileDir, { recursive: true });
+  try {
+    const flags = profiling ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, `--cpu-prof-name=${profileName}`] : [];
+    const child = spawn(process.execPath, [...flags, fileURLToPath(import.meta.url), mode, origin, label, output], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const code = await new Promise((done) => child.on('exit', (exitCode) => done(exitCode)));
+    if (code !== 0) throw new Error(`${mode} ${label} exited with code ${code}`);
+    const result = JSON.parse(readFileSync(output, 'utf8'));
+    if (profiling) result.cpuProfile = join(cpuProfileDir, profileName);
+    return result;
+  } finally {
+    rmSync(outputDir, { recursive: true, force: true });
+  }
+}
+
+async function runManualPart() {
+  const missing = ensureManual();
+  if (missing !== undefined) {
+    console.log(`\nNote: ${missing}; skipping the PostgreSQL manual benchmark.`);
+    return { skipped: missing };
+  }
+  manualLimits.forEach(parseLimits);
+  const pages = manualPages().length;
+  const site = await serveFolder(manualDir);
+  try {
+    const runs = [];
+    for (const label of manualLimits) {
+      console.log(`Ingesting the PostgreSQL manual (${pages} pages from ${site.origin}), limits ${label}...`);
+      runs.push(await runManualIsolated('--manual', site.origin, label));
+    }
+    const stages = manualStages ? (console.log('Timing the stages of ingestion apart...'), await runManualIsolated('--manual-stages', site.origin, 'stages')) : undefined;
+    const profiles = runs.filter((run) => run.cpuProfile).map((run) => ({ limits: run.limits, file: run.cpuProfile, breakdown: profileBreakdown(run.cpuProfile) }));
+    return { dir: manualDir, pages, goals: MANUAL_GOALS, runs, ...(stages ? { stages } : {}), ...(profiles.length > 0 ? { profiles } : {}) };
+  } finally {
+    await site.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Stdio start-up
 
 const INITIALIZE = `${JSON.stringify({
@@ -454,6 +922,64 @@ function printVariants(variants) {
   console.log(table(['variant', 'series', 'p50', 'p95', 'p99', 'mean'], rows));
 }
 
+function printManual(manual) {
+  console.log(`\nIngestion of the PostgreSQL 15 manual (${manual.pages} pages as website sources from 127.0.0.1; goals: under ${manual.goals.seconds} s, peak RSS under ${manual.goals.rssMb} MB)`);
+  console.log(
+    table(
+      ['limits', 'ok', 'failed', 'submit s', 'total s', 'pages/s', 'CPU s', 'peak RSS MB', 'DB MB', 'chunks', 'goals'],
+      manual.runs.map((run) => [
+        run.limits,
+        run.succeeded,
+        run.failed + run.pending,
+        fixed(run.submitSeconds, 2),
+        fixed(run.totalSeconds, 1),
+        fixed(run.pagesPerSecond, 1),
+        fixed(run.cpuSeconds, 1),
+        fixed(run.maxRssMb, 0),
+        `${fixed(run.databaseMb, 1)} (${fixed(run.databaseClosedMb, 1)} closed)`,
+        run.chunks,
+        run.totalSeconds < manual.goals.seconds && run.maxRssMb < manual.goals.rssMb ? 'met' : 'missed',
+      ]),
+    ),
+  );
+  for (const run of manual.runs) {
+    if (run.failures.length === 0) continue;
+    console.log(`\nFailures with limits ${run.limits}:`);
+    for (const failure of run.failures) console.log(`  ${failure.url}: ${failure.error}`);
+  }
+  const [first] = manual.runs;
+  if (first) {
+    const passed = first.checks.filter((check) => check.passed).length;
+    console.log(`\nRetrieval checks on the manual (${passed} of ${first.checks.length} passed)`);
+    console.log(
+      table(
+        ['', 'tool', 'question', 'expected', 'rank', 'top results'],
+        first.checks.map((check) => [
+          check.passed ? 'ok' : 'MISS',
+          check.tool,
+          check.check,
+          check.expected,
+          check.rank ?? '-',
+          check.top.join(' | ') + (check.trustScore === undefined ? '' : ` (trust ${check.trustScore})`),
+        ]),
+      ),
+    );
+  }
+  if (manual.stages) {
+    console.log('\nStages of ingestion timed apart (one process, one stage after another)');
+    console.log(table(['stage', 'seconds', 'what'], manual.stages.map((stage) => [stage.stage, fixed(stage.seconds, 2), stage.note])));
+  }
+  for (const profile of manual.profiles ?? []) {
+    console.log(`\nCPU profile of the run with limits ${profile.limits} (${profile.file}): self time by what the code does`);
+    console.log(
+      table(
+        ['category', 'seconds', 'share'],
+        profile.breakdown.map((row) => [row.category, fixed(row.seconds, 2), `${fixed(row.share * 100, 1)} %`]),
+      ),
+    );
+  }
+}
+
 function printStartup(startup) {
   console.log(`\nStdio start-up: spawn -> initialize response (median of ${starts}; first = fresh start)`);
   console.log(
@@ -464,39 +990,64 @@ function printStartup(startup) {
   );
 }
 
+const PARTS = ['nfcorpus', 'manual', 'startup'];
+
+/** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
+function selectedParts() {
+  const asked = (process.env.GURU_BENCH_PARTS ?? PARTS.join(','))
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const unknown = asked.filter((part) => !PARTS.includes(part));
+  if (unknown.length > 0) throw new Error(`GURU_BENCH_PARTS: unknown part ${unknown.join(', ')}; known: ${PARTS.join(', ')}`);
+  return new Set(asked);
+}
+
+async function runNfcorpusPart() {
+  if (!existsSync(join(dataPath, 'corpus.jsonl'))) {
+    const reason = `NFCorpus not found at ${dataPath} (set GURU_BENCH_DATA to the folder with corpus.jsonl, queries.jsonl, qrels-test.tsv)`;
+    console.log(`Note: ${reason}; skipping the indexing and search benchmarks.`);
+    return { skipped: reason };
+  }
+  const names = (process.env.GURU_BENCH_VARIANTS ?? 'heading,plain')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) console.log('Note: GURU_BENCH_VARIANTS is empty; skipping the indexing and search benchmarks.');
+  const variants = [];
+  for (const name of names) {
+    console.log(`Indexing and searching NFCorpus, variant "${name}"...`);
+    variants.push(await runVariantIsolated(name));
+  }
+  if (variants.length > 0) printVariants(variants);
+  return variants;
+}
+
 async function main() {
+  const parts = selectedParts();
   const report = {
     date: new Date().toISOString(),
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     cpu: cpus()[0]?.model ?? 'unknown',
     cpus: cpus().length,
-    settings: { dataPath, batchSize, rounds, starts },
-    nfcorpus: /** @type {VariantResult[] | { skipped: string }} */ ({ skipped: '' }),
-    startup: /** @type {StartupResult[]} */ ([]),
+    settings: { parts: [...parts], dataPath, batchSize, rounds, starts, manualDir, manualLimits, manualStages },
+    nfcorpus: /** @type {VariantResult[] | { skipped: string }} */ ({ skipped: 'not asked for (GURU_BENCH_PARTS)' }),
+    manual: /** @type {object} */ ({ skipped: 'not asked for (GURU_BENCH_PARTS)' }),
+    startup: /** @type {StartupResult[] | { skipped: string }} */ ({ skipped: 'not asked for (GURU_BENCH_PARTS)' }),
   };
 
-  if (!existsSync(join(dataPath, 'corpus.jsonl'))) {
-    const reason = `NFCorpus not found at ${dataPath} (set GURU_BENCH_DATA to the folder with corpus.jsonl, queries.jsonl, qrels-test.tsv)`;
-    console.log(`Note: ${reason}; skipping the indexing and search benchmarks.`);
-    report.nfcorpus = { skipped: reason };
-  } else {
-    const names = (process.env.GURU_BENCH_VARIANTS ?? 'heading,plain')
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean);
-    if (names.length === 0) console.log('Note: GURU_BENCH_VARIANTS is empty; skipping the indexing and search benchmarks.');
-    const variants = [];
-    for (const name of names) {
-      console.log(`Indexing and searching NFCorpus, variant "${name}"...`);
-      variants.push(await runVariantIsolated(name));
-    }
-    report.nfcorpus = variants;
-    if (variants.length > 0) printVariants(variants);
+  if (parts.has('nfcorpus')) report.nfcorpus = await runNfcorpusPart();
+
+  if (parts.has('manual')) {
+    report.manual = await runManualPart();
+    if (!report.manual.skipped) printManual(report.manual);
   }
 
-  report.startup = await runStartup();
-  printStartup(report.startup);
+  if (parts.has('startup')) {
+    report.startup = await runStartup();
+    printStartup(report.startup);
+  }
 
   mkdirSync(resultsDir, { recursive: true });
   const file = join(resultsDir, 'latest.json');
@@ -504,9 +1055,14 @@ async function main() {
   console.log(`\nWrote ${file}`);
 }
 
-if (process.argv[2] === '--variant') {
-  const [, , , variant, output] = process.argv;
+const [, , mode, ...args] = process.argv;
+if (mode === '--variant') {
+  const [variant, output] = args;
   const result = await runVariant(variant);
+  writeFileSync(output, JSON.stringify(result));
+} else if (mode === '--manual' || mode === '--manual-stages') {
+  const [origin, label, output] = args;
+  const result = mode === '--manual' ? await runManual(origin, label) : await runManualStages(origin);
   writeFileSync(output, JSON.stringify(result));
 } else {
   await main();
