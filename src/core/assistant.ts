@@ -5,6 +5,11 @@
  */
 import type {
   Answer,
+  ChannelImport,
+  Crawl,
+  ImportUrlRequest,
+  PlaylistImport,
+  StartCrawlRequest,
   AskInput,
   CreatedApiKey,
   CreatedDataSource,
@@ -71,8 +76,21 @@ export interface Sessions {
   deleteSession(guru: string, sessionId: string): Promise<DeletedSession>;
 }
 
+export interface Crawling {
+  /** Starts discovering the site under `url` (nothing is indexed); the crawl runs in the background. */
+  startCrawl(guru: string, request: StartCrawlRequest): Promise<Crawl>;
+  crawlStatus(guru: string, crawlId: number): Promise<Crawl>;
+  stopCrawl(guru: string, crawlId: number): Promise<Crawl>;
+}
+
+/** Video URLs of a channel or playlist, for adding as sources. Not tied to a guru. */
+export interface VideoLists {
+  importChannel(request: ImportUrlRequest): Promise<ChannelImport>;
+  importPlaylist(request: ImportUrlRequest): Promise<PlaylistImport>;
+}
+
 /** The whole service, as the transports see it. */
-export interface Assistant extends Answering, Searching, DataSources, Sessions {
+export interface Assistant extends Answering, Searching, DataSources, Sessions, Crawling, VideoLists {
   /** Releases connections, timers and files. */
   close(): Promise<void>;
 }

@@ -338,7 +338,7 @@ export type Crawl = z.infer<typeof Crawl>;
 // ---------------------------------------------------------------------------
 // Video-list import
 
-export const ImportUrlRequest = z.object({ url: z.string() });
+export const ImportUrlRequest = z.object({ url: z.string().trim().min(1) });
 export type ImportUrlRequest = z.infer<typeof ImportUrlRequest>;
 
 export const ChannelImport = z.looseObject({

@@ -7,6 +7,8 @@ import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, UploadFile, Uplo
 import { Errors, type Operation } from '../core/errors.js';
 import type {
   Answer,
+  ChannelImport,
+  Crawl,
   CreatedApiKey,
   CreatedDataSource,
   CreatedGuru,
@@ -17,6 +19,7 @@ import type {
   Guru,
   Integration,
   MessageResponse,
+  PlaylistImport,
   Reference,
   SemanticSearchResponse,
   SessionConversation,
@@ -28,17 +31,21 @@ import {
   AskInput,
   CreateDataSourcesRequest,
   CreateGuruRequest,
+  ImportUrlRequest,
   IntegrationInput,
   IntegrationKind,
   ListDataSourcesQuery,
   ListSessionsRequest,
   ReindexRequest,
   SemanticSearchRequest,
+  StartCrawlRequest,
 } from '../core/schemas.js';
 import { sessionUri } from '../core/uris.js';
 import { parseRequest } from '../core/validate.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { EmbeddingsSettings } from '../providers/embeddings.js';
+import type { VideoListImporter } from './youtube/video-lists.js';
+import { CrawlService } from './crawl/crawler.js';
 import { Answerer } from './answer/answerer.js';
 import { faviconOf, textPieces } from './answer/extractive.js';
 import { SourceProcessor, type ProcessorLimits } from './ingest/processor.js';
@@ -68,6 +75,8 @@ export interface LocalEngineOptions {
   readonly processing?: ProcessorLimits;
   /** An OpenAI-compatible embeddings endpoint: search becomes hybrid (BM25 and vectors, fused). */
   readonly embeddings?: EmbeddingsSettings;
+  /** The YouTube Data API, for importing channels and playlists. */
+  readonly youtubeApi?: { readonly apiKey?: string; readonly baseUrl?: string };
   /** The engine's idea of now; tests move it to place sessions in time. */
   readonly clock?: () => Date;
 }
@@ -177,6 +186,9 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #processor: SourceProcessor;
   readonly #reading: SourceReading;
   readonly #integrations: IntegrationRepository;
+  readonly #youtubeApi: LocalEngineOptions['youtubeApi'];
+  #videoLists: Promise<VideoListImporter> | undefined;
+  readonly #crawls: CrawlService;
   /** Resolves to undefined without embeddings; ready once the vector index is open. */
   readonly #semantic: Promise<SemanticSearch | undefined>;
   readonly #chunkCount;
@@ -197,6 +209,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#answerer = new Answerer(this.#retriever, (guruId) => this.#chunkCount.get(guruId)?.n ?? 0);
     const integrations = new IntegrationRepository(db, new SecretBox(options.dataDir));
     this.#integrations = integrations;
+    this.#youtubeApi = options.youtubeApi;
     this.#reading = new SourceReading(
       {
         allowPrivateNetwork: options.allowPrivateNetwork ?? false,
@@ -215,6 +228,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     const embedder = embeddings && {
       embedSource: async (sourceId: number, signal: AbortSignal) => (await this.#semantic)?.embedSource(sourceId, signal),
     };
+    this.#crawls = new CrawlService(db, () => this.#reading.http(), logger, { clock: this.#clock });
     this.#processor = new SourceProcessor(
       { db, jobs: this.#jobs, sources: this.#sources, chunks: new ChunkRepository(db) },
       this.#reading,
@@ -228,6 +242,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   static open(options: LocalEngineOptions): LocalEngine {
     const engine = new LocalEngine(openDatabase(options.dataDir), options);
     engine.#processor.kick();
+    engine.#crawls.recover();
     void engine.#prepareEmbeddings();
     return engine;
   }
@@ -269,6 +284,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     if (this.#closed) return;
     this.#closed = true;
     await this.#processor.close();
+    await this.#crawls.close();
     await this.#reading.close();
     await (await this.#semantic.catch(() => undefined))?.close();
     this.#db.close();
@@ -518,6 +534,47 @@ export class LocalEngine implements Assistant, GuruAdmin {
     const semantic = await this.#semantic;
     const ids = await semantic?.nearestChunks(guruId, text, RELATED_CHUNKS);
     return ids && this.#retriever.chunksById(ids);
+  }
+
+  // -------------------------------------------------------------------------
+  // Crawling
+
+  async startCrawl(slug: string, input: StartCrawlRequest): Promise<Crawl> {
+    const guru = this.#guru('start_crawl', slug);
+    const request = parseRequest(StartCrawlRequest, input, 'start_crawl');
+    return this.#crawls.start(guru.id, request.url, request.ignore_query_params);
+  }
+
+  async crawlStatus(slug: string, crawlId: number): Promise<Crawl> {
+    return this.#crawls.get(this.#guru('crawl_status', slug).id, crawlId);
+  }
+
+  async stopCrawl(slug: string, crawlId: number): Promise<Crawl> {
+    return this.#crawls.stop(this.#guru('stop_crawl', slug).id, crawlId);
+  }
+
+  // -------------------------------------------------------------------------
+  // Video lists
+
+  async importChannel(input: ImportUrlRequest): Promise<ChannelImport> {
+    const request = parseRequest(ImportUrlRequest, input, 'import_channel');
+    return (await this.#videoListImporter()).importChannel(request.url);
+  }
+
+  async importPlaylist(input: ImportUrlRequest): Promise<PlaylistImport> {
+    const request = parseRequest(ImportUrlRequest, input, 'import_playlist');
+    return (await this.#videoListImporter()).importPlaylist(request.url);
+  }
+
+  #videoListImporter(): Promise<VideoListImporter> {
+    this.#videoLists ??= Promise.all([import('./youtube/video-lists.js'), this.#reading.http()]).then(
+      ([{ VideoListImporter }, http]) =>
+        new VideoListImporter(http, {
+          apiKey: this.#youtubeApi?.apiKey,
+          ...(this.#youtubeApi?.baseUrl === undefined ? {} : { baseUrl: this.#youtubeApi.baseUrl }),
+        }),
+    );
+    return this.#videoLists;
   }
 
   // -------------------------------------------------------------------------

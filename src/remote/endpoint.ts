@@ -8,8 +8,8 @@ export interface Endpoint {
   readonly path: string;
   /** Safe to send again after a network error or a 5xx answer: it reads, or asks for the same thing twice. */
   readonly idempotent: boolean;
-  /** The guru the call is for; it decides which key the call carries. */
-  readonly guru: string;
+  /** The guru the call is for; it decides which key the call carries. Absent for calls of no guru (video lists). */
+  readonly guru?: string;
 }
 
 /** `/docs/answer/` from the pieces `docs`, `answer`; every piece is URL-encoded. */

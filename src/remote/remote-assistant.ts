@@ -11,10 +11,13 @@ import type { Assistant, AskInput, AskOptions, DataSourcePage } from '../core/as
 import { Errors } from '../core/errors.js';
 import {
   Answer,
+  ChannelImport,
+  Crawl,
   CreatedDataSource,
   DataSourceListResponse,
   DeletedSession,
   MessageResponse,
+  PlaylistImport,
   SemanticSearchResponse,
   SessionConversation,
   SessionList,
@@ -22,9 +25,11 @@ import {
 import type {
   CreateDataSourcesRequest,
   ListDataSourcesQuery,
+  ImportUrlRequest,
   ListSessionsRequest,
   ReindexRequest,
   SemanticSearchRequest,
+  StartCrawlRequest,
 } from '../core/schemas.js';
 import { silentLogger, type Logger } from '../log.js';
 import { pathOf, type Endpoint } from './endpoint.js';
@@ -131,6 +136,32 @@ export class RemoteAssistant implements Assistant {
       guru,
     };
     return this.#client.json(endpoint, DeletedSession);
+  }
+
+  async startCrawl(guru: string, request: StartCrawlRequest): Promise<Crawl> {
+    const endpoint: Endpoint = { operation: 'start_crawl', method: 'POST', path: pathOf(guru, 'crawl', 'start'), idempotent: false, guru };
+    return this.#client.json(endpoint, Crawl, { body: request });
+  }
+
+  async crawlStatus(guru: string, crawlId: number): Promise<Crawl> {
+    const endpoint: Endpoint = { operation: 'crawl_status', method: 'GET', path: pathOf(guru, 'crawl', String(crawlId), 'status'), idempotent: true, guru };
+    return this.#client.json(endpoint, Crawl);
+  }
+
+  async stopCrawl(guru: string, crawlId: number): Promise<Crawl> {
+    // Stopping a stopped crawl answers the same crawl: safe to retry.
+    const endpoint: Endpoint = { operation: 'stop_crawl', method: 'POST', path: pathOf(guru, 'crawl', String(crawlId), 'stop'), idempotent: true, guru };
+    return this.#client.json(endpoint, Crawl);
+  }
+
+  async importChannel(request: ImportUrlRequest): Promise<ChannelImport> {
+    const endpoint: Endpoint = { operation: 'import_channel', method: 'POST', path: pathOf('youtube', 'channel'), idempotent: true };
+    return this.#client.json(endpoint, ChannelImport, { body: request });
+  }
+
+  async importPlaylist(request: ImportUrlRequest): Promise<PlaylistImport> {
+    const endpoint: Endpoint = { operation: 'import_playlist', method: 'POST', path: pathOf('youtube', 'playlist'), idempotent: true };
+    return this.#client.json(endpoint, PlaylistImport, { body: request });
   }
 
   close(): Promise<void> {

@@ -16,7 +16,8 @@ import { networkError, notJson, responseMismatch, serviceError, type ServiceAddr
 import { backoffDelayMs, type RetryPolicy, type Timeouts } from './policy.js';
 
 /** One key for every call, or the key of each guru (a key reaches only its own guru). */
-export type ApiKey = string | ((guru: string) => string);
+/** One key for every call, or a key per guru (undefined for calls of no guru). */
+export type ApiKey = string | ((guru: string | undefined) => string);
 
 export interface RestClientOptions {
   /** Base URL of the API, version segment included: `https://api.gurubase.io/api/v1`. */

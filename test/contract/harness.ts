@@ -75,7 +75,7 @@ export const openRemoteHarness: OpenHarness = async () => {
   const keys = new Map<string, string>();
   const assistant = new RemoteAssistant({
     baseUrl: `${server.url}/api/v1`,
-    apiKey: (guru) => keys.get(guru) ?? keys.values().next().value ?? 'no-guru-yet',
+    apiKey: (guru) => (guru === undefined ? undefined : keys.get(guru)) ?? keys.values().next().value ?? 'no-guru-yet',
   });
   return {
     kind: 'remote',

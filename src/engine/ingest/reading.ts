@@ -57,12 +57,12 @@ export class SourceReading {
   #readerFor(source: SourceRow): Promise<SourceReader> {
     switch (source.type) {
       case 'WEBSITE':
-        return this.#sharedReader('WEBSITE', async () => new (await import('./sources/web.js')).WebPageReader(await this.#http()));
+        return this.#sharedReader('WEBSITE', async () => new (await import('./sources/web.js')).WebPageReader(await this.http()));
       case 'YOUTUBE':
         return this.#sharedReader('YOUTUBE', async () => {
           const { YouTubeReader } = await import('./sources/youtube.js');
           const baseUrl = this.#options.youtubeBaseUrl;
-          return new YouTubeReader(await this.#http(), baseUrl === undefined ? {} : { baseUrl });
+          return new YouTubeReader(await this.http(), baseUrl === undefined ? {} : { baseUrl });
         });
       case 'JIRA':
       case 'ZENDESK':
@@ -91,7 +91,7 @@ export class SourceReading {
       );
     }
     const settings = { baseUrl: credentials.baseUrl, apiToken: credentials.token, ...(credentials.email === null ? {} : { email: credentials.email }) };
-    const http = await this.#http();
+    const http = await this.http();
     switch (kind) {
       case 'JIRA':
         return new (await import('./sources/jira.js')).JiraReader(http, settings);
@@ -102,7 +102,8 @@ export class SourceReading {
     }
   }
 
-  #http(): Promise<HttpFetcher> {
+  /** The engine's one HTTP client, made on first use; crawling and video lists use it too. */
+  http(): Promise<HttpFetcher> {
     this.#fetcher ??= import('../../net/http-fetcher.js').then(
       ({ HttpFetcher }) => new HttpFetcher({ allowPrivateNetwork: this.#options.allowPrivateNetwork }),
     );
