@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -139,6 +140,17 @@ describe('MCP over streamable HTTP', () => {
       });
       expect(after.status).toBe(404);
       expect(await after.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'Session not found' }, id: null });
+    });
+
+    it("notifies a session subscribed to a guru's data sources over its GET stream", async () => {
+      const { client } = await connect(running!.url);
+      clients.push(client);
+      const updated = new Promise<string>((resolve) => {
+        client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => resolve(notification.params.uri));
+      });
+      await client.subscribeResource({ uri: 'guru://frob/data-sources' });
+      await test.backend.assistant.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
+      expect(await updated).toBe('guru://frob/data-sources');
     });
 
     it('keeps sessions apart', async () => {
