@@ -26,6 +26,7 @@ export async function openBackend(config: Config, logger: Logger): Promise<Opene
     allowPrivateNetwork: config.allowPrivateNetwork,
     ...(embeddings === undefined ? {} : { embeddings }),
     ...(config.youtubeUrl === undefined ? {} : { youtubeBaseUrl: config.youtubeUrl }),
+    youtubeApi: { baseUrl: config.youtubeApiUrl, ...(config.youtubeApiKey === undefined ? {} : { apiKey: config.youtubeApiKey }) },
   });
   return {
     kind: 'local',

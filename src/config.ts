@@ -19,6 +19,9 @@ export const DEFAULT_API_URL = 'https://api.gurubase.io/api/v1';
 const BaseUrl = (message: string) =>
   z.url({ protocol: /^https?$/, message }).transform((url) => url.replace(/\/+$/, ''));
 
+/** The YouTube Data API v3, for channel and playlist import. */
+export const DEFAULT_YOUTUBE_API_URL = 'https://www.googleapis.com/youtube/v3';
+
 const ApiUrl = BaseUrl(`must be an http:// or https:// URL ending in the API version, e.g. ${DEFAULT_API_URL}`);
 
 export const Config = z
@@ -50,6 +53,16 @@ export const Config = z
     embeddingsApiKey: z.string().trim().min(1).optional(),
     /** Where YouTube requests go instead of https://www.youtube.com: a proxy, or a test stand-in. */
     youtubeUrl: BaseUrl('must be an http:// or https:// URL standing in for https://www.youtube.com').optional(),
+    /** A Google Cloud API key with the YouTube Data API v3 enabled, for channel and playlist import. Never a command-line flag, never logged. */
+    youtubeApiKey: z
+      .string()
+      .trim()
+      .min(1, 'must not be blank: an API key of a Google Cloud project with the YouTube Data API v3 enabled')
+      .optional(),
+    /** Where YouTube Data API requests go instead of DEFAULT_YOUTUBE_API_URL: a proxy, or a test stand-in. */
+    youtubeApiUrl: BaseUrl(`must be an http:// or https:// URL of the YouTube Data API v3, e.g. ${DEFAULT_YOUTUBE_API_URL}`).default(
+      DEFAULT_YOUTUBE_API_URL,
+    ),
   })
   .superRefine((config, context) => {
     if (config.embeddingsUrl !== undefined && config.embeddingsModel === undefined) {
@@ -94,6 +107,8 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   embeddingsModel: 'GURU_EMBEDDINGS_MODEL',
   embeddingsApiKey: 'GURU_EMBEDDINGS_API_KEY',
   youtubeUrl: 'GURU_YOUTUBE_URL',
+  youtubeApiKey: 'GURU_YOUTUBE_API_KEY',
+  youtubeApiUrl: 'GURU_YOUTUBE_API_URL',
 };
 
 /** The per-user data directory of this platform. */

@@ -9,6 +9,7 @@ import { waitForSources } from '../src/core/wait-for-sources.js';
 import { createLogger, silentLogger } from '../src/log.js';
 import { startEmbeddingsStandIn } from './stand-ins/embeddings.js';
 import { startYouTubeStandIn } from './stand-ins/youtube.js';
+import { startYouTubeDataApiStandIn } from './stand-ins/youtube-data-api.js';
 
 describe('openRateLimiter', () => {
   let dataDir: string;
@@ -111,6 +112,42 @@ describe('openBackend', () => {
     } finally {
       await backend.close();
       await youtube.close();
+    }
+  });
+  it('imports channels through the configured YouTube Data API with the configured key, logging neither', async () => {
+    const api = await startYouTubeDataApiStandIn({ channels: [{ id: 'UCcompose0000000000000AB', handle: 'ComposeDemo', videoIds: ['vid00000001', 'vid00000002'] }] });
+    const lines: string[] = [];
+    const config = Config.parse({ dataDir, youtubeApiKey: api.apiKey, youtubeApiUrl: api.baseUrl, allowPrivateNetwork: true });
+    const backend = await openBackend(config, createLogger('debug', (line) => lines.push(line)));
+    try {
+      await expect(backend.assistant.importChannel({ url: 'https://www.youtube.com/@ComposeDemo' })).resolves.toEqual({
+        channel_identifier: 'ComposeDemo',
+        identifier_type: 'username',
+        video_count: 2,
+        videos: ['https://www.youtube.com/watch?v=vid00000001', 'https://www.youtube.com/watch?v=vid00000002'],
+      });
+      expect(api.server.requests.length).toBeGreaterThan(0);
+      expect(api.server.requests.every((request) => request.url.searchParams.get('key') === api.apiKey)).toBe(true);
+    } finally {
+      await backend.close();
+      await api.close();
+    }
+    expect(lines.join('')).not.toContain(api.apiKey);
+  });
+
+  it('answers channel import without a YouTube Data API key with the engine’s error, asking Google nothing', async () => {
+    const api = await startYouTubeDataApiStandIn({ channels: [{ id: 'UCcompose0000000000000AB', videoIds: ['vid00000001'] }] });
+    const backend = await openBackend(Config.parse({ dataDir, youtubeApiUrl: api.baseUrl, allowPrivateNetwork: true }), silentLogger);
+    try {
+      await expect(backend.assistant.importChannel({ url: 'https://www.youtube.com/channel/UCcompose0000000000000AB' })).rejects.toMatchObject({
+        status: 503,
+        field: 'msg',
+        message: expect.stringMatching(/^No YouTube Data API key is configured; set GURU_YOUTUBE_API_KEY/),
+      });
+      expect(api.server.requests).toEqual([]);
+    } finally {
+      await backend.close();
+      await api.close();
     }
   });
 });

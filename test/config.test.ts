@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_API_URL, loadConfig } from '../src/config.js';
+import { ConfigError, DEFAULT_API_URL, DEFAULT_YOUTUBE_API_URL, loadConfig } from '../src/config.js';
 
 const load = (env: Record<string, string>, flags = {}) => loadConfig({ env: { GURU_DATA_DIR: '/tmp/guru-config-test', ...env }, flags });
 
@@ -118,5 +118,45 @@ describe('embeddings and YouTube settings', () => {
       expect((error as Error).message).not.toContain('sk-secret');
     }
     expect(() => load({ GURU_YOUTUBE_URL: 'youtube' })).toThrow(/youtubeUrl \(GURU_YOUTUBE_URL\)/);
+  });
+});
+
+describe('YouTube Data API settings', () => {
+  it('default to Google’s API and no key', () => {
+    const config = load({});
+    expect(config.youtubeApiUrl).toBe(DEFAULT_YOUTUBE_API_URL);
+    expect(DEFAULT_YOUTUBE_API_URL).toBe('https://www.googleapis.com/youtube/v3');
+    expect(config.youtubeApiKey).toBeUndefined();
+  });
+
+  it('read the key and the API URL from the environment, without a trailing slash', () => {
+    const config = load({ GURU_YOUTUBE_API_KEY: ' AIza-env-key ', GURU_YOUTUBE_API_URL: 'http://127.0.0.1:9100/youtube/v3/' });
+    expect(config).toMatchObject({ youtubeApiKey: 'AIza-env-key', youtubeApiUrl: 'http://127.0.0.1:9100/youtube/v3' });
+  });
+
+  it('take them from the config file, the environment winning', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guru-config-youtube-'));
+    try {
+      const file = join(dir, 'settings.json');
+      writeFileSync(file, JSON.stringify({ youtubeApiKey: 'AIza-file-key', youtubeApiUrl: 'https://proxy.example/youtube/v3' }));
+      expect(loadConfig({ env: { GURU_DATA_DIR: dir }, configFile: file })).toMatchObject({
+        youtubeApiKey: 'AIza-file-key',
+        youtubeApiUrl: 'https://proxy.example/youtube/v3',
+      });
+      expect(loadConfig({ env: { GURU_DATA_DIR: dir, GURU_YOUTUBE_API_KEY: 'AIza-env-key' }, configFile: file }).youtubeApiKey).toBe('AIza-env-key');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuse a blank key and a URL that is not http(s), naming the variables and never repeating the key', () => {
+    expect(() => load({ GURU_YOUTUBE_API_KEY: '   ' })).toThrow(/youtubeApiKey \(GURU_YOUTUBE_API_KEY\): must not be blank/);
+    try {
+      load({ GURU_YOUTUBE_API_KEY: 'AIza-secret-key', GURU_YOUTUBE_API_URL: 'googleapis.com/youtube/v3' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toMatch(/youtubeApiUrl \(GURU_YOUTUBE_API_URL\): must be an http:\/\/ or https:\/\/ URL of the YouTube Data API v3/);
+      expect((error as Error).message).not.toContain('AIza-secret-key');
+    }
   });
 });
