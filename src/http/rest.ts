@@ -10,10 +10,12 @@ import { parseRequest } from '../core/validate.js';
 import {
   AskRequest,
   CreateDataSourcesRequest,
+  ImportUrlRequest,
   ListDataSourcesQuery,
   ListSessionsRequest,
   ReindexRequest,
   SemanticSearchRequest,
+  StartCrawlRequest,
 } from '../core/schemas.js';
 import type { Answer } from '../core/schemas.js';
 import { describeError, type Logger } from '../log.js';
@@ -156,6 +158,42 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       maxBodyBytes: BODY_LIMIT,
       run: async ({ guru, params }) => ok(await assistant.deleteSession(guru, sessionIdOf(params, 'delete_session'))),
     },
+    {
+      method: 'POST',
+      path: '/:guru_slug/crawl/start',
+      operation: 'start_crawl',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, body }) => ok(await assistant.startCrawl(guru, parseRequest(StartCrawlRequest, body, 'start_crawl'))),
+    },
+    {
+      method: 'GET',
+      path: '/:guru_slug/crawl/:crawl_id/status',
+      operation: 'crawl_status',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, params }) => ok(await assistant.crawlStatus(guru, crawlIdOf(params, 'crawl_status'))),
+    },
+    {
+      method: 'POST',
+      path: '/:guru_slug/crawl/:crawl_id/stop',
+      operation: 'stop_crawl',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ guru, params }) => ok(await assistant.stopCrawl(guru, crawlIdOf(params, 'stop_crawl'))),
+    },
+    // Video lists belong to no guru: any valid key may import them, rate-limited as its own guru's calls.
+    {
+      method: 'POST',
+      path: '/youtube/channel',
+      operation: 'import_channel',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ body }) => ok(await assistant.importChannel(parseRequest(ImportUrlRequest, body, 'import_channel'))),
+    },
+    {
+      method: 'POST',
+      path: '/youtube/playlist',
+      operation: 'import_playlist',
+      maxBodyBytes: BODY_LIMIT,
+      run: async ({ body }) => ok(await assistant.importPlaylist(parseRequest(ImportUrlRequest, body, 'import_playlist'))),
+    },
   ];
   const route = createRouter(routes);
 
@@ -233,6 +271,13 @@ function sessionIdOf(params: Readonly<Record<string, string>>, operation: 'get_s
   const sessionId = params.session_id;
   if (sessionId === undefined || sessionId === '') throw Errors.invalidRequest(operation, 'the session id is missing from the path');
   return sessionId;
+}
+
+/** The crawl id of the path: a whole number (15 digits at most, so it is exact as a JS number). */
+function crawlIdOf(params: Readonly<Record<string, string>>, operation: 'crawl_status' | 'stop_crawl'): number {
+  const text = params.crawl_id ?? '';
+  if (!/^\d{1,15}$/.test(text)) throw Errors.invalidRequest(operation, 'the crawl id in the path is not a whole number');
+  return Number(text);
 }
 
 /** The end user a request is made for, where its operation defines one. */

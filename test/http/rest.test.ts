@@ -9,42 +9,7 @@ import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimite
 import { Config } from '../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { createLogger, silentLogger } from '../../src/log.js';
-
-interface Reply {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
-  /** The body as JSON (throws when it is not). */
-  readonly json: unknown;
-}
-
-interface CallOptions {
-  readonly key?: string;
-  readonly body?: unknown;
-  /** Sent as is, not JSON-encoded. */
-  readonly rawBody?: string | Buffer | Readable;
-  readonly headers?: Record<string, string>;
-}
-
-async function call(base: string, method: 'GET' | 'POST' | 'DELETE', path: string, options: CallOptions = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.key !== undefined) headers['x-api-key'] = options.key;
-  let body = options.rawBody;
-  if (options.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.body);
-  }
-  const response = await request(`${base}${path}`, { method, headers, body });
-  const text = await response.body.text();
-  return {
-    status: response.statusCode,
-    headers: response.headers,
-    text,
-    get json(): unknown {
-      return JSON.parse(text);
-    },
-  };
-}
+import { call } from './support.js';
 
 const hasWhenIdle = (assistant: Assistant): assistant is Assistant & { whenIdle(): Promise<void> } =>
   'whenIdle' in assistant && typeof assistant.whenIdle === 'function';
@@ -159,6 +124,11 @@ describe('REST API', () => {
       { method: 'POST', path: '/api/v1/docs/sessions/', body: {}, field: 'msg' },
       { method: 'POST', path: '/api/v1/sessions/some-session/conversation/', body: undefined, field: 'msg' },
       { method: 'DELETE', path: '/api/v1/sessions/some-session/delete/', body: undefined, field: 'msg' },
+      { method: 'POST', path: '/api/v1/docs/crawl/start/', body: { url: 'https://example.com/' }, field: 'msg' },
+      { method: 'GET', path: '/api/v1/docs/crawl/1/status/', body: undefined, field: 'msg' },
+      { method: 'POST', path: '/api/v1/docs/crawl/1/stop/', body: undefined, field: 'msg' },
+      { method: 'POST', path: '/api/v1/youtube/channel/', body: { url: 'https://www.youtube.com/@demo' }, field: 'msg' },
+      { method: 'POST', path: '/api/v1/youtube/playlist/', body: { url: 'https://www.youtube.com/playlist?list=PLdemo' }, field: 'msg' },
     ] as const;
 
     it.each(endpoints)('$method $path refuses a missing or unknown key', async ({ method, path, body, field }) => {
