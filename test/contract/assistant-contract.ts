@@ -4,17 +4,27 @@
  * REST server. Both pass the same assertions; the few places where they must
  * differ say why.
  */
+import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Assistant } from '../../src/core/assistant.js';
-import { Answer, SemanticSearchResponse, SessionConversation, SessionList } from '../../src/core/schemas.js';
-import { startLoopbackServer } from '../support/loopback-server.js';
-import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE } from './fixtures.js';
+import { Answer, ChannelImport, Crawl, PlaylistImport, SemanticSearchResponse, SessionConversation, SessionList } from '../../src/core/schemas.js';
+import { waitForCrawl } from '../../src/core/wait-for-crawl.js';
+import { respond, startLoopbackServer, type LoopbackServer, type Route } from '../support/loopback-server.js';
+import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE, VIDEO_LISTS } from './fixtures.js';
 import type { ContractHarness, OpenHarness } from './harness.js';
 
 const FIRST_PAGE = { page: 1, page_size: 1000 } as const;
 
 /** Every session of a listing, whatever its age group. */
 const allSessions = (list: SessionList) => [...list.today, ...list.last_week, ...list.older];
+
+/** An HTML page linking to `links`. */
+const linkPage = (title: string, links: readonly string[] = []) =>
+  `<!DOCTYPE html><html><head><title>${title}</title></head><body><h1>${title}</h1>${links.map((href) => `<a href="${href}">${href}</a>`).join(' ')}</body></html>`;
+
+const watchUrls = (ids: readonly string[]) => ids.map((id) => `https://www.youtube.com/watch?v=${id}`);
+const [FROB_CHANNEL, QUIET_CHANNEL] = VIDEO_LISTS.channels;
+const [TUTORIALS] = VIDEO_LISTS.playlists;
 
 export function assistantContract(open: OpenHarness): void {
   let harness: ContractHarness;
@@ -479,6 +489,209 @@ export function assistantContract(open: OpenHarness): void {
         status: 404,
         message: 'Guru type nope not found',
       });
+    });
+  });
+  describe('crawling', () => {
+    let site: LoopbackServer;
+    /** Responses of /held/ kept open: a crawl of it stays RUNNING until stopped. */
+    const held: ServerResponse[] = [];
+
+    beforeEach(async () => {
+      const list: Route = (request, response) => {
+        const number = Number(new URL(request.url ?? '/', site.origin).searchParams.get('page') ?? '1');
+        respond(linkPage(`Changelog ${number}`, number < 3 ? [`/docs/changelog?page=${number + 1}`] : []))(request, response);
+      };
+      site = await startLoopbackServer({
+        '/docs/': respond(linkPage('Docs', ['install', 'config/', 'changelog?page=1', '/blog/', '/docs/static/site.css', 'diagram.png', 'install#windows'])),
+        '/docs/install': respond(linkPage('Install', ['/docs/', 'https://example.com/elsewhere'])),
+        '/docs/config/': respond(linkPage('Config', ['../install', 'tuning'])),
+        '/docs/config/tuning': respond(linkPage('Tuning')),
+        '/docs/changelog': list,
+        '/blog/': respond(linkPage('Blog', ['/docs/secret-from-blog'])),
+        '/held/': (_request, response) => {
+          held.push(response);
+        },
+      });
+    });
+
+    afterEach(async () => {
+      for (const response of held.splice(0)) response.destroy();
+      await site.close();
+    });
+
+    /** The discovered URLs as paths, sorted: the crawl's order is breadth-first, not part of the contract. */
+    const pathsOf = (crawl: Crawl) => crawl.discovered_urls.map((url) => url.slice(site.origin.length)).sort();
+    const finished = (crawl: Crawl) => waitForCrawl(assistant, 'frob', crawl.id, { intervalMs: 20 });
+
+    it('starts RUNNING with no URLs, then COMPLETES with the HTML pages under the start URL, query strings stripped', async () => {
+      const started = await assistant.startCrawl('frob', { url: site.url('/docs/'), ignore_query_params: true });
+      expect(Crawl.parse(started)).toEqual(started);
+      expect(started).toEqual({
+        id: expect.any(Number),
+        url: site.url('/docs/'),
+        status: 'RUNNING',
+        guru_type: 'frob',
+        discovered_urls: [],
+        start_time: expect.any(String),
+        end_time: null,
+        link_limit: 1500,
+        ignore_query_params: true,
+      });
+      const done = await finished(started);
+      expect(done).toMatchObject({ id: started.id, status: 'COMPLETED', start_time: started.start_time, end_time: expect.any(String) });
+      expect(done).not.toHaveProperty('error_message');
+      expect(pathsOf(done)).toEqual(['/docs/', '/docs/changelog', '/docs/config/', '/docs/config/tuning', '/docs/install']);
+      expect(await assistant.crawlStatus('frob', started.id)).toEqual(done);
+    });
+
+    it('keeps each paginated page when ignore_query_params is false', async () => {
+      const started = await assistant.startCrawl('frob', { url: site.url('/docs/'), ignore_query_params: false });
+      expect(started.ignore_query_params).toBe(false);
+      const done = await finished(started);
+      expect(done.status).toBe('COMPLETED');
+      expect(pathsOf(done)).toEqual([
+        '/docs/',
+        '/docs/changelog?page=1',
+        '/docs/changelog?page=2',
+        '/docs/changelog?page=3',
+        '/docs/config/',
+        '/docs/config/tuning',
+        '/docs/install',
+      ]);
+    });
+
+    it('refuses a second crawl of the guru while one runs, with DESIGN.md\'s message', async () => {
+      const running = await assistant.startCrawl('frob', { url: site.url('/held/'), ignore_query_params: true });
+      await expect(assistant.startCrawl('frob', { url: site.url('/docs/'), ignore_query_params: true })).rejects.toMatchObject({
+        status: 400,
+        field: 'msg',
+        message: 'A crawl is already running for this guru. Please wait for it to complete or stop it.',
+      });
+      expect(await assistant.crawlStatus('frob', running.id)).toMatchObject({ status: 'RUNNING', discovered_urls: [] });
+      await assistant.stopCrawl('frob', running.id);
+    });
+
+    it('stops a running crawl: STOPPED with its end time, and a new crawl may start', async () => {
+      const running = await assistant.startCrawl('frob', { url: site.url('/held/'), ignore_query_params: true });
+      const stopped = await assistant.stopCrawl('frob', running.id);
+      expect(Crawl.parse(stopped)).toEqual(stopped);
+      expect(stopped).toMatchObject({ id: running.id, status: 'STOPPED', url: site.url('/held/'), start_time: running.start_time, end_time: expect.any(String) });
+      expect(await assistant.crawlStatus('frob', running.id)).toEqual(stopped);
+      expect(await assistant.stopCrawl('frob', running.id)).toEqual(stopped);
+      const next = await assistant.startCrawl('frob', { url: site.url('/docs/install'), ignore_query_params: true });
+      expect((await finished(next)).status).toBe('COMPLETED');
+    });
+
+    it('answers "Crawl not found" for an unknown id and for the crawl of another guru', async () => {
+      await expect(assistant.crawlStatus('frob', 987654)).rejects.toMatchObject({ status: 404, field: 'msg', message: 'Crawl not found' });
+      await expect(assistant.stopCrawl('frob', 987654)).rejects.toMatchObject({ status: 404, field: 'msg', message: 'Crawl not found' });
+      const mine = await finished(await assistant.startCrawl('frob', { url: site.url('/docs/install'), ignore_query_params: true }));
+      await harness.createGuru('other');
+      await expect(assistant.crawlStatus('other', mine.id)).rejects.toMatchObject({ status: 404, message: 'Crawl not found' });
+      await expect(assistant.stopCrawl('other', mine.id)).rejects.toMatchObject({ status: 404, message: 'Crawl not found' });
+    });
+
+    it('answers a crawl id that is no whole number as its transport sees it', async () => {
+      // The port takes a number, and the engine simply has no crawl 1.5. Over REST the id is a path
+      // segment, and "1.5" there is no crawl id at all: the status endpoint's "Invalid request".
+      const expected = harness.kind === 'remote' ? { status: 400, message: 'Invalid request' } : { status: 404, message: 'Crawl not found' };
+      await expect(assistant.crawlStatus('frob', 1.5)).rejects.toMatchObject(expected);
+    });
+
+    it.each(['not a url', 'ftp://example.com/docs/', '/docs/', ''])('refuses %j with "Invalid URL format", starting nothing', async (url) => {
+      await expect(assistant.startCrawl('frob', { url, ignore_query_params: true })).rejects.toMatchObject({
+        status: 400,
+        field: 'msg',
+        message: 'Invalid URL format',
+      });
+      // Nothing runs: a crawl can start.
+      const next = await assistant.startCrawl('frob', { url: site.url('/docs/install'), ignore_query_params: true });
+      expect((await finished(next)).status).toBe('COMPLETED');
+    });
+
+    it("answers for an unknown guru with the operation's error", async () => {
+      await expectUnknownGuru(assistant.startCrawl('nope', { url: site.url('/docs/'), ignore_query_params: true }), {
+        status: 404,
+        message: 'Guru type nope not found',
+      });
+      await expectUnknownGuru(assistant.crawlStatus('nope', 1), { status: 404, message: 'Guru type nope not found' });
+    });
+  });
+
+  describe('video lists', () => {
+    it('lists every upload of a channel named by @handle, through every page of the Data API', async () => {
+      const imported = await assistant.importChannel({ url: `https://www.youtube.com/@${FROB_CHANNEL.handle}` });
+      expect(ChannelImport.parse(imported)).toEqual(imported);
+      expect(imported).toEqual({
+        channel_identifier: FROB_CHANNEL.handle,
+        identifier_type: 'username',
+        video_count: FROB_CHANNEL.videoIds.length,
+        videos: watchUrls(FROB_CHANNEL.videoIds),
+      });
+    });
+
+    it('lists a channel named by its id, and a channel without uploads as empty', async () => {
+      await expect(assistant.importChannel({ url: `https://www.youtube.com/channel/${FROB_CHANNEL.id}` })).resolves.toEqual({
+        channel_identifier: FROB_CHANNEL.id,
+        identifier_type: 'channel_id',
+        video_count: FROB_CHANNEL.videoIds.length,
+        videos: watchUrls(FROB_CHANNEL.videoIds),
+      });
+      await expect(assistant.importChannel({ url: `youtube.com/@${QUIET_CHANNEL.handle}` })).resolves.toEqual({
+        channel_identifier: QUIET_CHANNEL.handle,
+        identifier_type: 'username',
+        video_count: 0,
+        videos: [],
+      });
+    });
+
+    it('lists the videos of a playlist', async () => {
+      const imported = await assistant.importPlaylist({ url: `https://www.youtube.com/watch?v=${TUTORIALS.videoIds[1]}&list=${TUTORIALS.id}` });
+      expect(PlaylistImport.parse(imported)).toEqual(imported);
+      expect(imported).toEqual({ playlist_id: TUTORIALS.id, video_count: TUTORIALS.videoIds.length, videos: watchUrls(TUTORIALS.videoIds) });
+    });
+
+    it('answers 404 for a channel or playlist YouTube does not know', async () => {
+      await expect(assistant.importChannel({ url: 'https://www.youtube.com/@nobody-at-all' })).rejects.toMatchObject({
+        status: 404,
+        field: 'msg',
+        message: 'Channel not found',
+      });
+      await expect(assistant.importPlaylist({ url: 'https://www.youtube.com/playlist?list=PLnothing00000000000000000000000' })).rejects.toMatchObject({
+        status: 404,
+        field: 'msg',
+        message: 'Playlist not found',
+      });
+    });
+
+    it.each([
+      ['channel', ''],
+      ['channel', 'https://example.com/@Frobnicator'],
+      ['channel', `https://www.youtube.com/playlist?list=${TUTORIALS.id}`],
+      ['playlist', 'https://www.youtube.com/watch?v=dQw4w9WgXcQ'],
+      ['playlist', `https://www.youtube.com/@${FROB_CHANNEL.handle}`],
+    ] as const)('refuses a malformed %s URL %j with "URL is required", asking YouTube nothing', async (kind, url) => {
+      const call = kind === 'channel' ? assistant.importChannel({ url }) : assistant.importPlaylist({ url });
+      await expect(call).rejects.toMatchObject({ status: 400, field: 'msg', message: 'URL is required' });
+      expect(harness.youtubeDataApi.server.requests).toEqual([]);
+    });
+
+    it('answers with the engine\'s error when no YouTube Data API key is configured', async () => {
+      const keyless = await open({ withoutYouTubeApiKey: true });
+      try {
+        await keyless.createGuru('frob');
+        const expected = {
+          status: 503,
+          field: 'msg',
+          message:
+            'No YouTube Data API key is configured; set GURU_YOUTUBE_API_KEY to an API key of a Google Cloud project with the YouTube Data API v3 enabled',
+        };
+        await expect(keyless.assistant.importChannel({ url: `https://www.youtube.com/@${FROB_CHANNEL.handle}` })).rejects.toMatchObject(expected);
+        await expect(keyless.assistant.importPlaylist({ url: `https://www.youtube.com/playlist?list=${TUTORIALS.id}` })).rejects.toMatchObject(expected);
+        expect(keyless.youtubeDataApi.server.requests).toEqual([]);
+      } finally {
+        await keyless.close();
+      }
     });
   });
 }

@@ -35,3 +35,15 @@ FROB_HOME overrides where caches are kept.
 export const COOKING = `# Pancakes
 
 Mix flour, eggs and milk into a smooth batter, then fry thin pancakes in butter.`;
+
+/** 11-character video ids, distinct and in order. */
+const videoIds = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(11 - prefix.length, '0')}`);
+
+/** A channel with more uploads than one page of the Data API (50), a playlist, and a channel that never uploaded. */
+export const VIDEO_LISTS = {
+  channels: [
+    { id: 'UCfrobnicator00000000001', handle: 'Frobnicator', videoIds: videoIds('frob', 73) },
+    { id: 'UCquietfrob0000000000002', handle: 'quiet.frob', videoIds: [] },
+  ],
+  playlists: [{ id: 'PLfrobtutorials000000000000000001', videoIds: videoIds('tut', 4) }],
+} as const;

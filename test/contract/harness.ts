@@ -3,7 +3,8 @@
  * directly, and the remote adapter talking to our own REST server over
  * loopback HTTP (in front of a local engine). Each run gets the Assistant under
  * test and hooks into the serving side that no client of the port has: creating
- * a guru, waiting for processing, moving the clock.
+ * a guru, waiting for processing, moving the clock, and the YouTube Data API
+ * stand-in the serving engine imports video lists from.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,8 @@ import { LocalEngine } from '../../src/engine/local-engine.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
 import { RemoteAssistant } from '../../src/remote/remote-assistant.js';
+import { startYouTubeDataApiStandIn, type YouTubeDataApiStandIn } from '../stand-ins/youtube-data-api.js';
+import { VIDEO_LISTS } from './fixtures.js';
 
 export interface ContractHarness {
   readonly kind: 'local' | 'remote';
@@ -25,43 +28,56 @@ export interface ContractHarness {
   whenIdle(): Promise<void>;
   /** Sets the serving side's idea of now. */
   setClock(at: Date): void;
+  /** The YouTube Data API the serving engine reads channels and playlists from (fixtures: VIDEO_LISTS). */
+  readonly youtubeDataApi: YouTubeDataApiStandIn;
   close(): Promise<void>;
 }
 
-export type OpenHarness = () => Promise<ContractHarness>;
+export interface HarnessOptions {
+  /** Leave the serving engine without a YouTube Data API key, as a deployment that has not set one. */
+  readonly withoutYouTubeApiKey?: boolean;
+}
 
-/** A data directory and an engine whose clock the test moves. */
-function openEngine(prefix: string) {
+export type OpenHarness = (options?: HarnessOptions) => Promise<ContractHarness>;
+
+/** A data directory and an engine whose clock the test moves, reading video lists from a stand-in. */
+async function openEngine(prefix: string, options: HarnessOptions) {
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
   let now = new Date('2026-11-20T12:00:00Z');
-  // The suite's web pages are served on 127.0.0.1.
-  const engine = LocalEngine.open({ dataDir, clock: () => now, allowPrivateNetwork: true });
+  const youtubeDataApi = await startYouTubeDataApiStandIn(VIDEO_LISTS);
+  const youtubeApi = { baseUrl: youtubeDataApi.baseUrl, ...(options.withoutYouTubeApiKey ? {} : { apiKey: youtubeDataApi.apiKey }) };
+  // The suite's web pages and the stand-in are served on 127.0.0.1.
+  const engine = LocalEngine.open({ dataDir, clock: () => now, allowPrivateNetwork: true, youtubeApi });
   return {
     dataDir,
     engine,
+    youtubeDataApi,
     setClock: (at: Date) => {
       now = at;
+    },
+    async close() {
+      await engine.close();
+      await youtubeDataApi.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-export const openLocalHarness: OpenHarness = async () => {
-  const { dataDir, engine, setClock } = openEngine('guru-contract-local-');
+export const openLocalHarness: OpenHarness = async (options = {}) => {
+  const { engine, setClock, youtubeDataApi, close } = await openEngine('guru-contract-local-', options);
   return {
     kind: 'local',
     assistant: engine,
     createGuru: async (slug, name) => (await engine.createGuru({ slug, ...(name === undefined ? {} : { name }) })).slug,
     whenIdle: () => engine.whenIdle(),
     setClock,
-    async close() {
-      await engine.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    youtubeDataApi,
+    close,
   };
 };
 
-export const openRemoteHarness: OpenHarness = async () => {
-  const { dataDir, engine, setClock } = openEngine('guru-contract-remote-');
+export const openRemoteHarness: OpenHarness = async (options = {}) => {
+  const { dataDir, engine, setClock, youtubeDataApi, close } = await openEngine('guru-contract-remote-', options);
   const server = await startHttpServer({
     backend: { kind: 'local', assistant: engine, admin: engine },
     logger: silentLogger,
@@ -71,7 +87,8 @@ export const openRemoteHarness: OpenHarness = async () => {
   });
   // Over REST a key reaches only its own guru, so every call carries the key of
   // the guru it names. A guru without a key here (one that does not exist) gets
-  // the first guru's key, as a deployment configured with one key would send.
+  // the first guru's key, as a deployment configured with one key would send;
+  // so do calls of no guru (video lists), which any valid key may make.
   const keys = new Map<string, string>();
   const assistant = new RemoteAssistant({
     baseUrl: `${server.url}/api/v1`,
@@ -87,11 +104,11 @@ export const openRemoteHarness: OpenHarness = async () => {
     },
     whenIdle: () => engine.whenIdle(),
     setClock,
+    youtubeDataApi,
     async close() {
       await assistant.close();
       await server.close();
-      await engine.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await close();
     },
   };
 };
