@@ -3,7 +3,8 @@
 // minimal SDK server. Plain ESM on top of the built dist/.
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,startup (default: all three)
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,startup (default: all four)
+//   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
 //   GURU_BENCH_VARIANTS  comma list of document shapes to index: heading,plain (default: both;
 //                        empty: no NFCorpus part)
@@ -753,6 +754,65 @@ async function runManualPart() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Crawling the manual
+
+const crawlRuns = positiveInt(process.env.GURU_BENCH_CRAWLS, 3);
+const CRAWL_GOAL_SECONDS = 10;
+
+/**
+ * Crawls the manual from its root through the port, as a client would: start, then follow the
+ * status (polled every 20 ms, so a time is at most that much late) until the crawl has ended.
+ */
+async function runCrawlPart() {
+  const missing = ensureManual();
+  if (missing !== undefined) {
+    console.log(`\nNote: ${missing}; skipping the crawl benchmark.`);
+    return { skipped: missing };
+  }
+  const pages = manualPages().length;
+  const site = await serveFolder(manualDir);
+  const { waitForCrawl } = await import('../dist/core/wait-for-crawl.js');
+  const runs = [];
+  try {
+    for (let i = 0; i < crawlRuns; i++) {
+      console.log(`Crawling the PostgreSQL manual (${pages} pages from ${site.origin}), run ${i + 1} of ${crawlRuns}...`);
+      const dataDir = mkdtempSync(join(tmpdir(), 'guru-bench-crawl-'));
+      const backend = await openManualBackend(dataDir, undefined);
+      try {
+        await backend.admin.createGuru({ slug: 'pg' });
+        const started = performance.now();
+        const crawl = await backend.assistant.startCrawl('pg', { url: `${site.origin}/`, ignore_query_params: true });
+        const done = await waitForCrawl(backend.assistant, 'pg', crawl.id, { intervalMs: 20 });
+        const seconds = (performance.now() - started) / 1000;
+        runs.push({
+          status: done.status,
+          discovered: done.discovered_urls.length,
+          seconds: Number(seconds.toFixed(2)),
+          pagesPerSecond: Math.round(done.discovered_urls.length / seconds),
+          error: done.error_message ?? null,
+        });
+      } finally {
+        await backend.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await site.close();
+  }
+  return { pages, goalSeconds: CRAWL_GOAL_SECONDS, runs };
+}
+
+function printCrawl(result) {
+  console.log(`\nCrawl of the PostgreSQL manual (${result.pages} HTML pages; goal: all found in under ${result.goalSeconds} s)`);
+  console.log(
+    table(
+      ['run', 'status', 'discovered', 'seconds', 'pages/s', 'error'],
+      result.runs.map((run, i) => [String(i + 1), run.status, String(run.discovered), run.seconds.toFixed(2), String(run.pagesPerSecond), run.error ?? '']),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Stdio start-up
 
 const INITIALIZE = `${JSON.stringify({
@@ -990,7 +1050,7 @@ function printStartup(startup) {
   );
 }
 
-const PARTS = ['nfcorpus', 'manual', 'startup'];
+const PARTS = ['nfcorpus', 'manual', 'crawl', 'startup'];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {
@@ -1034,6 +1094,7 @@ async function main() {
     settings: { parts: [...parts], dataPath, batchSize, rounds, starts, manualDir, manualLimits, manualStages },
     nfcorpus: /** @type {VariantResult[] | { skipped: string }} */ ({ skipped: 'not asked for (GURU_BENCH_PARTS)' }),
     manual: /** @type {object} */ ({ skipped: 'not asked for (GURU_BENCH_PARTS)' }),
+    crawl: /** @type {object} */ ({ skipped: 'not asked for (GURU_BENCH_PARTS)' }),
     startup: /** @type {StartupResult[] | { skipped: string }} */ ({ skipped: 'not asked for (GURU_BENCH_PARTS)' }),
   };
 
@@ -1042,6 +1103,11 @@ async function main() {
   if (parts.has('manual')) {
     report.manual = await runManualPart();
     if (!report.manual.skipped) printManual(report.manual);
+  }
+
+  if (parts.has('crawl')) {
+    report.crawl = await runCrawlPart();
+    if (!report.crawl.skipped) printCrawl(report.crawl);
   }
 
   if (parts.has('startup')) {
