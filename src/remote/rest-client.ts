@@ -15,8 +15,7 @@ import type { Endpoint } from './endpoint.js';
 import { networkError, notJson, responseMismatch, serviceError, type ServiceAddress } from './failures.js';
 import { backoffDelayMs, type RetryPolicy, type Timeouts } from './policy.js';
 
-/** One key for every call, or the key of each guru (a key reaches only its own guru). */
-/** One key for every call, or a key per guru (undefined for calls of no guru). */
+/** One key for every call, or the key of each guru (a key reaches only its own guru; undefined: a call of no guru). */
 export type ApiKey = string | ((guru: string | undefined) => string);
 
 export interface RestClientOptions {
