@@ -164,7 +164,19 @@ export class HttpFetcher {
   }
 
   async get(input: string | URL, options: FetchOptions = {}): Promise<FetchedResponse> {
-    if (this.#closed) throw new Error('HttpFetcher.get after close()');
+    return this.#fetch('GET', input, options, undefined);
+  }
+
+  /**
+   * Sends `body` (JSON or text, with its content-type among the headers) under the same policy as
+   * `get`. A redirect is not followed: it would need the body sent again somewhere else.
+   */
+  async post(input: string | URL, body: string, options: FetchOptions = {}): Promise<FetchedResponse> {
+    return this.#fetch('POST', input, options, body);
+  }
+
+  async #fetch(method: 'GET' | 'POST', input: string | URL, options: FetchOptions, requestBody: string | undefined): Promise<FetchedResponse> {
+    if (this.#closed) throw new Error(`HttpFetcher.${method.toLowerCase()} after close()`);
     const { signal } = options;
     signal?.throwIfAborted();
     const maxBytes = options.maxBytes ?? this.#policy.maxBytes;
@@ -177,11 +189,14 @@ export class HttpFetcher {
     };
     for (let redirects = 0; ; redirects += 1) {
       const deadline = new AbortController();
-      const response = await this.#request(url, headers, signal, deadline.signal);
+      const response = await this.#request(method, url, headers, requestBody, signal, deadline.signal);
       const { statusCode } = response;
       const location = headerValue(response.headers, 'location');
       if (REDIRECTS.has(statusCode) && location !== undefined) {
         await discard(response);
+        if (method !== 'GET') {
+          throw new FetchFailure('redirect_refused', url.href, `${display(url)} redirects a ${method} elsewhere, which is not followed`, { status: statusCode });
+        }
         if (redirects >= this.#policy.maxRedirects) {
           throw new FetchFailure(
             'too_many_redirects',
@@ -256,14 +271,22 @@ export class HttpFetcher {
     return this.#agent;
   }
 
-  async #request(url: URL, headers: Record<string, string>, signal: AbortSignal | undefined, deadline: AbortSignal): Promise<ResponseData> {
+  async #request(
+    method: 'GET' | 'POST',
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+    deadline: AbortSignal,
+  ): Promise<ResponseData> {
     const agent = await this.#dispatcher();
     try {
       return await agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
-        method: 'GET',
+        method,
         headers,
+        ...(body === undefined ? {} : { body }),
         signal: signal === undefined ? deadline : AbortSignal.any([signal, deadline]),
       });
     } catch (error) {

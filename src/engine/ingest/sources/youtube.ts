@@ -6,7 +6,7 @@
  * the address policy and size caps apply), and every youtube.com address is
  * rewritten to `baseUrl` when one is set (a stand-in speaking YouTube's wire format).
  */
-import { FetchFailure, retryAfter, type FetchedResponse, type HttpFetcher } from '../../../net/http-fetcher.js';
+import { FetchFailure, type FetchedResponse, type HttpFetcher } from '../../../net/http-fetcher.js';
 import { SourceError, type ReadDocument, type SourceReader } from './types.js';
 
 export interface YouTubeSettings {
@@ -18,8 +18,6 @@ const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const YOUTUBE_HOSTS = new Set(['youtube.com', 'www.youtube.com', 'm.youtube.com', 'music.youtube.com']);
 const PATH_FORMS = new Set(['shorts', 'embed', 'live', 'v', 'e']);
 const PARAGRAPH_SECONDS = 60;
-const PLAYER_TIMEOUT_MS = 30_000;
-const PLAYER_MAX_BYTES = 10 * 1024 * 1024;
 
 /** The library's fetch-function argument (its own .d.ts re-exports types by extensionless paths that NodeNext cannot follow). */
 interface FetchParams {
@@ -108,42 +106,13 @@ export class YouTubeReader implements SourceReader {
     return asResponse(response);
   }
 
-  /**
-   * The Innertube player request is a POST, which the HttpFetcher does not make. Its address is
-   * fixed (www.youtube.com, or the operator's `baseUrl`), never taken from a user or a response,
-   * so it is sent with fetch directly, under the same kind of deadline and size cap.
-   */
+  /** The Innertube player request: a POST, under the same address policy and caps as the rest. */
   async #post(params: FetchParams): Promise<Response> {
-    const url = this.#rewrite(params.url);
-    const deadline = AbortSignal.timeout(PLAYER_TIMEOUT_MS);
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { ...requestHeaders(params), ...params.headers },
-        ...(params.body === undefined ? {} : { body: params.body }),
-        redirect: 'error',
-        signal: params.signal ? AbortSignal.any([params.signal, deadline]) : deadline,
-      });
-    } catch (error) {
-      if (params.signal?.aborted) throw params.signal.reason;
-      if (deadline.aborted) throw new FetchFailure('timeout', url, `${url} did not answer within ${PLAYER_TIMEOUT_MS / 1000} s; try again later`, { cause: error });
-      throw new FetchFailure('network', url, `Could not reach ${new URL(url).host} (${String(error)}); try again later`, { cause: error });
-    }
-    if (!response.ok) {
-      // Like the HttpFetcher: any other status is a failure, retryable for 429 and 5xx.
-      const { status } = response;
-      const wait = status === 429 || status === 503 ? retryAfter(response.headers.get('retry-after') ?? undefined) : undefined;
-      await response.body?.cancel();
-      const advice = status === 429 || status >= 500 ? '; try again later' : '';
-      const answered = [`${url} answered ${status}`, response.statusText].filter(Boolean).join(' ');
-      throw new FetchFailure('http_status', url, `${answered}${advice}`, {
-        status,
-        ...(wait === undefined ? {} : { retryAfterMs: wait }),
-      });
-    }
-    const body = await readCapped(response, url);
-    return new Response(new Uint8Array(body), { status: response.status, headers: response.headers });
+    const response = await this.#fetcher.post(this.#rewrite(params.url), params.body ?? '', {
+      headers: { ...requestHeaders(params), ...params.headers },
+      ...(params.signal ? { signal: params.signal } : {}),
+    });
+    return asResponse(response);
   }
 
   /** youtube.com addresses to the configured base URL, keeping path and query. */
@@ -235,28 +204,6 @@ function requestHeaders(params: FetchParams): Record<string, string> {
     ...(params.userAgent ? { 'user-agent': params.userAgent } : {}),
     ...(params.lang ? { 'accept-language': params.lang } : {}),
   };
-}
-
-async function readCapped(response: Response, url: string): Promise<Buffer> {
-  const tooLarge = () => new FetchFailure('too_large', url, `${url} sends more than the ${PLAYER_MAX_BYTES / 1024 / 1024} MiB accepted for one response`);
-  if (Number(response.headers.get('content-length') ?? Number.NaN) > PLAYER_MAX_BYTES) {
-    await response.body?.cancel();
-    throw tooLarge();
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body?.getReader();
-  for (;;) {
-    const next = await reader?.read();
-    if (!next || next.done) break;
-    size += next.value.length;
-    if (size > PLAYER_MAX_BYTES) {
-      await reader?.cancel();
-      throw tooLarge();
-    }
-    chunks.push(next.value);
-  }
-  return Buffer.concat(chunks, size);
 }
 
 function asResponse(response: FetchedResponse): Response {
