@@ -10,11 +10,13 @@ import { GuruSelector } from './gurus.js';
 import { registerResources } from './resources.js';
 import { registerSubscriptions } from './subscriptions.js';
 import { registerAskTool } from './tools/ask.js';
+import { registerCrawlTools } from './tools/crawls.js';
 import type { ToolContext } from './tools/context.js';
 import { registerGuruTools } from './tools/gurus.js';
 import { registerSearchTool } from './tools/search.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSourceTools } from './tools/sources.js';
+import { registerVideoListTools } from './tools/video-lists.js';
 
 export interface GuruMcpServerOptions {
   readonly backend: Backend;
@@ -43,7 +45,7 @@ function instructions(choice: GuruChoice): string {
 
 How to start:
 1. ${choosing}
-2. add_sources puts texts, web pages, YouTube videos and Jira, Zendesk or Confluence pages into a guru's knowledge base; processing is asynchronous (wait: true waits for it; list_sources shows each source's status, reindex_sources reads sources again).
+2. add_sources puts texts, web pages, YouTube videos and Jira, Zendesk or Confluence pages into a guru's knowledge base; processing is asynchronous (wait: true waits for it; list_sources shows each source's status, reindex_sources reads sources again). For a whole website, start_crawl discovers its pages (add: true adds them); import_channel and import_playlist list a YouTube channel's or playlist's videos (add: true adds them).
 3. ask answers a question. Prefer it over your own memory for the guru's topic, cite its references, and say so when the trust score is low or 0 instead of guessing. semantic_search only finds related sources.
 
 Follow-ups: every answer carries a session_id; pass it to ask to continue that conversation with its context. list_sessions, get_session and delete_session manage conversations; the resource guru://{guru_slug}/sessions/{session_id} holds one conversation.`;
@@ -62,6 +64,8 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerSearchTool(server, context);
   registerSourceTools(server, context);
   registerSessionTools(server, context);
+  registerCrawlTools(server, context);
+  registerVideoListTools(server, context);
   registerResources(server, context);
   const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
   whenClosed(server, () => subscriptions.close());

@@ -21,15 +21,23 @@ import type { TestBackend } from './support.js';
 const ALL_TOOLS = [
   'add_sources',
   'ask',
+  'crawl_status',
   'create_guru',
   'delete_session',
   'get_session',
+  'import_channel',
+  'import_playlist',
   'list_gurus',
   'list_sessions',
   'list_sources',
   'reindex_sources',
   'semantic_search',
+  'start_crawl',
+  'stop_crawl',
 ];
+
+/** Tools that reach outside the server: fetching URL sources, crawling, the video platform's API. */
+const OPEN_WORLD_TOOLS = new Set(['add_sources', 'reindex_sources', 'start_crawl', 'import_channel', 'import_playlist']);
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -94,17 +102,17 @@ describe('MCP server over a local engine', () => {
         for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
           expect(typeof hints[hint], `${tool.name}.${hint}`).toBe('boolean');
         }
-        // Only the tools that fetch URL sources reach outside the server.
-        expect(hints.openWorldHint, tool.name).toBe(tool.name === 'add_sources' || tool.name === 'reindex_sources');
+        expect(hints.openWorldHint, tool.name).toBe(OPEN_WORLD_TOOLS.has(tool.name));
         if (tool.name !== 'list_gurus' && tool.name !== 'create_guru') {
           expect(Object.keys(tool.inputSchema.properties ?? {}), tool.name).toContain('guru_slug');
         }
       }
       const byName = new Map(tools.map((tool) => [tool.name, tool.annotations!]));
-      for (const name of ['semantic_search', 'list_sources', 'list_sessions', 'get_session', 'list_gurus']) {
+      for (const name of ['semantic_search', 'list_sources', 'list_sessions', 'get_session', 'list_gurus', 'crawl_status']) {
         expect(byName.get(name)!.readOnlyHint, name).toBe(true);
       }
-      for (const name of ['ask', 'add_sources', 'reindex_sources', 'delete_session', 'create_guru']) {
+      // import_channel and import_playlist add the videos with add: true.
+      for (const name of ['ask', 'add_sources', 'reindex_sources', 'delete_session', 'create_guru', 'start_crawl', 'stop_crawl', 'import_channel', 'import_playlist']) {
         expect(byName.get(name)!.readOnlyHint, name).toBe(false);
       }
       expect(byName.get('delete_session')!.destructiveHint).toBe(true);

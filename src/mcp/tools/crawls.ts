@@ -1,0 +1,236 @@
+/** `start_crawl`, `crawl_status`, `stop_crawl`: discovering a website's pages, and adding them as sources. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { Crawl } from '../../core/schemas.js';
+import { submitUrls } from '../../core/submit-urls.js';
+import { waitForCrawl } from '../../core/wait-for-crawl.js';
+import { ProgressReporter, type ToolExtra } from '../progress.js';
+import { toolResult } from '../results.js';
+import { AddedSources, MAX_LISTED_URLS, MAX_TEXT_URLS, renderAdded, renderUrlList, summarizeSubmission } from '../url-lists.js';
+import { guarded, guruSlugParameter } from './context.js';
+import type { ToolContext } from './context.js';
+
+/** How long start_crawl with wait (or add) waits before answering with the crawl still RUNNING. */
+export const CRAWL_WAIT_LIMIT_MS = 10 * 60_000;
+/** Between two looks at a running crawl; gentle on a remote service's rate limit. */
+const POLL_INTERVAL_MS = 1000;
+/** The guru's limit of web pages on the local engine, for the model's planning. */
+const WEB_PAGE_LIMIT = 1500;
+
+const CrawlId = z.number().int().min(1).describe('The crawl id, as returned by start_crawl (id)');
+
+const StartCrawlParameters = z.object({
+  url: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe(
+      'Where to start: an http:// or https:// URL. Only URLs that begin with it are discovered, so a site root crawls the whole site and a sub-path (https://example.com/docs/) only that part.',
+    ),
+  ignore_query_params: z
+    .boolean()
+    .default(true)
+    .describe('Strip query strings from discovered URLs (default). Set false for sites whose pages differ by query, such as paginated listings.'),
+  wait: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Wait until the crawl ends and return its pages, sending progress notifications (URLs discovered) meanwhile. At most 10 minutes; then the crawl is returned still RUNNING.',
+    ),
+  add: z
+    .boolean()
+    .default(false)
+    .describe(
+      `After the crawl completes, add every discovered page to the knowledge base as a web page source (website_urls of add_sources). Implies wait. A guru holds at most ${WEB_PAGE_LIMIT} web pages: pages beyond the limit are reported as not added.`,
+    ),
+  guru_slug: guruSlugParameter,
+});
+type StartCrawlParameters = z.infer<typeof StartCrawlParameters>;
+
+const CrawlStatusParameters = z.object({
+  crawl_id: CrawlId,
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(`Index of the first discovered URL to return; results list at most ${MAX_LISTED_URLS}, and next_offset names where the rest begins`),
+  guru_slug: guruSlugParameter,
+});
+type CrawlStatusParameters = z.infer<typeof CrawlStatusParameters>;
+
+const StopCrawlParameters = z.object({ crawl_id: CrawlId, guru_slug: guruSlugParameter });
+type StopCrawlParameters = z.infer<typeof StopCrawlParameters>;
+
+/** The spec's crawl object, its URL list cut to one part. */
+const CrawlResult = Crawl.extend({
+  status: Crawl.shape.status.describe('RUNNING, COMPLETED, STOPPED (by stop_crawl) or FAILED (error_message says why)'),
+  discovered_urls: Crawl.shape.discovered_urls.describe(`URLs discovered, in the order found; at most ${MAX_LISTED_URLS} per result (see next_offset)`),
+  error_message: Crawl.shape.error_message.describe('Why the crawl failed, or why it ended early (e.g. the link limit was reached)'),
+  total_discovered: z.number().int().describe('URLs the crawl has discovered in all'),
+  truncated: z.boolean().describe('true when discovered_urls holds only part of the list'),
+  next_offset: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Pass as offset to crawl_status for the URLs after these; null when discovered_urls runs to the end of the list'),
+});
+type CrawlResult = z.infer<typeof CrawlResult>;
+
+const StartedCrawlResult = CrawlResult.extend({
+  added: AddedSources.optional().describe('Only with add: true, once the crawl completed: what became of the discovered pages'),
+});
+
+function partOf(crawl: Crawl, offset: number): CrawlResult {
+  const total = crawl.discovered_urls.length;
+  const urls = crawl.discovered_urls.slice(offset, offset + MAX_LISTED_URLS);
+  const end = offset + urls.length;
+  return {
+    ...crawl,
+    discovered_urls: urls,
+    total_discovered: total,
+    truncated: offset > 0 || end < total,
+    next_offset: end < total ? end : null,
+  };
+}
+
+/** The crawl for the model: where it stands, the first URLs, and what to do next. `offset` is that of `part`. */
+function renderCrawl(part: CrawlResult, offset: number, options: { readonly added?: boolean } = {}): string {
+  const total = part.total_discovered;
+  const queries = part.ignore_query_params ? 'query strings ignored' : 'query strings kept';
+  const lines = [`Crawl ${part.id} of ${part.url} (${queries}): ${part.status}, ${total} URL(s) discovered.`];
+  if (part.error_message) lines.push(`Error: ${part.error_message}`);
+  const shown = part.discovered_urls.length;
+  if (shown > 0) {
+    lines.push(part.truncated ? `Discovered URLs ${offset + 1}–${offset + shown} of ${total}:` : 'Discovered URLs:');
+    const where =
+      part.next_offset === null
+        ? 'the structured content lists them'
+        : `the structured content lists ${Math.max(0, shown - MAX_TEXT_URLS)} of them; crawl_status with offset=${part.next_offset} returns the ones after`;
+    lines.push(...renderUrlList(part.discovered_urls, total - offset - shown, where));
+  } else if (offset > 0) {
+    lines.push(`offset=${offset} is past the end of the ${total} URL(s).`);
+  }
+  if (part.status === 'RUNNING') {
+    lines.push(`It runs in the background: call crawl_status with crawl_id=${part.id} to follow it, stop_crawl to end it early.`);
+  } else if (total > 0 && !options.added) {
+    lines.push(
+      `The pages are not in the knowledge base yet: add them with add_sources (website_urls), or start a crawl with add: true. A guru holds at most ${WEB_PAGE_LIMIT} web pages.`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function registerCrawlTools(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'start_crawl',
+    {
+      title: 'Crawl a website for its pages',
+      description: [
+        "Discover the pages of a website, to add them to the guru's knowledge base.",
+        'The crawl starts at url and follows only links that begin with it (a site root crawls the whole site, a sub-path only that part), breadth-first, honouring robots.txt and the sitemap, skipping assets, feeds and files; it finds at most 1500 pages (link_limit).',
+        'Discovery only: nothing is indexed unless add: true.',
+        'By default it returns the RUNNING crawl at once; follow it with crawl_status.',
+        'wait: true returns when the crawl ends (at most 10 minutes), with progress notifications of the URLs discovered.',
+        'add: true waits the same way, then adds every discovered page as a web page source and reports how many were added, already there, or refused (a guru holds at most 1500 web pages); processing then runs in the background (list_sources).',
+        'If the call is cancelled or the 10 minutes pass, the crawl goes on in the background: crawl_status follows it, stop_crawl ends it.',
+        'One crawl runs at a time per guru: a second start is refused until the first ends or is stopped.',
+      ].join(' '),
+      inputSchema: StartCrawlParameters,
+      outputSchema: StartedCrawlResult,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    guarded(context, 'start_crawl', 'start_crawl', async (args: StartCrawlParameters, extra) => {
+      const guru = await context.gurus.select('start_crawl', args.guru_slug);
+      const started = await context.assistant.startCrawl(guru, { url: args.url, ignore_query_params: args.ignore_query_params });
+      if (!args.wait && !args.add) {
+        const part = partOf(started, 0);
+        return toolResult(part, renderCrawl(part, 0));
+      }
+      const crawl = await waitWithProgress(context, guru, started.id, extra);
+      const part = partOf(crawl, 0);
+      if (!args.add) return toolResult(part, renderCrawl(part, 0));
+      if (crawl.status !== 'COMPLETED') {
+        const why = crawl.status === 'RUNNING' ? 'it was still running when the wait ended' : `it ended ${crawl.status}`;
+        return toolResult(part, `${renderCrawl(part, 0)}\nNothing was added: ${why}.`);
+      }
+      const submission = await submitUrls(context.assistant, guru, 'website_urls', crawl.discovered_urls);
+      const added = summarizeSubmission(guru, crawl.discovered_urls, submission);
+      const text = [renderCrawl(part, 0, { added: true })];
+      if (crawl.discovered_urls.length > 0) text.push(renderAdded(added, 'web pages'));
+      return toolResult({ ...part, added }, text.join('\n'));
+    }),
+  );
+
+  server.registerTool(
+    'crawl_status',
+    {
+      title: 'Follow a website crawl',
+      description: [
+        'Where a crawl started with start_crawl stands: status (RUNNING, COMPLETED, STOPPED or FAILED with error_message), start and end time, and the URLs discovered so far, in the order found.',
+        `Long lists come in parts of ${MAX_LISTED_URLS}: when next_offset is not null, call again with offset set to it.`,
+        'Discovered pages are not indexed; add them with add_sources (website_urls).',
+      ].join(' '),
+      inputSchema: CrawlStatusParameters,
+      outputSchema: CrawlResult,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    guarded(context, 'crawl_status', 'crawl_status', async (args: CrawlStatusParameters) => {
+      const guru = await context.gurus.select('crawl_status', args.guru_slug);
+      const part = partOf(await context.assistant.crawlStatus(guru, args.crawl_id), args.offset);
+      return toolResult(part, renderCrawl(part, args.offset));
+    }),
+  );
+
+  server.registerTool(
+    'stop_crawl',
+    {
+      title: 'Stop a website crawl',
+      description: [
+        'Stop a running crawl: it becomes STOPPED with its end time, and the URLs discovered so far are kept (see crawl_status).',
+        'Stopping a crawl that has already ended returns it as it is. A new crawl can start once none is running.',
+      ].join(' '),
+      inputSchema: StopCrawlParameters,
+      outputSchema: CrawlResult,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    guarded(context, 'stop_crawl', 'stop_crawl', async (args: StopCrawlParameters) => {
+      const guru = await context.gurus.select('stop_crawl', args.guru_slug);
+      const part = partOf(await context.assistant.stopCrawl(guru, args.crawl_id), 0);
+      return toolResult(part, renderCrawl(part, 0));
+    }),
+  );
+}
+
+/** Follows the crawl until it ends or CRAWL_WAIT_LIMIT_MS pass; cancelling the call leaves the crawl running. */
+async function waitWithProgress(context: ToolContext, guru: string, crawlId: number, extra: ToolExtra): Promise<Crawl> {
+  const progress = new ProgressReporter(extra, context.logger);
+  const crawl = await waitForCrawl(context.assistant, guru, crawlId, {
+    signal: extra.signal,
+    onProgress: heartbeat(progress),
+    timeLimitMs: CRAWL_WAIT_LIMIT_MS,
+    intervalMs: POLL_INTERVAL_MS,
+  });
+  await progress.flush();
+  return crawl;
+}
+
+/**
+ * A notification whenever more URLs are found, and a smaller step every ten
+ * quiet polls, so that clients which reset their timeout on progress keep
+ * waiting. Progress must grow, so the quiet steps approach the next whole
+ * number without reaching it.
+ */
+function heartbeat(progress: ProgressReporter): (discovered: number) => void {
+  let last = -1;
+  let quietPolls = 0;
+  return (discovered) => {
+    if (discovered > last) {
+      last = discovered;
+      quietPolls = 0;
+      progress.report(discovered, `${discovered} URL(s) discovered`);
+    } else if (++quietPolls % 10 === 0) {
+      progress.report(discovered + (0.9 * quietPolls) / (quietPolls + 10), `${discovered} URL(s) discovered; still crawling`);
+    }
+  };
+}
