@@ -23,6 +23,16 @@ export const VERSION_OPTION: OptionSpecs = { version: { type: 'boolean', short: 
 const JSON_OUTPUT = { type: 'boolean', description: 'print JSON instead of text' } as const;
 const LABEL = { type: 'string', multiple: true, value: 'L' } as const;
 
+const VIDEO_IMPORT_OPTIONS: OptionSpecs = {
+  add: { type: 'string', value: 'SLUG', description: 'add the videos to this guru and wait until they are processed' },
+  json: { ...JSON_OUTPUT, description: 'print the import object; with --add {"import","sources","refused"}' },
+};
+
+const VIDEO_IMPORT_DETAILS = (url: string): string[] => [
+  `${url} Prints the count and the video URLs, read from the YouTube Data API: it needs an API key in GURU_YOUTUBE_API_KEY.`,
+  'With --add SLUG the videos are added to that guru in the listed order and followed until processed, one row per video; a guru holds at most 100 videos, and the ones beyond that are named on stderr. Exits with 1 when a video was not added or failed.',
+];
+
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'stdio',
@@ -155,6 +165,71 @@ export const COMMANDS: readonly CommandSpec[] = [
     audience: 'people',
     examples: ['guru-mcp reindex docs 12 14'],
     load: () => import('./commands/reindex.js'),
+  },
+  {
+    name: 'crawl',
+    summary: "discover a website's pages, showing the count found until the crawl ends; --add adds them as sources",
+    details: [
+      'Follows only links that begin with <url> (a site root crawls the whole site, a sub-path only that part), breadth-first, honouring robots.txt and the sitemap, skipping assets and files; at most 1500 pages. Query strings are stripped from the URLs found unless --keep-query (for paginated listings).',
+      'Prints the crawl\'s status and every URL found; nothing is indexed. With --add the pages are then added as web page sources and followed until processed, one row per source; a guru holds at most 1500 web pages, and the pages beyond that are named on stderr. Exits with 1 when the crawl did not complete, a page was not added, or a source failed.',
+      'Ctrl-C stops the crawl (the URLs found so far are kept) and exits with 130. --no-wait returns the running crawl at once; it needs the remote backend, since the embedded engine crawls inside the command.',
+    ],
+    positionals: [
+      { name: 'slug', required: true },
+      { name: 'url', required: true },
+    ],
+    options: {
+      'keep-query': { type: 'boolean', description: 'keep query strings in the URLs found (default: stripped)' },
+      add: { type: 'boolean', description: 'add the pages found as web page sources and wait until they are processed' },
+      'no-wait': { type: 'boolean', description: 'print the running crawl and return (remote backend only)' },
+      json: { ...JSON_OUTPUT, description: 'print the crawl object; with --add {"crawl","sources","refused"}' },
+    },
+    audience: 'people',
+    examples: ['guru-mcp crawl docs https://example.com/docs/', 'guru-mcp crawl docs https://example.com/blog/ --keep-query --add'],
+    load: () => import('./commands/crawl.js'),
+  },
+  {
+    name: 'crawl-status',
+    summary: 'show a crawl: its status and the URLs found so far',
+    positionals: [
+      { name: 'slug', required: true },
+      { name: 'id', required: true },
+    ],
+    options: { json: { ...JSON_OUTPUT, description: 'print the crawl object' } },
+    audience: 'people',
+    load: () => import('./commands/crawl-status.js'),
+  },
+  {
+    name: 'crawl-stop',
+    summary: 'stop a running crawl, keeping the URLs found so far',
+    details: ['A crawl that has already ended is shown as it is.'],
+    positionals: [
+      { name: 'slug', required: true },
+      { name: 'id', required: true },
+    ],
+    options: { json: { ...JSON_OUTPUT, description: 'print the crawl object' } },
+    audience: 'people',
+    load: () => import('./commands/crawl-stop.js'),
+  },
+  {
+    name: 'import channel',
+    summary: "list a YouTube channel's videos; --add adds them to a guru",
+    details: VIDEO_IMPORT_DETAILS('<url> is https://www.youtube.com/channel/UC… or https://www.youtube.com/@handle; every uploaded video is listed.'),
+    positionals: [{ name: 'url', required: true }],
+    options: VIDEO_IMPORT_OPTIONS,
+    audience: 'people',
+    examples: ['guru-mcp import channel https://www.youtube.com/@example', 'guru-mcp import channel https://www.youtube.com/@example --add docs'],
+    load: () => import('./commands/import-channel.js'),
+  },
+  {
+    name: 'import playlist',
+    summary: "list a YouTube playlist's videos; --add adds them to a guru",
+    details: VIDEO_IMPORT_DETAILS('<url> names the playlist in its list= parameter: https://www.youtube.com/playlist?list=PL… or a watch URL with &list=.'),
+    positionals: [{ name: 'url', required: true }],
+    options: VIDEO_IMPORT_OPTIONS,
+    audience: 'people',
+    examples: ["guru-mcp import playlist 'https://www.youtube.com/playlist?list=PL0123456789' --add docs"],
+    load: () => import('./commands/import-playlist.js'),
   },
   {
     name: 'integration set',
