@@ -138,12 +138,14 @@ describe('guru-mcp crawl', () => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
     // The counter's first line comes after the crawl started and was looked at.
-    await new Promise<void>((resolve) => {
+    const counting = new Promise<void>((resolve) => {
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         stderr += chunk;
         if (stderr.includes('Crawling ')) resolve();
       });
     });
+    await Promise.race([counting, closed]);
+    expect(stderr).toContain(`Crawling ${site.url('/held/')}: 0 URLs discovered`);
     child.kill('SIGINT');
     expect(await closed).toBe(130);
     const id = /^Crawl (\d+) STOPPED: 0 URLs discovered under /.exec(stdout)?.[1];
