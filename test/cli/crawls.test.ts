@@ -46,7 +46,7 @@ beforeAll(async () => {
     '/docs/': respond(page('Docs', ['install', 'guide/', 'list?page=1', '/blog/news', 'logo.png'])),
     '/docs/install': respond(page('Install', ['/docs/'])),
     '/docs/guide/': respond(page('Guide', ['../install'])),
-    // Sources keep URLs without a trailing slash; like most servers, this one redirects those.
+    // Like most servers, this one redirects a directory's address without its slash.
     '/docs': redirect('/docs/', 301),
     '/docs/guide': redirect('/docs/guide/', 301),
     '/docs/list': respond(page('List', ['/docs/list?page=2'])),

@@ -73,7 +73,7 @@ describe('MCP URL sources', () => {
     const { data, text } = await callOk(
       'add_sources',
       {
-        website_urls: [site.url('/docs/pooling/')],
+        website_urls: [site.url('/docs/pooling')],
         youtube_urls: ['https://youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/watch?v=aaaaaaaaaaa'],
         labels: ['media'],
         wait: true,

@@ -168,16 +168,16 @@ describe('WebPageReader', () => {
 
 describe('normalizeUrl', () => {
   it.each([
-    ['HTTPS://Docs.Example.COM/Guide/', 'https://docs.example.com/Guide'],
+    ['HTTPS://Docs.Example.COM/Guide/', 'https://docs.example.com/Guide/'],
     ['http://example.com:80/a', 'http://example.com/a'],
     ['https://example.com:443/a', 'https://example.com/a'],
-    ['https://example.com:8443/a/', 'https://example.com:8443/a'],
+    ['https://example.com:8443/a/', 'https://example.com:8443/a/'],
     ['https://example.com/a#section-2', 'https://example.com/a'],
     ['https://example.com', 'https://example.com/'],
     ['https://example.com/', 'https://example.com/'],
     ['https://example.com/#top', 'https://example.com/'],
-    ['https://example.com/a/b//', 'https://example.com/a/b'],
-    ['https://example.com/search/?q=2&a=1', 'https://example.com/search?q=2&a=1'],
+    ['https://example.com/a/b//', 'https://example.com/a/b//'],
+    ['https://example.com/search/?q=2&a=1', 'https://example.com/search/?q=2&a=1'],
     ['https://example.com/search?b=1&a=2#x', 'https://example.com/search?b=1&a=2'],
     ['https://example.com/page?', 'https://example.com/page'],
     ['  https://example.com/padded  ', 'https://example.com/padded'],
@@ -186,7 +186,9 @@ describe('normalizeUrl', () => {
   });
 
   it('gives one form to URLs of the same page', () => {
-    expect(normalizeUrl('HTTP://Example.com:80/docs/#intro')).toBe(normalizeUrl('http://example.com/docs'));
+    expect(normalizeUrl('HTTP://Example.com:80/docs/#intro')).toBe(normalizeUrl('http://example.com/docs/'));
+    // A trailing slash may make another resource (or a 404): the path is kept as given.
+    expect(normalizeUrl('http://example.com/docs/')).not.toBe(normalizeUrl('http://example.com/docs'));
   });
 
   it.each(['not a url', 'ftp://example.com/file', 'mailto:someone@example.com', 'file:///etc/passwd', '/relative/path', ''])('refuses %j', (input) => {

@@ -64,7 +64,8 @@ export function normalizeUrl(url: string): string {
   }
   parsed.hash = '';
   if (parsed.search === '') parsed.search = '';
-  if (parsed.pathname.length > 1) parsed.pathname = parsed.pathname.replace(/\/+$/, '') || '/';
+  // The path stays as given, trailing slash included: `/docs/` and `/docs` may be different
+  // resources (or one a 404), and the canonical form is also the address that is fetched.
   return parsed.href;
 }
 
