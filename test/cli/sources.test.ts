@@ -100,7 +100,7 @@ describe('guru-mcp add with URLs', () => {
   });
 
   it('answers EXISTS for a URL already added', async () => {
-    const result = await cli(['add', 'docs', `${site.url('/docs/pooling')}/#settings`, '--no-wait', '--json']);
+    const result = await cli(['add', 'docs', `${site.url('/docs/pooling')}#settings`, '--no-wait', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual([
       { id: expect.any(Number), type: 'Website', name: 'Connection pooling', url: site.url('/docs/pooling'), status: 'EXISTS', error: '' },
