@@ -8,7 +8,7 @@ import { parseHTML } from 'linkedom';
 import { z } from 'zod';
 import type { HttpFetcher } from '../../../net/http-fetcher.js';
 import { htmlToMarkdown } from '../extract/markdown.js';
-import { basicAuthorization, IntegrationApi, parseSourceUrl, type RefusalMessage } from './integration-api.js';
+import { atlassianAuthorization, IntegrationApi, parseSourceUrl, type RefusalMessage } from './integration-api.js';
 import { SourceError, type ReadDocument, type SourceReader } from './types.js';
 
 export interface ConfluenceSettings {
@@ -39,8 +39,7 @@ export class ConfluenceReader implements SourceReader {
   readonly #api: IntegrationApi;
 
   constructor(fetcher: HttpFetcher, settings: ConfluenceSettings) {
-    const authorization = settings.email ? basicAuthorization(settings.email, settings.apiToken) : `Bearer ${settings.apiToken}`;
-    this.#api = new IntegrationApi(fetcher, 'Confluence', settings.baseUrl, authorization);
+    this.#api = new IntegrationApi(fetcher, 'Confluence', settings.baseUrl, atlassianAuthorization(settings.email, settings.apiToken));
   }
 
   async read(url: string, signal?: AbortSignal): Promise<ReadDocument> {

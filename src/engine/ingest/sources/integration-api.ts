@@ -84,6 +84,11 @@ export function basicAuthorization(user: string, secret: string): string {
   return `Basic ${Buffer.from(`${user}:${secret}`, 'utf8').toString('base64')}`;
 }
 
+/** Atlassian's rule for Jira and Confluence: Cloud takes the account email and an API token (Basic), Server and Data Center a personal access token (Bearer). */
+export function atlassianAuthorization(email: string | undefined, token: string): string {
+  return email ? basicAuthorization(email, token) : `Bearer ${token}`;
+}
+
 /** Parses a user-given source URL, or says what kind of URL was expected. */
 export function parseSourceUrl(input: string, expected: string): URL {
   try {

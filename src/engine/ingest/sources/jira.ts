@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { HttpFetcher } from '../../../net/http-fetcher.js';
-import { basicAuthorization, formatDate, formatDateTime, IntegrationApi, parseSourceUrl, type RefusalMessage } from './integration-api.js';
+import { atlassianAuthorization, formatDate, formatDateTime, IntegrationApi, parseSourceUrl, type RefusalMessage } from './integration-api.js';
 import { SourceError, type ReadDocument, type SourceReader } from './types.js';
 import { wikiMarkupToMarkdown } from './wiki-markup.js';
 
@@ -57,8 +57,7 @@ export class JiraReader implements SourceReader {
   readonly #api: IntegrationApi;
 
   constructor(fetcher: HttpFetcher, settings: JiraSettings) {
-    const authorization = settings.email ? basicAuthorization(settings.email, settings.apiToken) : `Bearer ${settings.apiToken}`;
-    this.#api = new IntegrationApi(fetcher, 'Jira', settings.baseUrl, authorization);
+    this.#api = new IntegrationApi(fetcher, 'Jira', settings.baseUrl, atlassianAuthorization(settings.email, settings.apiToken));
   }
 
   async read(url: string, signal?: AbortSignal): Promise<ReadDocument> {
