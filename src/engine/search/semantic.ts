@@ -8,9 +8,6 @@ import type { EmbeddingsProvider } from '../../providers/embeddings.js';
 import type { Db } from '../store/database.js';
 import { VectorIndex } from './vectors.js';
 
-/** How search ranked: BM25 alone, or BM25 fused with vector similarity. */
-export type SearchMode = 'lexical' | 'hybrid';
-
 export class SemanticSearch {
   readonly #provider: EmbeddingsProvider;
   readonly #vectors: VectorIndex;
