@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpFetcher } from '../../src/net/http-fetcher.js';
-import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
+import { recordOf, startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
 
 describe('HttpFetcher.post', () => {
   let site: LoopbackServer;
 
   beforeAll(async () => {
     site = await startLoopbackServer({
-      '/echo': async (request, response) => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of request) chunks.push(chunk as Buffer);
+      '/echo': (request, response) => {
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ method: request.method, type: request.headers['content-type'], body: Buffer.concat(chunks).toString() }));
+        response.end(JSON.stringify({ method: request.method, type: request.headers['content-type'], body: recordOf(request).body }));
       },
       '/moved': (_request, response) => {
         response.writeHead(307, { location: '/echo' }).end();

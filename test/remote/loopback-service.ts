@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { recordOf, startLoopbackServer } from '../support/loopback-server.js';
 
 export interface ReceivedRequest {
   readonly method: string;
@@ -27,34 +28,13 @@ export interface LoopbackService {
 
 export async function startLoopbackService(respond: Responder): Promise<LoopbackService> {
   const requests: ReceivedRequest[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const request: ReceivedRequest = {
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: text === '' ? undefined : (JSON.parse(text) as unknown),
-      };
-      requests.push(request);
-      void Promise.resolve(respond(request, res, requests.length - 1)).catch((error: unknown) => {
-        res.destroy(error instanceof Error ? error : new Error(String(error)));
-      });
-    });
+  const server = await startLoopbackServer((req, res) => {
+    const { method, path, headers, body } = recordOf(req);
+    const request: ReceivedRequest = { method, url: path, headers, body: body === '' ? undefined : (JSON.parse(body) as unknown) };
+    requests.push(request);
+    return respond(request, res, requests.length - 1);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/api/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { baseUrl: `${server.origin}/api/v1`, requests, close: () => server.close() };
 }
 
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

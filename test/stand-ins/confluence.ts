@@ -6,7 +6,7 @@
  * carry `_links` and `_expandable` like the real ones, and `expand` is honoured.
  * Basic email:token for Cloud, Bearer personal access token for Server/DC.
  */
-import { basicCredentials, bearerToken, json, StandInServer, type RecordedRequest } from './server.js';
+import { basicCredentials, bearerToken, json, type LoopbackServer, type RecordedRequest, replying, startLoopbackServer } from '../support/loopback-server.js';
 
 export interface ConfluencePageFixture {
   readonly id: string;
@@ -32,7 +32,7 @@ export interface ConfluenceStandInOptions {
 }
 
 export interface ConfluenceStandIn {
-  readonly server: StandInServer;
+  readonly server: LoopbackServer;
   /** The site: `http://127.0.0.1:PORT` for Cloud (pages under /wiki), with the context path for Server/DC. */
   readonly baseUrl: string;
   close(): Promise<void>;
@@ -40,11 +40,11 @@ export interface ConfluenceStandIn {
 
 export async function startConfluenceStandIn(options: ConfluenceStandInOptions): Promise<ConfluenceStandIn> {
   const context = options.flavour === 'cloud' ? '/wiki' : (options.contextPath ?? '');
-  const server = await StandInServer.start((request) => {
+  const server = await startLoopbackServer(replying((request) => {
     if (!authorized(request, options)) {
       return json(401, { statusCode: 401, message: 'Current user not permitted to use Confluence' }, { 'www-authenticate': 'Basic realm="Confluence"' });
     }
-    const links = { base: `${server.baseUrl}${context}`, context };
+    const links = { base: `${server.origin}${context}`, context };
     const path = request.url.pathname;
     const expand = (request.url.searchParams.get('expand') ?? '').split(',').filter(Boolean);
     const byId = new RegExp(`^${context}/rest/api/content/(\\d+)$`).exec(path);
@@ -77,8 +77,8 @@ export async function startConfluenceStandIn(options: ConfluenceStandInOptions):
       });
     }
     return json(404, { statusCode: 404, message: `null for uri: ${request.url.href}`, reason: 'Not Found' });
-  });
-  return { server, baseUrl: options.flavour === 'cloud' ? server.baseUrl : `${server.baseUrl}${context}`, close: () => server.close() };
+  }));
+  return { server, baseUrl: options.flavour === 'cloud' ? server.origin : `${server.origin}${context}`, close: () => server.close() };
 }
 
 function authorized(request: RecordedRequest, options: ConfluenceStandInOptions): boolean {

@@ -3,7 +3,7 @@
  * with small deterministic vectors: one dimension per group of synonyms, so
  * texts about the same thing in other words lie close together.
  */
-import { json, StandInServer } from './server.js';
+import { json, type LoopbackServer, replying, startLoopbackServer } from '../support/loopback-server.js';
 
 const CONCEPTS: readonly (readonly string[])[] = [
   ['car', 'cars', 'automobile', 'automobiles', 'vehicle', 'vehicles'],
@@ -20,7 +20,7 @@ function embed(text: string): number[] {
 }
 
 export interface EmbeddingsStandIn {
-  readonly server: StandInServer;
+  readonly server: LoopbackServer;
   /** The API root to configure, ending in /v1. */
   readonly baseUrl: string;
   /** Texts embedded so far, per model. */
@@ -33,7 +33,7 @@ export interface EmbeddingsStandIn {
 export async function startEmbeddingsStandIn(): Promise<EmbeddingsStandIn> {
   const embedded = new Map<string, string[]>();
   const state = { down: false };
-  const server = await StandInServer.start((request) => {
+  const server = await startLoopbackServer(replying((request) => {
     if (request.method !== 'POST' || request.url.pathname !== '/v1/embeddings') return json(404, { error: { message: 'not found' } });
     if (state.down) return json(503, { error: { message: 'model is loading' } });
     const body = JSON.parse(request.body) as { model: string; input: string[] };
@@ -44,10 +44,10 @@ export async function startEmbeddingsStandIn(): Promise<EmbeddingsStandIn> {
       data: body.input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })),
       usage: { prompt_tokens: 0, total_tokens: 0 },
     });
-  });
+  }));
   return {
     server,
-    baseUrl: `${server.baseUrl}/v1`,
+    baseUrl: `${server.origin}/v1`,
     embedded,
     get down() {
       return state.down;

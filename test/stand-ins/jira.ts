@@ -5,7 +5,7 @@
  * GET /rest/api/2/issue/{key}/comment?startAt=&maxResults=. Basic email:token
  * for Cloud, Bearer personal access token for Server/Data Center.
  */
-import { basicCredentials, bearerToken, json, StandInServer, type RecordedRequest, type Reply } from './server.js';
+import { basicCredentials, bearerToken, json, type LoopbackServer, type RecordedRequest, type Reply, replying, startLoopbackServer } from '../support/loopback-server.js';
 
 export interface JiraCommentFixture {
   readonly author: string;
@@ -46,7 +46,7 @@ export interface JiraStandInOptions {
 }
 
 export interface JiraStandIn {
-  readonly server: StandInServer;
+  readonly server: LoopbackServer;
   /** The site's base URL, with the context path. */
   readonly baseUrl: string;
   close(): Promise<void>;
@@ -58,9 +58,9 @@ const NO_ISSUE = { errorMessages: ['Issue does not exist or you do not have perm
 export async function startJiraStandIn(options: JiraStandInOptions): Promise<JiraStandIn> {
   const context = options.contextPath ?? '';
   const issues = new Map(options.issues.map((issue) => [issue.key, issue]));
-  const server = await StandInServer.start((request) => {
+  const server = await startLoopbackServer(replying((request) => {
     if (!authorized(request, options)) return json(401, NOT_AUTHENTICATED, { 'www-authenticate': 'Basic realm="protected-area"' });
-    const site = `${server.baseUrl}${context}`;
+    const site = `${server.origin}${context}`;
     const path = request.url.pathname;
     const comments = new RegExp(`^${context}/rest/api/2/issue/([^/]+)/comment$`).exec(path);
     if (comments?.[1]) return commentPage(site, issues.get(comments[1]), request, options);
@@ -70,8 +70,8 @@ export async function startJiraStandIn(options: JiraStandInOptions): Promise<Jir
       return fixture ? json(200, issueJson(site, fixture, request, options)) : json(404, NO_ISSUE);
     }
     return json(404, { errorMessages: [`No resource at ${path}`], errors: {} });
-  });
-  return { server, baseUrl: `${server.baseUrl}${context}`, close: () => server.close() };
+  }));
+  return { server, baseUrl: `${server.origin}${context}`, close: () => server.close() };
 }
 
 function authorized(request: RecordedRequest, options: JiraStandInOptions): boolean {

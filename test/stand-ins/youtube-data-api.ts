@@ -8,7 +8,7 @@
  * A channel's uploads playlist is `UU` + its id after `UC`; one that never uploaded has no
  * uploads playlist to list (404 playlistNotFound), like YouTube.
  */
-import { json, StandInServer, type RecordedRequest, type Reply } from './server.js';
+import { json, type LoopbackServer, type RecordedRequest, type Reply, replying, startLoopbackServer } from '../support/loopback-server.js';
 
 export interface ChannelFixture {
   /** `UC` + 22 characters. */
@@ -33,7 +33,7 @@ export interface YouTubeDataApiFixtures {
 }
 
 export interface YouTubeDataApiStandIn {
-  readonly server: StandInServer;
+  readonly server: LoopbackServer;
   /** `http://127.0.0.1:PORT/youtube/v3`, the value for GURU_YOUTUBE_API_URL. */
   readonly baseUrl: string;
   /** The one key the stand-in accepts. */
@@ -57,7 +57,7 @@ export async function startYouTubeDataApiStandIn(fixtures: YouTubeDataApiFixture
   const disabled = new Set(fixtures.disabledKeys ?? []);
   let quotaLeft = true;
 
-  const server = await StandInServer.start((request) => {
+  const server = await startLoopbackServer(replying((request) => {
     const path = request.url.pathname;
     if (!path.startsWith(PREFIX)) return notFoundPage();
     const key = request.url.searchParams.get('key');
@@ -91,11 +91,11 @@ export async function startYouTubeDataApiStandIn(fixtures: YouTubeDataApiFixture
       default:
         return notFoundPage();
     }
-  });
+  }));
 
   return {
     server,
-    baseUrl: `${server.baseUrl}/youtube/v3`,
+    baseUrl: `${server.origin}/youtube/v3`,
     apiKey: DATA_API_KEY,
     exhaustQuota: () => {
       quotaLeft = false;

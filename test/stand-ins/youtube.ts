@@ -7,7 +7,7 @@
  * start dur>` XML, or srv3 when `fmt=srv3` is asked for). Caption track URLs
  * point at https://www.youtube.com like the real ones; readers rewrite them.
  */
-import { json, StandInServer, type RecordedRequest, type Reply } from './server.js';
+import { json, type LoopbackServer, type RecordedRequest, type Reply, replying, startLoopbackServer } from '../support/loopback-server.js';
 
 export interface CaptionFixture {
   /** Seconds. */
@@ -29,7 +29,7 @@ export interface YouTubeVideoFixture {
 }
 
 export interface YouTubeStandIn {
-  readonly server: StandInServer;
+  readonly server: LoopbackServer;
   readonly baseUrl: string;
   /** The Innertube API key the watch page hands out. */
   readonly apiKey: string;
@@ -40,14 +40,14 @@ const API_KEY = 'AIzaSyAO_FJ2SlqU8Q4STEHLGCilw_Y9_11qcW8';
 
 export async function startYouTubeStandIn(videos: readonly YouTubeVideoFixture[]): Promise<YouTubeStandIn> {
   const byId = new Map(videos.map((video) => [video.id, video]));
-  const server = await StandInServer.start((request) => {
+  const server = await startLoopbackServer(replying((request) => {
     const path = request.url.pathname;
     if (request.method === 'GET' && path === '/watch') return watchPage(request.url.searchParams.get('v') ?? '');
     if (request.method === 'POST' && path === '/youtubei/v1/player') return player(request, byId);
     if (request.method === 'GET' && path === '/api/timedtext') return timedText(request, byId);
     return { status: 404, headers: { 'content-type': 'text/html' }, body: '<!doctype html><title>404 Not Found</title>' };
-  });
-  return { server, baseUrl: server.baseUrl, apiKey: API_KEY, close: () => server.close() };
+  }));
+  return { server, baseUrl: server.origin, apiKey: API_KEY, close: () => server.close() };
 }
 
 function watchPage(id: string): Reply {

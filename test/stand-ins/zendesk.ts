@@ -6,7 +6,7 @@
  * pagination (`page`, `per_page` → `next_page`), and
  * GET /api/v2/help_center/{locale}/articles/{id}.json. Basic `{email}/token:{apiToken}`.
  */
-import { basicCredentials, json, StandInServer, type RecordedRequest, type Reply } from './server.js';
+import { basicCredentials, json, type LoopbackServer, type RecordedRequest, type Reply, replying, startLoopbackServer } from '../support/loopback-server.js';
 
 export interface ZendeskUserFixture {
   readonly id: number;
@@ -61,7 +61,7 @@ export interface ZendeskStandInOptions {
 }
 
 export interface ZendeskStandIn {
-  readonly server: StandInServer;
+  readonly server: LoopbackServer;
   /** `http://127.0.0.1:PORT`, standing for `https://SUBDOMAIN.zendesk.com`. */
   readonly baseUrl: string;
   close(): Promise<void>;
@@ -72,9 +72,9 @@ const NOT_FOUND = { error: 'RecordNotFound', description: 'Not found' };
 
 export async function startZendeskStandIn(options: ZendeskStandInOptions): Promise<ZendeskStandIn> {
   const tickets = new Map((options.tickets ?? []).map((ticket) => [String(ticket.id), ticket]));
-  const server = await StandInServer.start((request) => {
+  const server = await startLoopbackServer(replying((request) => {
     if (basicCredentials(request.headers) !== `${options.email}/token:${options.apiToken}`) return json(401, NOT_AUTHENTICATED);
-    const site = server.baseUrl;
+    const site = server.origin;
     const path = request.url.pathname;
     const comments = /^\/api\/v2\/tickets\/(\d+)\/comments\.json$/.exec(path);
     if (comments?.[1]) {
@@ -94,8 +94,8 @@ export async function startZendeskStandIn(options: ZendeskStandInOptions): Promi
       return fixture ? json(200, { article: articleJson(site, fixture) }) : json(404, NOT_FOUND);
     }
     return json(404, { error: 'InvalidEndpoint', description: 'Not found' });
-  });
-  return { server, baseUrl: server.baseUrl, close: () => server.close() };
+  }));
+  return { server, baseUrl: server.origin, close: () => server.close() };
 }
 
 function commentPage(site: string, ticket: ZendeskTicketFixture, request: RecordedRequest, options: ZendeskStandInOptions): Reply {

@@ -9,7 +9,7 @@ import { Errors } from '../../core/errors.js';
 import type { Crawl } from '../../core/schemas.js';
 import { describeError, type Logger } from '../../log.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
-import { CrawlRepository, isAbandoned, type CrawlRow } from '../store/crawls.js';
+import { CrawlRepository, isAbandoned, type CrawlRow } from './repository.js';
 import type { Db } from '../store/database.js';
 import { leaseOwner } from '../store/jobs.js';
 import { CrawlRun, type RunOutcome } from './run.js';

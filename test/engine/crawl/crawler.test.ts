@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GuruError } from '../../../src/core/errors.js';
 import { Crawl } from '../../../src/core/schemas.js';
 import { INTERRUPTED_MESSAGE, LINK_LIMIT, type CrawlProgress } from '../../../src/engine/crawl/crawler.js';
-import { CrawlRepository } from '../../../src/engine/store/crawls.js';
+import { CrawlRepository } from '../../../src/engine/crawl/repository.js';
 import { redirect, respond, startLoopbackServer, type LoopbackServer, type Route } from '../../support/loopback-server.js';
 import { Hanging, Meter, openHarness, page, pages, type Harness } from './sites.js';
 

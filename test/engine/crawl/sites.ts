@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { CrawlService, type CrawlServiceOptions } from '../../../src/engine/crawl/crawler.js';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
-import { GuruRepository } from '../../../src/engine/store/gurus.js';
+import { GuruRepository } from '../../../src/engine/gurus/repository.js';
 import { silentLogger } from '../../../src/log.js';
 import { HttpFetcher } from '../../../src/net/http-fetcher.js';
 import { respond, type Route } from '../../support/loopback-server.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
-import { GuruRepository } from '../../../src/engine/store/gurus.js';
+import { GuruRepository } from '../../../src/engine/gurus/repository.js';
 import { IntegrationRepository } from '../../../src/engine/store/integrations.js';
 import { SecretBox } from '../../../src/engine/store/secrets.js';
 

@@ -3,7 +3,7 @@ import { GuruError } from '../../../src/core/errors.js';
 import { ChannelImport, PlaylistImport } from '../../../src/core/schemas.js';
 import { VideoListImporter, type VideoListSettings } from '../../../src/engine/youtube/video-lists.js';
 import { HttpFetcher, type FetchPolicy } from '../../../src/net/http-fetcher.js';
-import { json, StandInServer, type Handler } from '../../stand-ins/server.js';
+import { type Handler, json, replying, startLoopbackServer } from '../../support/loopback-server.js';
 import {
   googleError,
   startYouTubeDataApiStandIn,
@@ -340,10 +340,10 @@ describe('VideoListImporter: an unreliable API', () => {
   });
 
   it('answers 504 after timeouts, with no key in the message', async () => {
-    const hanging = await StandInServer.start(() => new Promise(() => {}));
+    const hanging = await startLoopbackServer(replying(() => new Promise(() => {})));
     cleanups.push(() => hanging.close());
     const key = 'AIzaSyD-secret-key-for-the-timeout-test00';
-    const videoLists = importer({ apiKey: key, baseUrl: `${hanging.baseUrl}/youtube/v3`, retryDelaysMs: [0] }, { headersTimeoutMs: 200 });
+    const videoLists = importer({ apiKey: key, baseUrl: `${hanging.origin}/youtube/v3`, retryDelaysMs: [0] }, { headersTimeoutMs: 200 });
     const error = await guruErrorOf(videoLists.importChannel('https://www.youtube.com/@DemoChannel'));
 
     expect(error.status).toBe(504);
@@ -353,8 +353,8 @@ describe('VideoListImporter: an unreliable API', () => {
   });
 
   it('answers 502 when the API cannot be reached', async () => {
-    const gone = await StandInServer.start(() => json(200, {}));
-    const baseUrl = `${gone.baseUrl}/youtube/v3`;
+    const gone = await startLoopbackServer(replying(() => json(200, {})));
+    const baseUrl = `${gone.origin}/youtube/v3`;
     await gone.close();
     const error = await guruErrorOf(importer({ apiKey: 'AIzaSyD-key', baseUrl }).importChannel('https://www.youtube.com/@DemoChannel'));
 
@@ -373,9 +373,9 @@ describe('VideoListImporter: an unreliable API', () => {
       if (request.url.pathname.startsWith('/html/')) return { status: 200, headers: { 'content-type': 'text/html' }, body: '<html>hi</html>' };
       return { status: 404, body: 'Not Found' };
     };
-    const server = await StandInServer.start(handler);
+    const server = await startLoopbackServer(replying(handler));
     cleanups.push(() => server.close());
-    const error = await guruErrorOf(importer({ apiKey: 'AIzaSyD-key', baseUrl: baseUrl(server.baseUrl) }).importChannel('https://www.youtube.com/@DemoChannel'));
+    const error = await guruErrorOf(importer({ apiKey: 'AIzaSyD-key', baseUrl: baseUrl(server.origin) }).importChannel('https://www.youtube.com/@DemoChannel'));
 
     expect(error.status).toBe(502);
     expect(error.message).toContain(detail);
@@ -383,11 +383,11 @@ describe('VideoListImporter: an unreliable API', () => {
   });
 
   it('stops when the API hands out the same page token again', async () => {
-    const server = await StandInServer.start((request) =>
+    const server = await startLoopbackServer(replying((request) =>
       json(200, { nextPageToken: 'EAAaSAME', items: [{ contentDetails: { videoId: `v${request.url.searchParams.get('pageToken') ?? 'first'}`.slice(0, 11) } }] }),
-    );
+    ));
     cleanups.push(() => server.close());
-    const error = await guruErrorOf(importer({ apiKey: 'AIzaSyD-key', baseUrl: server.baseUrl }).importPlaylist('https://www.youtube.com/playlist?list=PLloop'));
+    const error = await guruErrorOf(importer({ apiKey: 'AIzaSyD-key', baseUrl: server.origin }).importPlaylist('https://www.youtube.com/playlist?list=PLloop'));
 
     expect(error.status).toBe(502);
     expect(error.message).toContain('the same nextPageToken twice');
@@ -425,9 +425,9 @@ describe('VideoListImporter: an unreliable API', () => {
 describe('VideoListImporter: the API key stays secret', () => {
   it('never puts the key in a message, a hint or a body, whatever fails', async () => {
     const api = await standIn();
-    const hanging = await StandInServer.start(() => new Promise(() => {}));
+    const hanging = await startLoopbackServer(replying(() => new Promise(() => {})));
     cleanups.push(() => hanging.close());
-    const html = await StandInServer.start(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: `<p>${api.apiKey}</p>` }));
+    const html = await startLoopbackServer(replying(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: `<p>${api.apiKey}</p>` })));
     cleanups.push(() => html.close());
     // Google's own messages could echo the key one day; they are redacted too.
     api.server.failNext('/youtube/v3/channels', googleError(400, `Bad key ${api.apiKey}.`, 'badRequest', 'global', 'INVALID_ARGUMENT', 'API_KEY_INVALID'));
@@ -437,8 +437,8 @@ describe('VideoListImporter: the API key stays secret', () => {
       await guruErrorOf(videoLists.importChannel('https://www.youtube.com/@DemoChannel')),
       await guruErrorOf(videoLists.importChannel('https://www.youtube.com/@nobody-here')),
       await guruErrorOf(videoLists.importPlaylist('https://www.youtube.com/playlist?list=PLmissing')),
-      await guruErrorOf(importer({ apiKey: api.apiKey, baseUrl: hanging.baseUrl, retryDelaysMs: [] }, { headersTimeoutMs: 100 }).importChannel('youtube.com/@DemoChannel')),
-      await guruErrorOf(importer({ apiKey: api.apiKey, baseUrl: `${html.baseUrl}/v3` }).importChannel('youtube.com/@DemoChannel')),
+      await guruErrorOf(importer({ apiKey: api.apiKey, baseUrl: hanging.origin, retryDelaysMs: [] }, { headersTimeoutMs: 100 }).importChannel('youtube.com/@DemoChannel')),
+      await guruErrorOf(importer({ apiKey: api.apiKey, baseUrl: `${html.origin}/v3` }).importChannel('youtube.com/@DemoChannel')),
     ];
     api.exhaustQuota();
     errors.push(await guruErrorOf(videoLists.importChannel('https://www.youtube.com/@DemoChannel')));

@@ -1,6 +1,6 @@
 import type { Crawl, CrawlStatus } from '../../core/schemas.js';
-import type { Db } from './database.js';
-import type { LeaseOwner } from './jobs.js';
+import type { Db } from '../store/database.js';
+import type { LeaseOwner } from '../store/jobs.js';
 
 export interface CrawlRow {
   readonly id: number;

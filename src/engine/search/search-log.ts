@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { Db } from '../store/database.js';
 
 export interface NewSearch {
   readonly guruId: number;

@@ -1,5 +1,5 @@
 import type { Reference, Vote } from '../../core/schemas.js';
-import type { Db } from './database.js';
+import type { Db } from '../store/database.js';
 
 export interface BingeRow {
   readonly id: string;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from './database.js';
+import type { Db } from '../store/database.js';
 
 export interface GuruRow {
   readonly id: number;

@@ -1,0 +1,37 @@
+/**
+ * What every capability of the local engine is built over: the open
+ * database, the engine's clock and logger, and the settings it was opened
+ * with. Capabilities get anything else (another capability's API) through
+ * their constructor, never by reaching into its tables.
+ */
+import type { Logger } from '../log.js';
+import type { EmbeddingsSettings } from '../providers/embeddings.js';
+import type { ProcessorLimits } from './ingest/processor.js';
+import type { Db } from './store/database.js';
+
+export interface EngineSettings {
+  readonly dataDir: string;
+  readonly logger?: Logger;
+  /** Let readers fetch from loopback and private addresses (refused by default). */
+  readonly allowPrivateNetwork?: boolean;
+  /** Where YouTube requests go instead of youtube.com (tests point it at a stand-in). */
+  readonly youtubeBaseUrl?: string;
+  /** How many sources are read at once, in all and from one host. */
+  readonly processing?: ProcessorLimits;
+  /** An OpenAI-compatible embeddings endpoint: search becomes hybrid (BM25 and vectors, fused). */
+  readonly embeddings?: EmbeddingsSettings;
+  /** The YouTube Data API, for importing channels and playlists. */
+  readonly youtubeApi?: { readonly apiKey?: string; readonly baseUrl?: string };
+  /** The engine's idea of now; tests move it to place sessions in time. */
+  readonly clock?: () => Date;
+}
+
+export interface EngineContext {
+  readonly db: Db;
+  readonly logger: Logger;
+  readonly clock: () => Date;
+  readonly settings: EngineSettings;
+}
+
+/** The context's now as stored in the database (ISO 8601, UTC). */
+export const timestamp = (context: EngineContext): string => context.clock().toISOString();

@@ -1,0 +1,44 @@
+/**
+ * Website crawls: started, polled and stopped per guru. The crawls themselves
+ * (durable, in the background) are run by the CrawlService.
+ */
+import type { Crawling } from '../../core/assistant.js';
+import { StartCrawlRequest, type Crawl } from '../../core/schemas.js';
+import { parseRequest } from '../../core/validate.js';
+import type { HttpFetcher } from '../../net/http-fetcher.js';
+import type { EngineContext } from '../context.js';
+import type { LocalGurus } from '../gurus/local-gurus.js';
+import { CrawlService } from './crawler.js';
+
+export class LocalCrawling implements Crawling {
+  readonly #gurus: LocalGurus;
+  readonly #crawls: CrawlService;
+
+  constructor(context: EngineContext, gurus: LocalGurus, http: () => Promise<HttpFetcher>) {
+    this.#gurus = gurus;
+    this.#crawls = new CrawlService(context.db, http, context.logger, { clock: context.clock });
+  }
+
+  async startCrawl(slug: string, input: StartCrawlRequest): Promise<Crawl> {
+    const guru = this.#gurus.find('start_crawl', slug);
+    const request = parseRequest(StartCrawlRequest, input, 'start_crawl');
+    return this.#crawls.start(guru.id, request.url, request.ignore_query_params);
+  }
+
+  async crawlStatus(slug: string, crawlId: number): Promise<Crawl> {
+    return this.#crawls.get(this.#gurus.find('crawl_status', slug).id, crawlId);
+  }
+
+  async stopCrawl(slug: string, crawlId: number): Promise<Crawl> {
+    return this.#crawls.stop(this.#gurus.find('stop_crawl', slug).id, crawlId);
+  }
+
+  /** Ends the crawls an earlier run left unfinished; returns how many. */
+  recover(): number {
+    return this.#crawls.recover();
+  }
+
+  close(): Promise<void> {
+    return this.#crawls.close();
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * Data sources: URLs, texts and uploaded documents added to a guru, listed,
+ * and re-indexed. Adding one stores it and queues a durable job; the
+ * processor reads and indexes it in the background.
+ */
+import type { DataSourcePage, DataSources, GuruAdmin, UploadFile, UploadOptions } from '../../core/assistant.js';
+import { Errors } from '../../core/errors.js';
+import {
+  CreateDataSourcesRequest,
+  ListDataSourcesQuery,
+  ReindexRequest,
+  type CreatedDataSource,
+  type DocumentType,
+  type MessageResponse,
+  type UploadedDocument,
+} from '../../core/schemas.js';
+import { parseRequest } from '../../core/validate.js';
+import type { HttpFetcher } from '../../net/http-fetcher.js';
+import { timestamp, type EngineContext } from '../context.js';
+import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
+import type { LocalSearch } from '../search/local-search.js';
+import { ChunkRepository } from '../store/chunks.js';
+import { JobRepository } from '../store/jobs.js';
+import { SourceRepository, toListedSource } from '../store/sources.js';
+import type { LocalIntegrations } from './local-integrations.js';
+import { SourceProcessor } from './processor.js';
+import { SourceReading } from './reading.js';
+import { canonicalUrls, SOURCE_LIMITS, URL_KIND_TYPES, URL_KINDS, type UrlSourcePlan } from './url-sources.js';
+
+/** Upload limits: documents bigger than this are refused rather than read into memory. */
+const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
+
+const DOCUMENT_LABELS: Record<DocumentType, string> = { PDF: 'PDF', WORD: 'Word', EXCEL: 'Excel' };
+
+/** Labels of a new source: its type label first, then the caller's, without repeats (ignoring case). */
+function sourceLabels(typeLabel: string, extra: readonly string[] = []): string[] {
+  const seen = new Set<string>();
+  return [typeLabel, ...extra.map((label) => label.trim())].filter((label) => {
+    const key = label.toLowerCase();
+    if (label === '' || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDocuments'> {
+  readonly #context: EngineContext;
+  readonly #gurus: LocalGurus;
+  readonly #integrations: LocalIntegrations;
+  readonly #sources: SourceRepository;
+  readonly #jobs: JobRepository;
+  readonly #reading: SourceReading;
+  readonly #processor: SourceProcessor;
+
+  constructor(context: EngineContext, gurus: LocalGurus, integrations: LocalIntegrations, search: LocalSearch) {
+    const { db, logger, settings } = context;
+    this.#context = context;
+    this.#gurus = gurus;
+    this.#integrations = integrations;
+    this.#sources = new SourceRepository(db);
+    this.#jobs = new JobRepository(db);
+    this.#reading = new SourceReading(
+      {
+        allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
+        ...(settings.youtubeBaseUrl === undefined ? {} : { youtubeBaseUrl: settings.youtubeBaseUrl }),
+      },
+      (guruId, kind) => integrations.credentials(guruId, kind),
+    );
+    this.#processor = new SourceProcessor(
+      { db, jobs: this.#jobs, sources: this.#sources, chunks: new ChunkRepository(db) },
+      this.#reading,
+      logger,
+      settings.processing,
+      search.embedder,
+    );
+  }
+
+  async createDataSources(slug: string, input: CreateDataSourcesRequest): Promise<CreatedDataSource[]> {
+    const guru = this.#gurus.find('create_sources', slug);
+    const request = parseRequest(CreateDataSourcesRequest, input, 'create_sources');
+    const planned = await this.#planUrlSources(guru, request);
+    const now = timestamp(this.#context);
+    const created = this.#context.db
+      .transaction((): CreatedDataSource[] => [
+        ...planned.map((plan): CreatedDataSource => {
+          const existing = this.#sources.findByUrl(guru.id, plan.url);
+          if (existing) return { type: plan.created, url: plan.url, status: 'exists', id: existing.id, title: existing.title };
+          const row = this.#sources.insertUrl({ guruId: guru.id, type: plan.type, url: plan.url, labels: sourceLabels(plan.created, request.labels), now });
+          this.#jobs.enqueue('process_source', row.id, plan.host, Date.now());
+          return { type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title };
+        }),
+        ...(request.text_sources ?? []).map(({ name, content }): CreatedDataSource => {
+          const labels = sourceLabels('Text', request.labels);
+          const existing = this.#sources.findText(guru.id, name);
+          const row = existing
+            ? this.#sources.replaceText(existing.id, content, labels)
+            : this.#sources.insertText({ guruId: guru.id, name, content, labels, now });
+          this.#jobs.enqueue('process_source', row.id, null, Date.now());
+          return { type: 'Text', status: 'success', id: row.id, title: row.title, content };
+        }),
+      ])
+      .immediate();
+    this.#processor.kick();
+    return created;
+  }
+
+  /**
+   * Checks every URL of a request before anything is stored: its shape, the
+   * guru's integration for its kind, and the guru's limit per kind. One bad
+   * item refuses the whole request, naming it.
+   */
+  async #planUrlSources(guru: GuruRow, request: CreateDataSourcesRequest): Promise<UrlSourcePlan[]> {
+    const plans: UrlSourcePlan[] = [];
+    for (const kind of URL_KINDS) {
+      const urls = request[kind] ?? [];
+      if (urls.length === 0) continue;
+      const { type, created } = URL_KIND_TYPES[kind];
+      if (type === 'JIRA' || type === 'ZENDESK' || type === 'CONFLUENCE') this.#integrations.require(guru, type, created);
+      const canonical = await canonicalUrls(kind, urls);
+      const fresh = new Set(canonical.filter((url) => !this.#sources.findByUrl(guru.id, url)));
+      const limit = SOURCE_LIMITS[type];
+      const held = this.#sources.countOfType(guru.id, type);
+      if (held + fresh.size > limit) {
+        throw Errors.invalidRequest(
+          'create_sources',
+          `${kind}: the guru holds ${held} ${created} sources and may hold at most ${limit}; ${fresh.size} more would exceed that.`,
+        );
+      }
+      for (const url of canonical) plans.push({ type, created, url, host: new URL(url).host });
+    }
+    return plans;
+  }
+
+  async reindexDataSources(slug: string, input: ReindexRequest): Promise<MessageResponse> {
+    const guru = this.#gurus.find('reindex_sources', slug);
+    const request = parseRequest(ReindexRequest, input, 'reindex_sources');
+    const ids = [...new Set(request.ids)];
+    const rows = ids.map((id) => this.#sources.get(id));
+    const missing = ids.filter((id, i) => rows[i]?.guru_id !== guru.id);
+    if (missing.length > 0) throw Errors.invalidRequest('reindex_sources', `no data source with id ${missing.join(', ')} in this guru`);
+    const now = timestamp(this.#context);
+    this.#context.db
+      .transaction(() => {
+        for (const row of rows) {
+          if (!row) continue;
+          this.#sources.markForReindex(row.id, now);
+          this.#jobs.enqueue('process_source', row.id, row.url === null ? null : new URL(row.url).host, Date.now());
+        }
+      })
+      .immediate();
+    this.#processor.kick();
+    return { msg: `Reindexing ${ids.length} data source${ids.length === 1 ? '' : 's'}` };
+  }
+
+  async listDataSources(slug: string, input: ListDataSourcesQuery): Promise<DataSourcePage> {
+    const guru = this.#gurus.find('list_sources', slug);
+    const query = parseRequest(ListDataSourcesQuery, input, 'list_sources');
+    const rows = this.#sources.page(guru.id, query.page_size, (query.page - 1) * query.page_size);
+    return { count: this.#sources.count(guru.id), page: query.page, page_size: query.page_size, results: rows.map(toListedSource) };
+  }
+
+  async uploadDocuments(slug: string, files: readonly UploadFile[], options: UploadOptions = {}): Promise<UploadedDocument[]> {
+    const guru = this.#gurus.find('admin', slug);
+    const { documentKindOf, extractDocument, unsupportedDocumentMessage } = await import('./extract/document.js');
+    const results: UploadedDocument[] = [];
+    for (const file of files) {
+      if (file.data.byteLength > MAX_DOCUMENT_BYTES) {
+        results.push({ name: file.name, status: 'refused', error: `${file.name} is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB.` });
+        continue;
+      }
+      const kind = documentKindOf(file.name, file.data);
+      if (kind === undefined) {
+        results.push({ name: file.name, status: 'refused', error: unsupportedDocumentMessage(file.name, file.data) });
+        continue;
+      }
+      // A document whose text cannot be extracted still becomes a source, marked FAIL with the reason.
+      let extracted: { title: string | undefined; markdown: string } | Error;
+      try {
+        extracted = await extractDocument(kind, file.data);
+      } catch (error) {
+        extracted = error instanceof Error ? error : new Error(String(error));
+      }
+      const title = (!(extracted instanceof Error) && extracted.title) || file.name;
+      const row = this.#context.db
+        .transaction(() => {
+          const inserted = this.#sources.insertDocument({
+            guruId: guru.id,
+            type: kind,
+            name: file.name,
+            title,
+            content: extracted instanceof Error ? '' : extracted.markdown,
+            private: options.private ?? false,
+            labels: sourceLabels(DOCUMENT_LABELS[kind], options.labels),
+            now: timestamp(this.#context),
+          });
+          if (extracted instanceof Error) this.#sources.markFailed(inserted.id, extracted.message);
+          else this.#jobs.enqueue('process_source', inserted.id, null, Date.now());
+          return inserted;
+        })
+        .immediate();
+      results.push({ name: file.name, status: 'success', id: row.id, type: kind, title, private: options.private ?? false });
+    }
+    this.#processor.kick();
+    return results;
+  }
+
+  // -------------------------------------------------------------------------
+  // For the engine and the other capabilities
+
+  /** The engine's outbound HTTP client (crawls and video lists fetch with it too). */
+  http(): Promise<HttpFetcher> {
+    return this.#reading.http();
+  }
+
+  /** Takes up queued work, including work left by an earlier run. */
+  resume(): void {
+    this.#processor.kick();
+  }
+
+  /** Queues making the vectors of these sources. */
+  queueEmbedding(sourceIds: readonly number[]): void {
+    this.#context.db
+      .transaction(() => {
+        for (const id of sourceIds) this.#jobs.enqueue('embed_source', id, null, Date.now());
+      })
+      .immediate();
+    this.#processor.kick();
+  }
+
+  /** Resolves once no data-source processing is queued or running. */
+  whenIdle(): Promise<void> {
+    return this.#processor.whenIdle();
+  }
+
+  async close(): Promise<void> {
+    await this.#processor.close();
+    await this.#reading.close();
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Search over a guru's index: lexical (FTS5, BM25) always, fused with vector
+ * neighbours when an embeddings provider is configured. The index is written
+ * by ingestion; this capability reads it, logs the searches asked, and keeps
+ * the vectors of indexed chunks.
+ */
+import type { Searching } from '../../core/assistant.js';
+import { SemanticSearchRequest, type SemanticSearchResponse } from '../../core/schemas.js';
+import { parseRequest } from '../../core/validate.js';
+import { faviconOf } from '../answer/extractive.js';
+import { timestamp, type EngineContext } from '../context.js';
+import type { LocalGurus } from '../gurus/local-gurus.js';
+import type { Embedder } from '../ingest/processor.js';
+import { parseLabels } from '../store/sources.js';
+import { fuseRanked } from './fusion.js';
+import { parseQuery } from './query.js';
+import { Retriever, type ChunkHit } from './retriever.js';
+import { SearchLogRepository } from './search-log.js';
+import { SemanticSearch } from './semantic.js';
+
+/** Vector neighbours fused into a search, and offered to an answer. */
+const RELATED_CHUNKS = 50;
+const MAX_SEARCH_SOURCES = 10;
+const EMBEDDINGS_RETRY_MS = 60_000;
+
+export class LocalSearch implements Searching {
+  readonly retriever: Retriever;
+  /** Makes the vectors of newly indexed sources; undefined without embeddings (then none is ever queued). */
+  readonly embedder: Embedder | undefined;
+  readonly #context: EngineContext;
+  readonly #gurus: LocalGurus;
+  readonly #searches: SearchLogRepository;
+  readonly #chunkCount;
+  /** Resolves to undefined without embeddings; ready once the vector index is open. */
+  readonly #semantic: Promise<SemanticSearch | undefined>;
+
+  constructor(context: EngineContext, gurus: LocalGurus) {
+    const { db, logger, settings } = context;
+    this.#context = context;
+    this.#gurus = gurus;
+    this.retriever = new Retriever(db);
+    this.#searches = new SearchLogRepository(db);
+    this.#chunkCount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks WHERE guru_id = ?');
+    const embeddings = settings.embeddings;
+    // The provider (and its HTTP client) loads only when embeddings are configured.
+    this.#semantic = embeddings
+      ? import('../../providers/embeddings.js').then(({ EmbeddingsProvider }) =>
+          SemanticSearch.open(db, new EmbeddingsProvider(embeddings), logger),
+        )
+      : Promise.resolve(undefined);
+    this.embedder = embeddings && {
+      embedSource: async (sourceId: number, signal: AbortSignal) => (await this.#semantic)?.embedSource(sourceId, signal),
+    };
+  }
+
+  async semanticSearch(slug: string, input: SemanticSearchRequest): Promise<SemanticSearchResponse> {
+    const guru = this.#gurus.find('semantic_search', slug);
+    const request = parseRequest(SemanticSearchRequest, input, 'semantic_search');
+    const labels = request.labels ?? [];
+    this.#searches.record({
+      guruId: guru.id,
+      externalUserId: request.external_user_id ?? null,
+      query: request.question,
+      labels,
+      now: timestamp(this.#context),
+    });
+    const lexical = this.retriever.searchSources(guru.id, parseQuery(request.question), { limit: MAX_SEARCH_SOURCES * 2, labels });
+    const related = labels.length > 0 ? undefined : await this.relatedChunks(guru.id, request.question);
+    const hits = related
+      ? this.retriever.sourcesById(
+          fuseRanked(
+            [lexical.map((hit) => hit.sourceId), [...new Set(related.map((hit) => hit.sourceId))]],
+            (id) => id,
+          ).slice(0, MAX_SEARCH_SOURCES),
+        )
+      : lexical.slice(0, MAX_SEARCH_SOURCES);
+    const sources = hits.map((hit) => ({
+      title: hit.title,
+      link: hit.url,
+      display_link: hit.url !== null,
+      icon_url: faviconOf(hit.url),
+      labels: parseLabels(hit.labels),
+    }));
+    return { sources, total_sources: sources.length, search_mode: related ? 'hybrid' : 'lexical' };
+  }
+
+  /** Chunks close in meaning to the text, best first; undefined when search is lexical now. */
+  async relatedChunks(guruId: number, text: string): Promise<ChunkHit[] | undefined> {
+    const semantic = await this.#semantic;
+    const ids = await semantic?.nearestChunks(guruId, text, RELATED_CHUNKS);
+    return ids && this.retriever.chunksById(ids);
+  }
+
+  /** How many chunks the guru's index holds. */
+  indexedChunks(guruId: number): number {
+    return this.#chunkCount.get(guruId)?.n ?? 0;
+  }
+
+  /**
+   * Checks the embeddings provider and hands `queue` every source that lacks
+   * vectors (all of them after a change of model). While the provider is
+   * unreachable, search stays lexical and this is tried again every minute,
+   * until `signal` says the engine is closing.
+   */
+  async prepareEmbeddings(queue: (sourceIds: number[]) => void, signal: AbortSignal): Promise<void> {
+    let semantic: SemanticSearch | undefined;
+    try {
+      semantic = await this.#semantic;
+      if (!semantic || signal.aborted) return;
+      const sourceIds = await semantic.prepare();
+      if (signal.aborted || sourceIds.length === 0) return;
+      queue(sourceIds);
+      this.#context.logger.info('embedding sources', { sources: sourceIds.length, model: semantic.model });
+    } catch (error) {
+      if (signal.aborted) return;
+      this.#context.logger.warn('embeddings provider unavailable; searching lexically until it answers', {
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      if (semantic) setTimeout(() => void this.prepareEmbeddings(queue, signal), EMBEDDINGS_RETRY_MS).unref();
+    }
+  }
+
+  async close(): Promise<void> {
+    await (await this.#semantic.catch(() => undefined))?.close();
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Sessions ("binges"): the conversations of a guru, their turns, listing and
+ * deletion. Answers record their turns through this capability's API.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Sessions } from '../../core/assistant.js';
+import { Errors } from '../../core/errors.js';
+import {
+  ListSessionsRequest,
+  type DeletedSession,
+  type Reference,
+  type SessionConversation,
+  type SessionList,
+  type SessionSummary,
+} from '../../core/schemas.js';
+import { sessionUri } from '../../core/uris.js';
+import { parseRequest } from '../../core/validate.js';
+import { timestamp, type EngineContext } from '../context.js';
+import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
+import { SessionRepository, type BingeRow, type NewQuestion, type QuestionRow } from './repository.js';
+
+export type { QuestionRow } from './repository.js';
+
+const SESSION_PAGE_SIZE = 20;
+const DAY_MS = 86_400_000;
+
+/** A turn to record; the session and the time are the capability's to fill in. */
+export type NewTurn = Omit<NewQuestion, 'bingeId' | 'now'>;
+
+export class LocalSessions implements Sessions {
+  readonly #context: EngineContext;
+  readonly #gurus: LocalGurus;
+  readonly #sessions: SessionRepository;
+
+  constructor(context: EngineContext, gurus: LocalGurus) {
+    this.#context = context;
+    this.#gurus = gurus;
+    this.#sessions = new SessionRepository(context.db);
+  }
+
+  async listSessions(slug: string, input: ListSessionsRequest): Promise<SessionList> {
+    const guru = this.#gurus.find('list_sessions', slug);
+    const request = parseRequest(ListSessionsRequest, input, 'list_sessions');
+    const rows = this.#sessions.summaries({
+      guruId: guru.id,
+      search: request.search_query.trim(),
+      externalUserId: request.external_user_id,
+      limit: SESSION_PAGE_SIZE + 1,
+      offset: (request.page_num - 1) * SESSION_PAGE_SIZE,
+    });
+    const now = this.#context.clock();
+    const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const list: SessionList = { today: [], last_week: [], older: [], has_more: rows.length > SESSION_PAGE_SIZE };
+    for (const row of rows.slice(0, SESSION_PAGE_SIZE)) {
+      const summary: SessionSummary = {
+        id: row.id,
+        last_used: row.last_used,
+        guru_type_slug: guru.slug,
+        guru_type_name: guru.name,
+        root_question_name: row.root_question,
+        root_question_slug: row.root_slug,
+        root_question_link: sessionUri(guru.slug, row.id),
+      };
+      const lastUsed = Date.parse(row.last_used);
+      if (lastUsed >= startOfToday) list.today.push(summary);
+      else if (lastUsed >= startOfToday - 7 * DAY_MS) list.last_week.push(summary);
+      else list.older.push(summary);
+    }
+    return list;
+  }
+
+  async getSession(slug: string, sessionId: string): Promise<SessionConversation> {
+    const guru = this.#gurus.find('get_session', slug);
+    if (sessionId.trim() === '') throw Errors.invalidRequest('get_session');
+    const binge = this.#sessions.binge(sessionId);
+    if (!binge || binge.deleted_at !== null) throw Errors.bingeNotFound();
+    if (binge.guru_id !== guru.id) throw Errors.noBingeAccess();
+    const turns = this.#sessions.turns(binge.id);
+    const slugOf = new Map(turns.map((turn) => [turn.id, turn.slug]));
+    return {
+      binge_id: binge.id,
+      root_question_slug: turns[0]?.slug ?? '',
+      date_created: binge.date_created,
+      last_used: binge.last_used,
+      conversation: turns.map((turn) => ({
+        id: String(turn.id),
+        slug: turn.slug,
+        user_question: turn.user_question,
+        question: turn.question,
+        answer: turn.content,
+        date_created: turn.date_created,
+        date_updated: turn.date_updated,
+        references: JSON.parse(turn.references_json) as Reference[],
+        trust_score: turn.trust_score,
+        parent_slug: turn.parent_id === null ? null : (slugOf.get(turn.parent_id) ?? null),
+        source: turn.source,
+        user_vote: turn.user_vote,
+      })),
+    };
+  }
+
+  async deleteSession(slug: string, sessionId: string): Promise<DeletedSession> {
+    const guru = this.#gurus.find('delete_session', slug);
+    if (sessionId.trim() === '') throw Errors.invalidRequest('delete_session');
+    const binge = this.#sessions.binge(sessionId);
+    if (!binge) throw Errors.sessionNotFound();
+    if (binge.guru_id !== guru.id) throw Errors.forbidden('delete_session');
+    if (binge.deleted_at !== null) throw Errors.sessionAlreadyDeleted();
+    this.#sessions.delete(binge.id, timestamp(this.#context));
+    this.#context.logger.debug('session deleted', { guru: guru.slug });
+    return { msg: 'Session deleted successfully', session_id: binge.id };
+  }
+
+  // -------------------------------------------------------------------------
+  // For answers
+
+  /** The live session of this guru that a question continues, or the refusal `ask` gives. */
+  continued(guru: GuruRow, sessionId: string, externalUserId: string | null): BingeRow {
+    const binge = this.#sessions.binge(sessionId);
+    if (!binge || binge.guru_id !== guru.id || binge.deleted_at !== null) throw Errors.sessionNotFoundForAsk(sessionId);
+    if (externalUserId !== null && binge.external_user_id !== null && binge.external_user_id !== externalUserId) {
+      throw Errors.externalUserMismatch();
+    }
+    return binge;
+  }
+
+  /** The latest stored answer to the same question, within a session and end user when given. */
+  existingAnswer(guruId: number, question: string, sessionId: string | null, externalUserId: string | null): QuestionRow | undefined {
+    return this.#sessions.existingAnswer(guruId, question, sessionId, externalUserId);
+  }
+
+  lastTurn(sessionId: string): QuestionRow | undefined {
+    return this.#sessions.lastTurn(sessionId);
+  }
+
+  /** Stores a turn in the session `sessionId`, or in a new session when it is undefined. */
+  recordTurn(sessionId: string | undefined, turn: NewTurn): QuestionRow {
+    const now = timestamp(this.#context);
+    const bingeId = sessionId ?? randomUUID();
+    return this.#context.db
+      .transaction(() => {
+        if (sessionId === undefined) this.#sessions.openBinge(bingeId, turn.guruId, turn.externalUserId, now);
+        return this.#sessions.addTurn({ ...turn, bingeId, now });
+      })
+      .immediate();
+  }
+}
