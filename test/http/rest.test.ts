@@ -9,7 +9,8 @@ import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimite
 import { Config } from '../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { createLogger, silentLogger } from '../../src/log.js';
-import { call, storedRows } from './support.js';
+import { storedRows } from '../support/stored-rows.js';
+import { call } from './support.js';
 
 const hasWhenIdle = (assistant: Assistant): assistant is Assistant & { whenIdle(): Promise<void> } =>
   'whenIdle' in assistant && typeof assistant.whenIdle === 'function';

@@ -1,7 +1,5 @@
 /** Calling the REST API over real HTTP, for the tests of test/http/. */
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import Database from 'better-sqlite3';
 import { request } from 'undici';
 
 export interface Reply {
@@ -38,14 +36,4 @@ export async function call(base: string, method: 'GET' | 'POST' | 'DELETE', path
       return JSON.parse(text);
     },
   };
-}
-
-/** Rows of a table in the engine's database under `dataDir`, read apart from the server: what it stored. */
-export function storedRows(dataDir: string, table: 'searches' | 'crawls' | 'questions' | 'data_sources'): number {
-  const db = new Database(join(dataDir, 'guru.sqlite'), { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
 }
