@@ -294,7 +294,7 @@ export const ListDataSourcesQuery = z.object({
 });
 export type ListDataSourcesQuery = z.infer<typeof ListDataSourcesQuery>;
 
-/** The REST listing body. `next` and `previous` are absolute URLs or null. */
+/** The REST listing body. `next` and `previous` are URLs (relative, unless the server knows its public URL) or null. */
 export const DataSourceListResponse = z.looseObject({
   count: z.number().int(),
   next: z.string().nullable(),
