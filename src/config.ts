@@ -32,6 +32,11 @@ export const Config = z
     defaultGuru: GuruSlug.optional(),
     host: z.string().min(1).default('127.0.0.1'),
     port: z.coerce.number().int().min(0).max(65535).default(8787),
+    /**
+     * The URL clients reach `serve` at, e.g. https://guru.example.com (behind a proxy,
+     * with any path prefix). Absolute links in responses use it; without it they are relative.
+     */
+    publicUrl: BaseUrl('must be an http:// or https:// URL, e.g. https://guru.example.com').optional(),
     /** Let fetchers reach loopback and private addresses (refused by default). */
     allowPrivateNetwork: Flag.default(false),
     /** REST requests per minute per guru and end user; 0 turns the limit off. */
@@ -96,6 +101,7 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   defaultGuru: 'GURU_DEFAULT_GURU',
   host: 'GURU_HOST',
   port: 'GURU_PORT',
+  publicUrl: 'GURU_PUBLIC_URL',
   allowPrivateNetwork: 'GURU_ALLOW_PRIVATE_NETWORK',
   rateLimitPerMinute: 'GURU_RATE_LIMIT_PER_MINUTE',
   mcpRequireKey: 'GURU_MCP_REQUIRE_KEY',

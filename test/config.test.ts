@@ -160,3 +160,15 @@ describe('YouTube Data API settings', () => {
     }
   });
 });
+
+describe('public URL', () => {
+  it('is unset by default and read from GURU_PUBLIC_URL (or a flag) without a trailing slash', () => {
+    expect(load({}).publicUrl).toBeUndefined();
+    expect(load({ GURU_PUBLIC_URL: 'https://guru.example.com/base/' }).publicUrl).toBe('https://guru.example.com/base');
+    expect(load({ GURU_PUBLIC_URL: 'https://a.example' }, { publicUrl: 'https://b.example' }).publicUrl).toBe('https://b.example');
+  });
+
+  it('refuses a URL that is not http(s), naming the variable', () => {
+    expect(() => load({ GURU_PUBLIC_URL: 'guru.example.com' })).toThrow(/publicUrl \(GURU_PUBLIC_URL\): must be an http:\/\/ or https:\/\/ URL/);
+  });
+});

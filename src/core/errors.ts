@@ -41,9 +41,18 @@ interface OperationWording {
   readonly throttled: (seconds: number) => string;
   readonly guruNotFound: (slug: string) => string;
   readonly guruNotFoundStatus: number;
+  /** The spec's message for a request it cannot take. */
   readonly invalidRequest: string;
-  /** Whether the invalid-request message itself names the problem (the spec allows any message for ask). */
-  readonly detailInMessage?: boolean;
+  /**
+   * How a message that names the problem of a request is made. `prefixed`: the
+   * spec's message is generic ("Invalid request parameters"), the problem follows
+   * it. `own`: the spec's message names one problem ("Question is required"; the
+   * schemas use it for exactly that problem), so any other problem is said in its
+   * own words instead of being passed off as that one.
+   */
+  readonly problemWording: 'prefixed' | 'own';
+  /** A valid key of another, existing guru: "Forbidden" where the spec lists it, else "Invalid API key". */
+  readonly otherGurusKey: 'forbidden' | 'invalid_key';
 }
 
 const throttledWithSeconds = (seconds: number) => `Request was throttled. Expected available in ${seconds} seconds.`;
@@ -56,40 +65,51 @@ const standard: OperationWording = {
   guruNotFound: guruTypeNamed,
   guruNotFoundStatus: 404,
   invalidRequest: 'Invalid request parameters',
+  problemWording: 'prefixed',
+  otherGurusKey: 'invalid_key',
 };
 
+/** An operation whose spec message for a bad request names one particular problem. */
+const namesOneProblem = (invalidRequest: string) => ({ invalidRequest, problemWording: 'own' }) as const;
+
 const WORDING: Record<Operation, OperationWording> = {
-  ask: { ...standard, invalidRequest: 'Invalid request', detailInMessage: true },
+  // The spec lets ask answer with any message: it names the problem.
+  ask: { ...standard, ...namesOneProblem('Invalid request') },
   follow_up: {
     ...standard,
     field: 'error',
     throttled: rateLimitExceeded,
     guruNotFound: () => 'Guru type does not exist',
-    invalidRequest: 'Question slug or question text is required',
+    ...namesOneProblem('Question slug or question text is required'),
   },
-  text_to_speech: { ...standard, authField: 'error', throttled: rateLimitExceeded, invalidRequest: 'No text provided' },
+  text_to_speech: { ...standard, authField: 'error', throttled: rateLimitExceeded, ...namesOneProblem('No text provided') },
   semantic_search: {
     ...standard,
     field: 'error',
     throttled: rateLimitExceeded,
     guruNotFound: () => 'Guru not found',
-    invalidRequest: 'Question is required',
+    ...namesOneProblem('Question is required'),
   },
   create_sources: standard,
   list_sources: standard,
   reindex_sources: standard,
-  list_sessions: { ...standard, invalidRequest: 'Page number must be an integer' },
-  get_session: { ...standard, invalidRequest: 'Binge ID is required' },
-  delete_session: { ...standard, guruNotFound: () => 'Guru type not found', invalidRequest: 'Binge ID is required' },
-  start_crawl: { ...standard, invalidRequest: 'Invalid URL format' },
+  list_sessions: { ...standard, ...namesOneProblem('Page number must be an integer'), otherGurusKey: 'forbidden' },
+  get_session: { ...standard, ...namesOneProblem('Binge ID is required') },
+  delete_session: {
+    ...standard,
+    guruNotFound: () => 'Guru type not found',
+    ...namesOneProblem('Binge ID is required'),
+    otherGurusKey: 'forbidden',
+  },
+  start_crawl: { ...standard, ...namesOneProblem('Invalid URL format') },
   crawl_status: { ...standard, invalidRequest: 'Invalid request' },
   stop_crawl: { ...standard, invalidRequest: 'Invalid request' },
-  import_channel: { ...standard, throttled: () => 'Request was throttled.', invalidRequest: 'URL is required' },
-  import_playlist: { ...standard, throttled: () => 'Request was throttled.', invalidRequest: 'URL is required' },
+  import_channel: { ...standard, throttled: () => 'Request was throttled.', ...namesOneProblem('URL is required') },
+  import_playlist: { ...standard, throttled: () => 'Request was throttled.', ...namesOneProblem('URL is required') },
   enduser_data: standard,
   erase_enduser_data: standard,
-  answer_progress: { ...standard, invalidRequest: 'external_user_id is required' },
-  upsert_profiles: standard,
+  answer_progress: { ...standard, ...namesOneProblem('external_user_id is required') },
+  upsert_profiles: { ...standard, otherGurusKey: 'forbidden' },
   record_vote: standard,
   admin: standard,
 };
@@ -147,6 +167,8 @@ export const Errors = {
       hint: 'Send a key of this guru in the x-api-key header; `guru-mcp key create <slug>` makes one.',
     }),
   forbidden: (op: Operation) => make(op, 403, 'Forbidden'),
+  /** A valid key used on a guru that exists but is not its own. */
+  otherGurusKey: (op: Operation) => (WORDING[op].otherGurusKey === 'forbidden' ? Errors.forbidden(op) : Errors.invalidApiKey(op)),
   throttled: (op: Operation, seconds: number) =>
     make(op, 429, WORDING[op].throttled(seconds), {
       field: WORDING[op].authField ?? WORDING[op].field,
@@ -163,14 +185,18 @@ export const Errors = {
     }),
   /** A call that names no guru where none is implied (MCP and CLI; REST paths always name one). */
   noGuruSelected: (hint: string) => make('admin', 400, 'No guru selected', { hint }),
-  bodyTooLarge: (op: Operation, limitMiB: number) => make(op, 413, `Request body too large (limit ${limitMiB} MiB)`),
-  /** The operation's own wording for a malformed request; `detail` says which field and why. */
+  bodyTooLarge: (op: Operation, limitMiB: number) =>
+    make(op, 413, `Request body too large (limit ${limitMiB >= 1 ? `${limitMiB} MiB` : `${Math.round(limitMiB * 1024)} KiB`})`),
+  /** The operation's own wording for a request it cannot take; `detail`, if given, is the hint saying why. */
   invalidRequest: (op: Operation, detail?: string) =>
-    detail === undefined
-      ? make(op, 400, WORDING[op].invalidRequest)
-      : make(op, 400, WORDING[op].detailInMessage ? `${WORDING[op].invalidRequest}: ${detail}` : WORDING[op].invalidRequest, {
-          hint: detail,
-        }),
+    make(op, 400, WORDING[op].invalidRequest, detail === undefined ? {} : { hint: detail }),
+  /**
+   * A request that is not what the operation takes (no JSON, a field of the wrong
+   * type, too long, missing): the message says what is wrong, in the words of
+   * `problem`, after the spec's message where that one is generic.
+   */
+  invalidInput: (op: Operation, problem: string) =>
+    make(op, 400, WORDING[op].problemWording === 'prefixed' ? `${WORDING[op].invalidRequest}: ${problem}` : problem),
   /** Ask accepts any error message in its 400 body; this one names the problem. */
   badAsk: (message: string) => make('ask', 400, message),
 

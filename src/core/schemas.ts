@@ -9,6 +9,53 @@ import { z } from 'zod';
 // ---------------------------------------------------------------------------
 // Shared pieces
 
+/*
+ * Caps on what callers send. Every free-text field and every list of a request
+ * has one, so that no request costs more than its purpose needs: parsing it,
+ * searching with it and storing it stay bounded whatever a caller sends. The
+ * REST body caps (src/http/rest.ts) are sized to fit them.
+ */
+
+/** A question (ask, semantic search, follow-up examples). */
+export const MAX_QUESTION_CHARS = 10_000;
+/** Identifiers a caller passes: session ids, end-user ids, question slugs. */
+export const MAX_ID_CHARS = 256;
+/** One URL: a source, a crawl's start, a video list. */
+export const MAX_URL_CHARS = 4096;
+/** URLs of one kind in one request: a guru's whole web-page limit fits one request. */
+export const MAX_URLS_PER_LIST = 1500;
+/** Text sources in one request. */
+export const MAX_TEXT_SOURCES = 1000;
+/** The content of one text source. */
+export const MAX_TEXT_SOURCE_CHARS = 5_000_000;
+/** Source ids of one reindex request. */
+export const MAX_REINDEX_IDS = 10_000;
+/** Text turned into speech at once. */
+export const MAX_SPEECH_CHARS = 20_000;
+/** Attachments of each kind (images, log files, PDFs) one question may carry; the guru's own limits are lower. */
+export const MAX_ATTACHMENTS_PER_KIND = 20;
+/** One attachment's data: above the largest per-guru file limit (10 MB PDFs), base64-encoded. */
+export const MAX_ATTACHMENT_DATA_CHARS = 16 * 1024 * 1024;
+/** File names and MIME types of attachments. */
+const MAX_FILE_NAME_CHARS = 255;
+
+/** A spec message for a missing field; other problems of the field are described as they are (src/core/validate.ts). */
+const whenMissing = (message: string) => ({
+  error: (issue: { readonly input?: unknown }) => (issue.input === undefined ? message : undefined),
+});
+
+/** A caller's identifier of something: a session, an end user, a question. */
+export const Identifier = z.string().min(1).max(MAX_ID_CHARS);
+/** A conversation session (binge) id. */
+export const SessionId = Identifier;
+
+/** A question in the user's words. Missing or blank, it gets the spec's message for that (semantic search's). */
+const Question = z
+  .string(whenMissing('Question is required'))
+  .trim()
+  .min(1, 'Question is required')
+  .max(MAX_QUESTION_CHARS);
+
 export const GuruSlug = z
   .string()
   .min(1)
@@ -54,21 +101,30 @@ export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 // ---------------------------------------------------------------------------
 // Ask question
 
+const FileName = z.string().max(MAX_FILE_NAME_CHARS);
+
 const Base64Attachment = z.object({
-  data: z.string().regex(/^data:[^;,]+;base64,/, 'must be a data URL: data:<mime>;base64,<payload>'),
-  name: z.string(),
-  type: z.string(),
+  data: z
+    .string()
+    .max(MAX_ATTACHMENT_DATA_CHARS)
+    .regex(/^data:[^;,]+;base64,/, 'Images and PDFs must be data URLs: data:<mime>;base64,<payload>'),
+  name: FileName,
+  type: z.string().max(MAX_FILE_NAME_CHARS),
 });
 
+const LogFile = z.object({ data: z.string().max(MAX_ATTACHMENT_DATA_CHARS), name: FileName });
+
+const Attachments = <T extends z.ZodType>(item: T) => z.array(item).max(MAX_ATTACHMENTS_PER_KIND);
+
 export const AskRequest = z.object({
-  question: z.string().trim().min(1, 'question is required').max(10_000),
+  question: Question,
   stream: z.boolean().default(false),
-  session_id: z.string().min(1).max(256).optional(),
-  external_user_id: z.string().min(1).max(256).optional(),
+  session_id: SessionId.optional(),
+  external_user_id: Identifier.optional(),
   fetch_existing: z.boolean().default(false),
-  images: z.array(Base64Attachment).optional(),
-  log_files: z.array(z.object({ data: z.string(), name: z.string() })).optional(),
-  pdf_files: z.array(Base64Attachment).optional(),
+  images: Attachments(Base64Attachment).optional(),
+  log_files: Attachments(LogFile).optional(),
+  pdf_files: Attachments(Base64Attachment).optional(),
 });
 export type AskRequest = z.infer<typeof AskRequest>;
 
@@ -95,9 +151,9 @@ export type Answer = z.infer<typeof Answer>;
 // Follow-up examples
 
 export const FollowUpRequest = z.object({
-  question_slug: z.string().min(1).optional(),
-  question: z.string().min(1).optional(),
-  binge_id: z.string().min(1).optional(),
+  question_slug: Identifier.optional(),
+  question: z.string().min(1).max(MAX_QUESTION_CHARS).optional(),
+  binge_id: SessionId.optional(),
 });
 export type FollowUpRequest = z.infer<typeof FollowUpRequest>;
 
@@ -111,7 +167,9 @@ export type FollowUpResponse = z.infer<typeof FollowUpResponse>;
 // ---------------------------------------------------------------------------
 // Text to speech (both versions take the same body and answer with MP3 audio)
 
-export const TextToSpeechRequest = z.object({ text: z.string() });
+export const TextToSpeechRequest = z.object({
+  text: z.string(whenMissing('No text provided')).min(1, 'No text provided').max(MAX_SPEECH_CHARS),
+});
 export type TextToSpeechRequest = z.infer<typeof TextToSpeechRequest>;
 
 // ---------------------------------------------------------------------------
@@ -126,9 +184,9 @@ export const Label = z.string().min(1).max(100);
 export const Labels = z.array(Label).max(20);
 
 export const SemanticSearchRequest = z.object({
-  question: z.string().trim().min(1),
+  question: Question,
   labels: Labels.optional(),
-  external_user_id: z.string().min(1).max(256).optional(),
+  external_user_id: Identifier.optional(),
 });
 export type SemanticSearchRequest = z.infer<typeof SemanticSearchRequest>;
 
@@ -175,11 +233,14 @@ export type CreatedSourceType = z.infer<typeof CreatedSourceType>;
 
 export const TextSourceInput = z.object({
   name: z.string().trim().min(1).max(500),
-  content: z.string().min(1).max(5_000_000),
+  content: z.string().min(1).max(MAX_TEXT_SOURCE_CHARS),
 });
 export type TextSourceInput = z.infer<typeof TextSourceInput>;
 
-const UrlList = z.array(z.string().min(1).max(4096));
+/** One URL as a caller writes it; whether it is a usable URL is checked where it is used. */
+export const UrlText = z.string().min(1).max(MAX_URL_CHARS);
+/** The URLs of one kind in a create request. */
+export const UrlList = z.array(UrlText).max(MAX_URLS_PER_LIST);
 
 export const CreateDataSourcesRequest = z
   .object({
@@ -188,7 +249,7 @@ export const CreateDataSourcesRequest = z
     zendesk_urls: UrlList.optional(),
     jira_urls: UrlList.optional(),
     confluence_urls: UrlList.optional(),
-    text_sources: z.array(TextSourceInput).optional(),
+    text_sources: z.array(TextSourceInput).max(MAX_TEXT_SOURCES).optional(),
     /** Our extension: labels attached to every source of this request. */
     labels: Labels.optional(),
   })
@@ -233,7 +294,7 @@ export const ListDataSourcesQuery = z.object({
 });
 export type ListDataSourcesQuery = z.infer<typeof ListDataSourcesQuery>;
 
-/** The REST listing body. `next` and `previous` are absolute URLs or null. */
+/** The REST listing body. `next` and `previous` are URLs (relative, unless the server knows its public URL) or null. */
 export const DataSourceListResponse = z.looseObject({
   count: z.number().int(),
   next: z.string().nullable(),
@@ -242,7 +303,7 @@ export const DataSourceListResponse = z.looseObject({
 });
 export type DataSourceListResponse = z.infer<typeof DataSourceListResponse>;
 
-export const ReindexRequest = z.object({ ids: z.array(z.number().int().positive()).min(1) });
+export const ReindexRequest = z.object({ ids: z.array(z.number().int().positive()).min(1).max(MAX_REINDEX_IDS) });
 export type ReindexRequest = z.infer<typeof ReindexRequest>;
 
 export const MessageResponse = z.looseObject({ msg: z.string() });
@@ -251,10 +312,16 @@ export type MessageResponse = z.infer<typeof MessageResponse>;
 // ---------------------------------------------------------------------------
 // Sessions (binges)
 
+const PAGE_NUMBER_MESSAGE = 'Page number must be an integer';
+
 export const ListSessionsRequest = z.object({
-  page_num: z.number().int().positive().default(1),
+  page_num: z
+    .number({ error: PAGE_NUMBER_MESSAGE })
+    .int({ error: PAGE_NUMBER_MESSAGE })
+    .positive({ error: PAGE_NUMBER_MESSAGE })
+    .default(1),
   search_query: z.string().max(500).default(''),
-  external_user_id: z.string().min(1).max(256).optional(),
+  external_user_id: Identifier.optional(),
 });
 export type ListSessionsRequest = z.infer<typeof ListSessionsRequest>;
 
@@ -315,7 +382,8 @@ export const CrawlStatus = z.enum(['RUNNING', 'COMPLETED', 'STOPPED', 'FAILED'])
 export type CrawlStatus = z.infer<typeof CrawlStatus>;
 
 export const StartCrawlRequest = z.object({
-  url: z.string(),
+  /** Missing or not text: the spec's one message for a start URL; its form is checked by the crawler. */
+  url: z.string({ error: (issue) => (issue.code === 'invalid_type' ? 'Invalid URL format' : undefined) }).max(MAX_URL_CHARS),
   ignore_query_params: z.boolean().default(true),
 });
 export type StartCrawlRequest = z.infer<typeof StartCrawlRequest>;
@@ -338,7 +406,13 @@ export type Crawl = z.infer<typeof Crawl>;
 // ---------------------------------------------------------------------------
 // Video-list import
 
-export const ImportUrlRequest = z.object({ url: z.string().trim().min(1) });
+export const ImportUrlRequest = z.object({
+  url: z
+    .string(whenMissing('URL is required'))
+    .trim()
+    .min(1, 'URL is required')
+    .max(MAX_URL_CHARS),
+});
 export type ImportUrlRequest = z.infer<typeof ImportUrlRequest>;
 
 export const ChannelImport = z.looseObject({
@@ -416,7 +490,8 @@ export const UpsertProfilesRequest = z.object({
         memory: z.unknown(),
       }),
     )
-    .min(1),
+    .min(1)
+    .max(1000),
 });
 export type UpsertProfilesRequest = z.infer<typeof UpsertProfilesRequest>;
 
@@ -449,8 +524,8 @@ export type AnswerProgress = z.infer<typeof AnswerProgress>;
 // Votes
 
 export const RecordVoteRequest = z.object({
-  content_slug: z.string().min(1),
-  binge_id: z.string().min(1).optional(),
+  content_slug: Identifier,
+  binge_id: SessionId.optional(),
   vote_type: Vote,
   feedback: z.string().max(200).optional(),
 });
@@ -473,7 +548,7 @@ export const IntegrationInput = z
   .object({
     kind: IntegrationKind,
     base_url: z.url({ protocol: /^https?$/ }).max(2048),
-    email: z.email().optional(),
+    email: z.email().max(254).optional(),
     token: z.string().min(1).max(4096),
   })
   .refine((input) => input.kind !== 'zendesk' || input.email !== undefined, {

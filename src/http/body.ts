@@ -1,7 +1,8 @@
 /** Reading a request body into memory, within a size cap. */
 import type { IncomingMessage } from 'node:http';
 
-export const MiB = 1024 * 1024;
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
 
 export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
@@ -56,7 +57,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-export type JsonBody = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+export type JsonBody = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string };
 
 /** An empty body is `undefined`; anything else must be JSON. */
 export function parseJsonBody(raw: Buffer): JsonBody {
@@ -64,6 +65,6 @@ export function parseJsonBody(raw: Buffer): JsonBody {
   try {
     return { ok: true, value: JSON.parse(raw.toString('utf8')) as unknown };
   } catch {
-    return { ok: false, reason: 'the request body is not valid JSON' };
+    return { ok: false, problem: 'Invalid JSON body' };
   }
 }

@@ -13,6 +13,7 @@ import {
   ImportUrlRequest,
   ListDataSourcesQuery,
   ListSessionsRequest,
+  MAX_ID_CHARS,
   ReindexRequest,
   SemanticSearchRequest,
   StartCrawlRequest,
@@ -20,7 +21,7 @@ import {
 import type { Answer } from '../core/schemas.js';
 import { describeError, type Logger } from '../log.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
-import { BodyTooLargeError, MiB, parseJsonBody, readBody } from './body.js';
+import { BodyTooLargeError, KiB, MiB, parseJsonBody, readBody } from './body.js';
 import { sendGuruError, sendJson } from './respond.js';
 import { createRouter, type RoutePattern } from './router.js';
 
@@ -30,9 +31,11 @@ export interface RestApiOptions {
   readonly backend: Backend;
   readonly logger: Logger;
   readonly limiter: RateLimiter;
+  /** The URL clients reach the server at (GURU_PUBLIC_URL), for paging links; without it they are relative. */
+  readonly publicUrl?: string;
 }
 
-/** Answers one request whose path starts with REST_PREFIX; `url` carries the request's Host. */
+/** Answers one request whose path starts with REST_PREFIX; `url` is its path and query. */
 export type RestHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
 /** Marks a reply the route wrote to the response itself (a stream). */
@@ -64,13 +67,24 @@ interface RestRoute extends RoutePattern {
   readonly run: (call: RestCall) => Promise<Reply>;
 }
 
-const BODY_LIMIT = 4 * MiB;
 /**
- * Answers will carry attachments (images, logs, PDFs as base64) and then need
- * more room (DESIGN.md: up to 5 images of 5 MB, 5 logs of 1 MB, 3 PDFs of
- * 10 MB); until attachments are accepted, an answer body is no larger than any other.
+ * Body caps, sized to the largest request each route takes (the caps of
+ * src/core/schemas.ts), so that a larger one is refused while it is read, before
+ * any of it is parsed.
  */
-const ANSWER_BODY_LIMIT = BODY_LIMIT;
+const BODY_LIMITS = {
+  /** Routes that take no body (anything sent is ignored). */
+  none: 16 * KiB,
+  /**
+   * A question, a URL or ids with their options: 10,000 characters written as
+   * `\uXXXX` escapes are 60 KB; 10,000 reindex ids about 170 KB. Answers take no
+   * attachments yet; with them (issue 12) the answer route needs room for the
+   * guru's attachment limits.
+   */
+  request: 256 * KiB,
+  /** Sources to add: one text source at its 5,000,000-character cap, as UTF-8 (up to 3 bytes a character). */
+  sources: 16 * MiB,
+} as const;
 
 const STREAM_HEADERS = {
   'content-type': 'text/plain; charset=utf-8',
@@ -79,7 +93,7 @@ const STREAM_HEADERS = {
 } as const;
 
 export function createRestApi(options: RestApiOptions): RestHandler {
-  const { backend, logger, limiter } = options;
+  const { backend, logger, limiter, publicUrl } = options;
   const { assistant } = backend;
 
   const routes: RestRoute[] = [
@@ -87,7 +101,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/:guru_slug/answer',
       operation: 'ask',
-      maxBodyBytes: ANSWER_BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.request,
       endUserIn: 'body',
       run: async ({ res, guru, body }) => {
         const { stream, ...input } = parseRequest(AskRequest, body, 'ask');
@@ -100,7 +114,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/:guru_slug/semantic-search',
       operation: 'semantic_search',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.request,
       endUserIn: 'body',
       run: async ({ guru, body }) => ok(await assistant.semanticSearch(guru, parseRequest(SemanticSearchRequest, body, 'semantic_search'))),
     },
@@ -108,7 +122,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/:guru_slug/data-sources',
       operation: 'create_sources',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.sources,
       run: async ({ guru, body }) =>
         ok(await assistant.createDataSources(guru, parseRequest(CreateDataSourcesRequest, body, 'create_sources'))),
     },
@@ -116,15 +130,15 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'GET',
       path: '/:guru_slug/data-sources',
       operation: 'list_sources',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.none,
       run: async ({ guru, url }) => {
         const query = parseRequest(ListDataSourcesQuery, Object.fromEntries(url.searchParams), 'list_sources');
         const page = await assistant.listDataSources(guru, query);
         const hasNext = page.page * page.page_size < page.count;
         return ok({
           count: page.count,
-          next: hasNext ? pageLink(url, page.page + 1, page.page_size) : null,
-          previous: page.page > 1 ? pageLink(url, page.page - 1, page.page_size) : null,
+          next: hasNext ? pageLink(publicUrl, url, page.page + 1, page.page_size) : null,
+          previous: page.page > 1 ? pageLink(publicUrl, url, page.page - 1, page.page_size) : null,
           results: page.results,
         });
       },
@@ -133,14 +147,14 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/:guru_slug/data-sources/reindex',
       operation: 'reindex_sources',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.request,
       run: async ({ guru, body }) => ok(await assistant.reindexDataSources(guru, parseRequest(ReindexRequest, body, 'reindex_sources'))),
     },
     {
       method: 'POST',
       path: '/:guru_slug/sessions',
       operation: 'list_sessions',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.request,
       endUserIn: 'body',
       run: async ({ guru, body }) => ok(await assistant.listSessions(guru, parseRequest(ListSessionsRequest, body, 'list_sessions'))),
     },
@@ -148,35 +162,35 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/sessions/:session_id/conversation',
       operation: 'get_session',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.none,
       run: async ({ guru, params }) => ok(await assistant.getSession(guru, sessionIdOf(params, 'get_session'))),
     },
     {
       method: 'DELETE',
       path: '/sessions/:session_id/delete',
       operation: 'delete_session',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.none,
       run: async ({ guru, params }) => ok(await assistant.deleteSession(guru, sessionIdOf(params, 'delete_session'))),
     },
     {
       method: 'POST',
       path: '/:guru_slug/crawl/start',
       operation: 'start_crawl',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.request,
       run: async ({ guru, body }) => ok(await assistant.startCrawl(guru, parseRequest(StartCrawlRequest, body, 'start_crawl'))),
     },
     {
       method: 'GET',
       path: '/:guru_slug/crawl/:crawl_id/status',
       operation: 'crawl_status',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.none,
       run: async ({ guru, params }) => ok(await assistant.crawlStatus(guru, crawlIdOf(params, 'crawl_status'))),
     },
     {
       method: 'POST',
       path: '/:guru_slug/crawl/:crawl_id/stop',
       operation: 'stop_crawl',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.none,
       run: async ({ guru, params }) => ok(await assistant.stopCrawl(guru, crawlIdOf(params, 'stop_crawl'))),
     },
     // Video lists belong to no guru: any valid key may import them, rate-limited as its own guru's calls.
@@ -184,26 +198,36 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/youtube/channel',
       operation: 'import_channel',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.request,
       run: async ({ body }) => ok(await assistant.importChannel(parseRequest(ImportUrlRequest, body, 'import_channel'))),
     },
     {
       method: 'POST',
       path: '/youtube/playlist',
       operation: 'import_playlist',
-      maxBodyBytes: BODY_LIMIT,
+      maxBodyBytes: BODY_LIMITS.request,
       run: async ({ body }) => ok(await assistant.importPlaylist(parseRequest(ImportUrlRequest, body, 'import_playlist'))),
     },
   ];
   const route = createRouter(routes);
 
-  /** The guru of a key, if the key is known and may act on the path's guru. */
-  async function authenticate(req: IncomingMessage, params: Readonly<Record<string, string>>): Promise<Caller | undefined> {
+  /**
+   * The caller: a valid key, of the path's guru where the path names one. Without
+   * a valid key nothing more is said (not even whether the guru exists); a valid
+   * key on a guru that does not exist gets the operation's not-found answer, on
+   * another guru that does, "Invalid API key" or "Forbidden".
+   */
+  async function authenticate(req: IncomingMessage, operation: Operation, params: Readonly<Record<string, string>>): Promise<Caller> {
     const apiKey = req.headers['x-api-key'];
-    if (typeof apiKey !== 'string' || apiKey === '' || backend.admin === undefined) return undefined;
-    const guru = await backend.admin.authenticate(apiKey);
-    if (guru === undefined) return undefined;
-    if (params.guru_slug !== undefined && params.guru_slug !== guru) return undefined;
+    const admin = backend.admin;
+    if (typeof apiKey !== 'string' || apiKey === '' || admin === undefined) throw Errors.invalidApiKey(operation);
+    const guru = await admin.authenticate(apiKey);
+    if (guru === undefined) throw Errors.invalidApiKey(operation);
+    const named = params.guru_slug;
+    if (named !== undefined && named !== guru) {
+      const exists = (await admin.listGurus()).some(({ slug }) => slug === named);
+      throw exists ? Errors.otherGurusKey(operation) : Errors.guruNotFound(operation, named);
+    }
     return { guru, apiKey };
   }
 
@@ -232,7 +256,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       return;
     }
     if (isGuruError(error)) {
-      if (error.status === 400 && error.hint !== undefined) logger.debug('invalid request', { operation, detail: error.hint });
+      if (error.status === 400) logger.debug('invalid request', { operation, detail: error.hint ?? error.message });
       sendGuruError(res, error);
       return;
     }
@@ -249,11 +273,10 @@ export function createRestApi(options: RestApiOptions): RestHandler {
     const { route: endpoint, params } = found;
     const operation = endpoint.operation;
     try {
-      const caller = await authenticate(req, params);
-      if (caller === undefined) throw Errors.invalidApiKey(operation);
+      const caller = await authenticate(req, operation, params);
       const body = parseJsonBody(await readBody(req, endpoint.maxBodyBytes));
       await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url));
-      if (!body.ok) throw Errors.invalidRequest(operation, body.reason);
+      if (!body.ok) throw Errors.invalidInput(operation, body.problem);
       const reply = await endpoint.run({ res, url, guru: caller.guru, params, body: body.value ?? {} });
       if (reply !== RESPONDED) sendJson(res, reply.status, reply.json);
     } catch (error) {
@@ -270,6 +293,7 @@ interface Caller {
 function sessionIdOf(params: Readonly<Record<string, string>>, operation: 'get_session' | 'delete_session'): string {
   const sessionId = params.session_id;
   if (sessionId === undefined || sessionId === '') throw Errors.invalidRequest(operation, 'the session id is missing from the path');
+  if (sessionId.length > MAX_ID_CHARS) throw Errors.invalidInput(operation, `The session id must be at most ${MAX_ID_CHARS} characters`);
   return sessionId;
 }
 
@@ -289,12 +313,16 @@ function endUserOf(route: RestRoute, body: unknown, url: URL): string | undefine
   return undefined;
 }
 
-/** The same listing URL, absolute, at another page. */
-function pageLink(url: URL, page: number, pageSize: number): string {
-  const link = new URL(url.href);
-  link.searchParams.set('page', String(page));
-  link.searchParams.set('page_size', String(pageSize));
-  return link.href;
+/**
+ * The same listing at another page: under the configured public URL, else
+ * relative to the server. Never from the request's Host header, which the
+ * client chooses.
+ */
+function pageLink(publicUrl: string | undefined, url: URL, page: number, pageSize: number): string {
+  const query = new URLSearchParams(url.searchParams);
+  query.set('page', String(page));
+  query.set('page_size', String(pageSize));
+  return `${publicUrl ?? ''}${url.pathname}?${query.toString()}`;
 }
 
 /** Aborts the work behind a response when its client goes away first. */

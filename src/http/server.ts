@@ -23,6 +23,8 @@ export interface HttpServerOptions {
   readonly limiter: RateLimiter;
   /** Serves `/mcp`; closed together with the server. */
   readonly mcp?: McpHttpHandler;
+  /** The URL clients reach this server at (GURU_PUBLIC_URL), for absolute links in responses. */
+  readonly publicUrl?: string;
 }
 
 export interface RunningHttpServer {
@@ -33,8 +35,8 @@ export interface RunningHttpServer {
 }
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const { backend, logger, host, mcp, limiter } = options;
-  const rest = createRestApi({ backend, logger, limiter });
+  const { backend, logger, host, mcp, limiter, publicUrl } = options;
+  const rest = createRestApi({ backend, logger, limiter, ...(publicUrl === undefined ? {} : { publicUrl }) });
   const hostAllowed = isLoopbackHost(host) ? loopbackHostCheck(host) : () => true;
   if (backend.admin === undefined) {
     logger.warn('this backend has no API keys to check; REST requests under /api/v1 will be refused');
@@ -96,14 +98,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   };
 }
 
-/** The request's URL, absolute, with the Host the client used (for paging links). */
+/**
+ * The request's path and query, as a URL. Its origin is a placeholder: the Host
+ * header is the client's to choose, so nothing is built from it.
+ */
 function requestUrl(req: IncomingMessage): URL {
   const target = req.url ?? '/';
   const path = target.startsWith('/') ? target : '/';
   try {
-    return new URL(`http://${req.headers.host ?? 'localhost'}${path}`);
-  } catch {
     return new URL(`http://localhost${path}`);
+  } catch {
+    return new URL('http://localhost/');
   }
 }
 

@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Assistant } from '../../src/core/assistant.js';
 import { Answer, ChannelImport, Crawl, PlaylistImport, SemanticSearchResponse, SessionConversation, SessionList } from '../../src/core/schemas.js';
+import type { SemanticSearchRequest } from '../../src/core/schemas.js';
 import { waitForCrawl } from '../../src/core/wait-for-crawl.js';
 import { respond, startLoopbackServer, type LoopbackServer, type Route } from '../support/loopback-server.js';
 import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE, VIDEO_LISTS } from './fixtures.js';
@@ -53,12 +54,9 @@ export function assistantContract(open: OpenHarness): void {
     return created;
   }
 
-  /** What an unknown guru answers. */
+  /** What an unknown guru answers: over REST too, since the remote harness sends a valid key (of another guru). */
   function expectUnknownGuru(call: Promise<unknown>, notFound: { status: number; message: string }) {
-    // Over REST a key reaches only its own guru, and the API cannot tell an unknown
-    // guru from someone else's: both are "Invalid API key". The engine knows it is missing.
-    const expected = harness.kind === 'remote' ? { status: 401, message: 'Invalid API key' } : notFound;
-    return expect(call).rejects.toMatchObject(expected);
+    return expect(call).rejects.toMatchObject(notFound);
   }
 
   describe('data sources', () => {
@@ -99,6 +97,21 @@ export function assistantContract(open: OpenHarness): void {
       await harness.whenIdle();
       const [blank] = (await assistant.listDataSources('frob', { page: 1, page_size: 10 })).results;
       expect(blank).toMatchObject({ status: 'FAIL', error: 'The source has no text to index.' });
+    });
+
+    it('refuses more than 1,500 URLs of a kind, or a URL over 4096 characters, as a whole, naming the problem', async () => {
+      const refusals = [
+        { request: { website_urls: Array.from({ length: 1501 }, (_, i) => `https://example.com/${i}`) }, problem: 'website_urls must have at most 1500 items' },
+        { request: { website_urls: [`https://example.com/${'a'.repeat(4096)}`] }, problem: 'website_urls[0] must be at most 4096 characters' },
+      ];
+      for (const { request, problem } of refusals) {
+        await expect(assistant.createDataSources('frob', request)).rejects.toMatchObject({
+          status: 400,
+          field: 'msg',
+          message: `Invalid request parameters: ${problem}`,
+        });
+      }
+      expect(harness.storedRows('data_sources')).toBe(0);
     });
 
     it('refuses a request with a bad URL as a whole, storing nothing', async () => {
@@ -223,6 +236,31 @@ export function assistantContract(open: OpenHarness): void {
       await expect(assistant.semanticSearch('frob', { question: '  ' })).rejects.toMatchObject({ status: 400, message: 'Question is required' });
     });
 
+    it('says what is wrong with a request that has a question, storing no search', async () => {
+      const before = harness.storedRows('searches');
+      const refusals = [
+        { request: { question: 'q', labels: 'docs' }, message: 'labels must be an array of strings' },
+        { request: { question: 'q', external_user_id: 42 }, message: 'external_user_id must be a string' },
+        { request: { question: 'word '.repeat(2001) }, message: 'question must be at most 10000 characters' },
+      ];
+      for (const { request, message } of refusals) {
+        const call = assistant.semanticSearch('frob', request as unknown as SemanticSearchRequest);
+        await expect(call).rejects.toMatchObject({ status: 400, field: 'error', message });
+      }
+      expect(harness.storedRows('searches')).toBe(before);
+    });
+
+    it('refuses a 3.9 MB question before any search, storing nothing', async () => {
+      const before = harness.storedRows('searches');
+      // The engine refuses it when parsing; over REST the body is refused while it is read, before that.
+      const expected =
+        harness.kind === 'local'
+          ? { status: 400, message: 'question must be at most 10000 characters' }
+          : { status: 413, message: 'Request body too large (limit 256 KiB)' };
+      await expect(assistant.semanticSearch('frob', { question: 'x'.repeat(3_900_000) })).rejects.toMatchObject({ ...expected, field: 'error' });
+      expect(harness.storedRows('searches')).toBe(before);
+    });
+
     it('caps results at ten sources', async () => {
       await assistant.createDataSources('frob', {
         text_sources: Array.from({ length: 15 }, (_, i) => ({ name: `widget ${i}`, content: `All about widgets, part ${i}.` })),
@@ -273,7 +311,7 @@ export function assistantContract(open: OpenHarness): void {
     it('refuses an empty question, naming the problem', async () => {
       await expect(assistant.ask('frob', { question: ' ', fetch_existing: false })).rejects.toMatchObject({
         status: 400,
-        message: 'Invalid request: question: question is required',
+        message: 'Question is required',
       });
     });
 
@@ -607,6 +645,16 @@ export function assistantContract(open: OpenHarness): void {
       // Nothing runs: a crawl can start.
       const next = await assistant.startCrawl('frob', { url: site.url('/docs/install'), ignore_query_params: true });
       expect((await finished(next)).status).toBe('COMPLETED');
+    });
+
+    it('refuses a start URL over 4096 characters, storing no crawl', async () => {
+      const before = harness.storedRows('crawls');
+      await expect(assistant.startCrawl('frob', { url: site.url(`/docs/${'a'.repeat(4096)}`), ignore_query_params: true })).rejects.toMatchObject({
+        status: 400,
+        field: 'msg',
+        message: 'url must be at most 4096 characters',
+      });
+      expect(harness.storedRows('crawls')).toBe(before);
     });
 
     it("answers for an unknown guru with the operation's error", async () => {

@@ -17,6 +17,7 @@ import { startHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
 import { RemoteAssistant } from '../../src/remote/remote-assistant.js';
 import { startYouTubeDataApiStandIn, type YouTubeDataApiStandIn } from '../stand-ins/youtube-data-api.js';
+import { storedRows, type StoredTable } from '../support/stored-rows.js';
 import { VIDEO_LISTS } from './fixtures.js';
 
 export interface ContractHarness {
@@ -28,6 +29,8 @@ export interface ContractHarness {
   whenIdle(): Promise<void>;
   /** Sets the serving side's idea of now. */
   setClock(at: Date): void;
+  /** Rows the serving side holds in one of its tables: what a call stored. */
+  storedRows(table: StoredTable): number;
   /** The YouTube Data API the serving engine reads channels and playlists from (fixtures: VIDEO_LISTS). */
   readonly youtubeDataApi: YouTubeDataApiStandIn;
   close(): Promise<void>;
@@ -64,13 +67,14 @@ async function openEngine(prefix: string, options: HarnessOptions) {
 }
 
 export const openLocalHarness: OpenHarness = async (options = {}) => {
-  const { engine, setClock, youtubeDataApi, close } = await openEngine('guru-contract-local-', options);
+  const { dataDir, engine, setClock, youtubeDataApi, close } = await openEngine('guru-contract-local-', options);
   return {
     kind: 'local',
     assistant: engine,
     createGuru: async (slug, name) => (await engine.createGuru({ slug, ...(name === undefined ? {} : { name }) })).slug,
     whenIdle: () => engine.whenIdle(),
     setClock,
+    storedRows: (table) => storedRows(dataDir, table),
     youtubeDataApi,
     close,
   };
@@ -87,8 +91,9 @@ export const openRemoteHarness: OpenHarness = async (options = {}) => {
   });
   // Over REST a key reaches only its own guru, so every call carries the key of
   // the guru it names. A guru without a key here (one that does not exist) gets
-  // the first guru's key, as a deployment configured with one key would send;
-  // so do calls of no guru (video lists), which any valid key may make.
+  // the first guru's key, as a deployment configured with one key would send,
+  // and the service answers that the guru does not exist; so do calls of no guru
+  // (video lists), which any valid key may make.
   const keys = new Map<string, string>();
   const assistant = new RemoteAssistant({
     baseUrl: `${server.url}/api/v1`,
@@ -104,6 +109,7 @@ export const openRemoteHarness: OpenHarness = async (options = {}) => {
     },
     whenIdle: () => engine.whenIdle(),
     setClock,
+    storedRows: (table) => storedRows(dataDir, table),
     youtubeDataApi,
     async close() {
       await assistant.close();

@@ -143,15 +143,26 @@ describe('REST crawl endpoints', () => {
       { name: 'a URL of another scheme', body: { url: 'ftp://example.com/docs/' } },
       { name: 'text that is no URL', body: { url: 'not a url' } },
       { name: 'a blank URL', body: { url: '   ' } },
-      { name: 'ignore_query_params that is not a boolean', body: { url: 'https://example.com/', ignore_query_params: 'no' } },
-      { name: 'a JSON array', body: [{ url: 'https://example.com/' }] },
     ])('answers 400 "Invalid URL format" for $name', async ({ body }) => {
       expectError(await start(body), 400, { msg: 'Invalid URL format' });
     });
 
-    it('answers 400 "Invalid URL format" for a body that is not JSON, and starts nothing', async () => {
+    // "Invalid URL format" is the spec's message for a bad URL; other problems are named as what they are.
+    it.each([
+      {
+        name: 'ignore_query_params that is not a boolean',
+        body: { url: 'https://example.com/', ignore_query_params: 'no' },
+        message: 'ignore_query_params must be true or false',
+      },
+      { name: 'a JSON array', body: [{ url: 'https://example.com/' }], message: 'The request must be a JSON object' },
+      { name: 'a URL over 4096 characters', body: { url: `https://example.com/${'a'.repeat(4096)}` }, message: 'url must be at most 4096 characters' },
+    ])('answers 400 naming the problem for $name', async ({ body, message }) => {
+      expectError(await start(body), 400, { msg: message });
+    });
+
+    it('answers 400 "Invalid JSON body" for a body that is not JSON, and starts nothing', async () => {
       const reply = await call(server.url, 'POST', crawlPath('start'), { key, rawBody: '{"url": ', headers: { 'content-type': 'application/json' } });
-      expectError(reply, 400, { msg: 'Invalid URL format' });
+      expectError(reply, 400, { msg: 'Invalid JSON body' });
       // Nothing runs: a crawl can start.
       const started = await start({ url: site.url('/docs/install') });
       expect(started.status).toBe(200);

@@ -105,7 +105,6 @@ describe('REST video-list endpoints', () => {
       { name: 'an empty body', body: {} },
       { name: 'an empty URL', body: { url: '' } },
       { name: 'a blank URL', body: { url: '   ' } },
-      { name: 'a URL that is not text', body: { url: 7 } },
       { name: 'a URL of another site', body: { url: 'https://example.com/@RestDemo' } },
       { name: 'a playlist URL', body: { url: `https://www.youtube.com/playlist?list=${PLAYLIST_ID}` } },
       { name: 'a malformed channel id', body: { url: 'https://www.youtube.com/channel/UCshort' } },
@@ -135,13 +134,22 @@ describe('REST video-list endpoints', () => {
     });
   });
 
-  it.each(['channel', 'playlist'])('answers 400 "URL is required" to /youtube/%s/ for a body that is not JSON', async (kind) => {
+  // "URL is required" is the spec's message for a missing or unusable URL; other problems are named as what they are.
+  it.each(['channel', 'playlist'])('answers 400 "Invalid JSON body" to /youtube/%s/ for a body that is not JSON', async (kind) => {
     const reply = await call(serving.server.url, 'POST', `/api/v1/youtube/${kind}/`, {
       key: docsKey,
       rawBody: '{"url": ',
       headers: { 'content-type': 'application/json' },
     });
-    expectError(reply, 400, { msg: 'URL is required' });
+    expectError(reply, 400, { msg: 'Invalid JSON body' });
+  });
+
+  it.each([
+    { name: 'a URL that is not text', body: { url: 7 }, message: 'url must be a string' },
+    { name: 'a URL over 4096 characters', body: { url: `https://www.youtube.com/@${'a'.repeat(4096)}` }, message: 'url must be at most 4096 characters' },
+  ])('answers 400 naming the problem for $name', async ({ body, message }) => {
+    expectError(await channel(body), 400, { msg: message });
+    expectError(await playlist(body), 400, { msg: message });
   });
 
   describe('keys', () => {

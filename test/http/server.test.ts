@@ -67,6 +67,34 @@ describe('startHttpServer', () => {
     expect(await reply.body.json()).toEqual({ status: 'ok' });
   });
 
+  describe('paging links off loopback', () => {
+    /** The data-source listing's first page of one, from a server bound to every address, asked with a forged Host. */
+    async function firstPage(overrides: Partial<Parameters<typeof startHttpServer>[0]>) {
+      const { api_key: key } = await backend.admin!.createGuru({ slug: 'paged' });
+      await backend.assistant.createDataSources('paged', { text_sources: [{ name: 'one', content: 'One.' }, { name: 'two', content: 'Two.' }] });
+      const server = await start({ host: '0.0.0.0', ...overrides });
+      const port = new URL(server.url).port;
+      const reply = await request(`http://127.0.0.1:${port}/api/v1/paged/data-sources/?page_size=1&page=2`, {
+        headers: { host: 'evil.com:666', 'x-api-key': key },
+      });
+      expect(reply.statusCode).toBe(200);
+      return (await reply.body.json()) as { next: string | null; previous: string | null };
+    }
+
+    it('never copy the Host header: they are relative without a public URL', async () => {
+      const page = await firstPage({});
+      expect(page).toMatchObject({ next: null, previous: '/api/v1/paged/data-sources/?page_size=1&page=1' });
+      expect(JSON.stringify(page)).not.toContain('evil.com');
+    });
+
+    it('use the configured public URL, with its path prefix', async () => {
+      const { publicUrl } = Config.parse({ dataDir, publicUrl: 'https://guru.example.com/base/' });
+      const page = await firstPage({ ...(publicUrl === undefined ? {} : { publicUrl }) });
+      expect(page.previous).toBe('https://guru.example.com/base/api/v1/paged/data-sources/?page_size=1&page=1');
+      expect(JSON.stringify(page)).not.toContain('evil.com');
+    });
+  });
+
   it('serves MCP at /mcp, refuses foreign Host headers there, and closes the handler with the server', async () => {
     await backend.admin!.createGuru({ slug: 'docs' });
     const mcp = createMcpHttpHandler({ backend, logger: silentLogger, requireBearer: false });

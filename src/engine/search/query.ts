@@ -5,6 +5,7 @@
  * the text are just characters. BM25 then ranks documents by how many of the
  * words they hold and how rare those words are.
  */
+import { MAX_QUESTION_CHARS } from '../../core/schemas.js';
 
 // Function words that carry no topic; a question made only of them keeps them.
 const STOP_WORDS = new Set(
@@ -22,6 +23,12 @@ const STOP_WORDS = new Set(
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 const MAX_TERMS = 32;
+/**
+ * Characters of a text that are looked at: room for a question and the one before
+ * it (each capped at MAX_QUESTION_CHARS). Whatever the caller passes, building a
+ * query costs no more than this.
+ */
+export const MAX_QUERY_TEXT_CHARS = 2 * MAX_QUESTION_CHARS + 1;
 
 export interface TextQuery {
   /** The distinct search words, in the order they appear. */
@@ -35,14 +42,20 @@ export interface TextQuery {
 /** Quotes one word as an FTS5 string. */
 export const quoteTerm = (term: string): string => `"${term.replace(/"/g, '""')}"`;
 
+/** Reads words until MAX_TERMS topic words are found, within the first MAX_QUERY_TEXT_CHARS characters. */
 export function parseQuery(text: string): TextQuery {
-  const words = [...text.toLowerCase().matchAll(WORD)].map((m) => m[0].replace(/['’]/g, ''));
-  const distinct = [...new Set(words)];
-  const content = distinct.filter((word) => !STOP_WORDS.has(word));
-  const terms = (content.length > 0 ? content : distinct).slice(0, MAX_TERMS);
+  const content = new Set<string>();
+  const stopWords = new Set<string>();
+  for (const match of text.slice(0, MAX_QUERY_TEXT_CHARS).toLowerCase().matchAll(WORD)) {
+    const word = match[0].replace(/['’]/g, '');
+    if (!STOP_WORDS.has(word)) content.add(word);
+    else if (stopWords.size < MAX_TERMS) stopWords.add(word);
+    if (content.size === MAX_TERMS) break;
+  }
+  const terms = [...(content.size > 0 ? content : stopWords)];
   return {
     terms,
     match: terms.length > 0 ? terms.map(quoteTerm).join(' OR ') : undefined,
-    onlyStopWords: content.length === 0,
+    onlyStopWords: content.size === 0,
   };
 }

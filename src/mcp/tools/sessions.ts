@@ -1,7 +1,7 @@
 /** `list_sessions`, `get_session`, `delete_session`: conversations with the guru. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { DeletedSession, ListSessionsRequest, SessionConversation, SessionList } from '../../core/schemas.js';
+import { DeletedSession, ListSessionsRequest, SessionConversation, SessionId as SessionIdText, SessionList } from '../../core/schemas.js';
 import type { ConversationTurn } from '../../core/schemas.js';
 import { renderConversation, renderSessionList } from '../render.js';
 import { toolResult } from '../results.js';
@@ -11,7 +11,7 @@ import type { ToolContext } from './context.js';
 /** Characters of turns (as JSON) one get_session result carries at most; the rest comes on request. */
 export const CONVERSATION_BUDGET = 40_000;
 
-const SessionId = z.string().min(1).describe('The session id, as returned by ask (session_id) or list_sessions (id)');
+const SessionId = SessionIdText.describe('The session id, as returned by ask (session_id) or list_sessions (id)');
 
 const ListSessionsParameters = z.object({
   page_num: ListSessionsRequest.shape.page_num.describe('Page number, from 1; has_more says whether another page exists'),

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { Errors } from '../../core/errors.js';
-import { CreatedDataSource, DataSource, Labels, MAX_SOURCE_PAGE_SIZE, ReindexRequest, TextSourceInput } from '../../core/schemas.js';
+import { CreatedDataSource, DataSource, Labels, MAX_SOURCE_PAGE_SIZE, MAX_TEXT_SOURCES, ReindexRequest, TextSourceInput, UrlList as UrlListOfRequest } from '../../core/schemas.js';
 import type { CreateDataSourcesRequest } from '../../core/schemas.js';
 import { isSettled, waitForSources } from '../../core/wait-for-sources.js';
 import { ProgressReporter, type ToolExtra } from '../progress.js';
@@ -16,7 +16,7 @@ export const DEFAULT_SOURCE_PAGE_SIZE = 50;
 /** How long add_sources with wait: true waits before answering with what is still pending. */
 const WAIT_LIMIT_MS = 5 * 60_000;
 
-const UrlList = (description: string) => z.array(z.string().min(1).max(4096)).min(1).optional().describe(description);
+const UrlList = (description: string) => UrlListOfRequest.min(1).optional().describe(description);
 
 const needsIntegration = (kind: string) =>
   `Needs the guru's ${kind} integration (set by its administrator with \`guru-mcp integration set <guru> ${kind.toLowerCase()} --url <site>\`); without it the call is refused, naming it.`;
@@ -43,6 +43,7 @@ const AddSourcesParameters = z.object({
   text_sources: z
     .array(TextSourceInput)
     .min(1)
+    .max(MAX_TEXT_SOURCES)
     .optional()
     .describe(
       'Texts to add: [{name, content}]. name is the title the answers cite; content is plain text or Markdown (headings help the guru cite sections). A name that already exists replaces that source\'s content.',
