@@ -10,6 +10,7 @@ import { Config } from '../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpHttpHandler } from '../../src/mcp/http.js';
+import { INITIALIZE, JSON_AND_SSE } from '../support/mcp-requests.js';
 
 describe('startHttpServer', () => {
   let dataDir: string;
@@ -99,16 +100,7 @@ describe('startHttpServer', () => {
 
   describe('the Origin of MCP requests', () => {
     const initialize = (base: string, headers: Record<string, string>) =>
-      request(`${base}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'origin-test', version: '1' } },
-        }),
-      });
+      request(`${base}/mcp`, { method: 'POST', headers: { ...JSON_AND_SSE, ...headers }, body: JSON.stringify(INITIALIZE) });
 
     const statusOf = async (base: string, headers: Record<string, string>) => {
       const reply = await initialize(base, headers);
