@@ -1,7 +1,9 @@
 /**
  * DNS-rebinding protection. A server bound to a loopback address answers only
  * requests whose Host header names a loopback host: a page on another origin that
- * rebinds its DNS name to 127.0.0.1 still sends its own name in Host.
+ * rebinds its DNS name to 127.0.0.1 still sends its own name in Host. A page that
+ * calls 127.0.0.1 directly sends a matching Host but its own Origin, which the
+ * MCP endpoint checks as well (the streamable HTTP transport requires it).
  */
 
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -27,4 +29,35 @@ export function loopbackHostCheck(boundHost: string): (hostHeader: string | unde
       return false;
     }
   };
+}
+
+/**
+ * A check of the Origin header. Without one the caller is no browser page and
+ * passes. A page passes when it is the server itself (its host and port those
+ * of the Host header) or, for a loopback binding, any page on a loopback host.
+ * `null` (sandboxed and file pages) and anything else is foreign.
+ */
+export function originCheck(boundHost: string): (origin: string | undefined, hostHeader: string | undefined) => boolean {
+  const loopback = isLoopbackHost(boundHost);
+  return (origin, hostHeader) => {
+    if (origin === undefined) return true;
+    let page: URL;
+    try {
+      page = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (page.protocol !== 'http:' && page.protocol !== 'https:') return false;
+    if (loopback && isLoopbackHost(page.hostname)) return true;
+    return hostHeader !== undefined && sameHost(page, hostHeader);
+  };
+}
+
+/** Whether `hostHeader` names the host and port of `page` (a default port may be left out of either). */
+function sameHost(page: URL, hostHeader: string): boolean {
+  try {
+    return new URL(`${page.protocol}//${hostHeader}`).host === page.host;
+  } catch {
+    return false;
+  }
 }

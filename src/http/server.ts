@@ -9,7 +9,7 @@ import type { Backend } from '../core/assistant.js';
 import { describeError, type Logger } from '../log.js';
 import type { McpHttpHandler } from '../mcp/http.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
-import { isLoopbackHost, loopbackHostCheck, urlHost } from './host.js';
+import { isLoopbackHost, loopbackHostCheck, originCheck, urlHost } from './host.js';
 import { sendJson } from './respond.js';
 import { createRestApi, REST_PREFIX } from './rest.js';
 
@@ -38,6 +38,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const { backend, logger, host, mcp, limiter, publicUrl } = options;
   const rest = createRestApi({ backend, logger, limiter, ...(publicUrl === undefined ? {} : { publicUrl }) });
   const hostAllowed = isLoopbackHost(host) ? loopbackHostCheck(host) : () => true;
+  const originAllowed = originCheck(host);
   if (backend.admin === undefined) {
     logger.warn('this backend has no API keys to check; REST requests under /api/v1 will be refused');
   }
@@ -50,6 +51,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       // MCP clients expect JSON-RPC shaped errors, as the SDK's own host validation sends.
       const body = isMcp ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null } : { msg: message };
       return sendJson(res, 403, body);
+    }
+    // Only /mcp: REST requests need an x-api-key header, which no page on another origin may send without a CORS grant.
+    if (isMcp && !originAllowed(req.headers.origin, req.headers.host)) {
+      const message = `Invalid Origin header: ${req.headers.origin}`;
+      return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
     }
     if (path === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { msg: 'Method not allowed' }, { allow: 'GET, HEAD' });

@@ -3,7 +3,7 @@
  * by the `mcp-session-id` header) has its own transport and McpServer, and a
  * DELETE ends it. With `requireBearer`, every request carries
  * `Authorization: Bearer <guru API key>`, and the session only reaches that
- * key's guru. Host-header validation is the mounting server's job.
+ * key's guru. Host and Origin validation is the mounting server's job.
  *
  * Clients often go away without a DELETE (the SDK client's close() sends
  * none), so sessions also end when idle for `sessionIdleMs`, and at most

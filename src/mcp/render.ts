@@ -5,7 +5,6 @@
 import type {
   Answer,
   ConversationTurn,
-  CreatedDataSource,
   DataSource,
   Guru,
   Reference,
@@ -48,23 +47,6 @@ export function renderSearch(question: string, result: SemanticSearchResponse): 
     return `${index + 1}. ${source.title}${where}${labels}`;
   });
   return [`${result.total_sources} source(s) related to "${question}":`, ...lines, ...mode].join('\n');
-}
-
-export function renderCreatedSources(guru: string, created: CreatedDataSource[]): string {
-  const lines = created.map((item) => `- #${item.id} ${item.type} "${item.title ?? item.url ?? ''}": ${item.status}`);
-  return [`${created.length} source(s) submitted to guru "${guru}":`, ...lines].join('\n');
-}
-
-export function renderProcessing(processed: DataSource[], pendingIds: number[]): string {
-  const lines = processed.map(
-    (source) => `- #${source.id} "${source.title ?? source.url ?? ''}": ${source.status}${source.error ? ` (${source.error})` : ''}`,
-  );
-  if (pendingIds.length > 0) {
-    lines.push(
-      `Still processing: ${pendingIds.map((id) => `#${id}`).join(', ')}. Call list_sources later to see when they reach SUCCESS or FAIL.`,
-    );
-  }
-  return ['Processing results:', ...lines].join('\n');
 }
 
 export function renderSourcePage(page: {

@@ -4,8 +4,10 @@
  */
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Backend } from '../core/assistant.js';
 import type { Logger } from '../log.js';
+import { sendPlainErrorMessages } from './error-messages.js';
 import { GuruSelector } from './gurus.js';
 import { registerResources } from './resources.js';
 import { registerSubscriptions } from './subscriptions.js';
@@ -51,9 +53,16 @@ How to start:
 Follow-ups: every answer carries a session_id; pass it to ask to continue that conversation with its context. list_sessions, get_session and delete_session manage conversations; the resource guru://{guru_slug}/sessions/{session_id} holds one conversation.`;
 }
 
+/** The SDK's McpServer, whatever transport it is connected to sending errors without a doubled prefix. */
+class GuruMcpServer extends McpServer {
+  override connect(transport: Transport): Promise<void> {
+    return super.connect(sendPlainErrorMessages(transport));
+  }
+}
+
 export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   const { backend, logger, scope } = options;
-  const server = new McpServer(
+  const server = new GuruMcpServer(
     { name: 'guru-mcp', title: 'Guru knowledge assistants', version },
     { instructions: instructions(scope !== undefined ? 'scoped' : backend.admin !== undefined ? 'administered' : 'configured') },
   );

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { CreatedDataSource } from '../core/schemas.js';
 import type { UrlSubmission } from '../core/submit-urls.js';
+import { MAX_LISTED_SOURCES } from './source-lists.js';
 
 /** URLs one result's structured content lists at most; 500 URLs are some 40 KB of JSON. */
 export const MAX_LISTED_URLS = 500;
@@ -22,7 +23,8 @@ export const AddedSources = z.object({
     .string()
     .nullable()
     .describe("Why they were not added: the service's message, and the cause where it names one (usually the guru's limit of sources of that kind); null when none was refused"),
-  results: z.array(CreatedDataSource).describe(`Per-URL results in order (id, type, url, status), at most the first ${MAX_LISTED_URLS}`),
+  results: z.array(CreatedDataSource).describe(`Per-URL results in order (id, type, url, status), at most the first ${MAX_LISTED_SOURCES}`),
+  truncated: z.boolean().describe(`true when results lists only the first ${MAX_LISTED_SOURCES}; list_sources pages through every source, newest first`),
 });
 export type AddedSources = z.infer<typeof AddedSources>;
 
@@ -35,7 +37,8 @@ export function summarizeSubmission(guru: string, urls: readonly string[], submi
     existing: results.filter((item) => item.status === 'exists').length,
     refused: refusal?.urls.length ?? 0,
     refusal: refusal === undefined ? null : refusal.hint === undefined ? refusal.message : `${refusal.message}: ${refusal.hint}`,
-    results: results.slice(0, MAX_LISTED_URLS),
+    results: results.slice(0, MAX_LISTED_SOURCES),
+    truncated: results.length > MAX_LISTED_SOURCES,
   };
 }
 

@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer } from '../../src/core/schemas.js';
 import { BIN } from '../global-setup.js';
+import { askStreaming, WIBBLE_MANUAL, WIBBLE_QUESTION } from '../support/streamed-answer.js';
 
 const CLI = BIN;
 const run = promisify(execFile);
@@ -84,5 +85,24 @@ describe('guru-mcp serve /mcp (built CLI)', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
     });
     expect(stale.status).toBe(404);
+  });
+
+  it("streams every piece of a long answer to the SDK client's onprogress, call after call", async () => {
+    await run(process.execPath, [CLI, 'guru', 'create', 'wibble', '--json', '--data-dir', dir]);
+    const started = await serve(dir);
+    child = started.child;
+    client = new Client({ name: 'guru-mcp-e2e-http', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', started.base)));
+    const added = (await client.callTool({
+      name: 'add_sources',
+      arguments: { text_sources: [{ name: 'Wibble manual', content: WIBBLE_MANUAL }], wait: true },
+    })) as CallToolResult;
+    expect(added.isError).toBeFalsy();
+
+    for (let round = 0; round < 5; round++) {
+      const { answer, streamed } = await askStreaming(client, WIBBLE_QUESTION);
+      expect(answer.content.split('\n').length).toBeGreaterThan(30);
+      expect(streamed).toBe(answer.content);
+    }
   });
 });

@@ -10,6 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer, CreatedGuru } from '../../src/core/schemas.js';
 import { BIN } from '../global-setup.js';
+import { askStreaming, WIBBLE_MANUAL, WIBBLE_QUESTION } from '../support/streamed-answer.js';
 
 const CLI = BIN;
 const run = promisify(execFile);
@@ -81,6 +82,23 @@ describe('guru-mcp stdio (built CLI)', () => {
 
     // Debug logging was on: any log line on stdout would have broken the protocol stream.
     expect(protocolErrors).toEqual([]);
+  });
+
+  it("streams every piece of a long answer to the SDK client's onprogress, call after call", async () => {
+    await run(process.execPath, [CLI, 'guru', 'create', 'wibble', '--json', '--data-dir', dir]);
+    client = new Client({ name: 'guru-mcp-e2e', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--data-dir', dir], stderr: 'ignore' }));
+    const added = (await client.callTool({
+      name: 'add_sources',
+      arguments: { text_sources: [{ name: 'Wibble manual', content: WIBBLE_MANUAL }], wait: true },
+    })) as CallToolResult;
+    expect(added.isError, textOf(added)).toBeFalsy();
+
+    for (let round = 0; round < 5; round++) {
+      const { answer, streamed } = await askStreaming(client, WIBBLE_QUESTION);
+      expect(answer.content.split('\n').length).toBeGreaterThan(30);
+      expect(streamed).toBe(answer.content);
+    }
   });
 
   it('ends with exit code 0 and no output when the client closes stdin', async () => {

@@ -10,6 +10,7 @@ import { Config } from '../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpHttpHandler } from '../../src/mcp/http.js';
+import { INITIALIZE, JSON_AND_SSE } from '../support/mcp-requests.js';
 
 describe('startHttpServer', () => {
   let dataDir: string;
@@ -123,5 +124,53 @@ describe('startHttpServer', () => {
     await server.close();
     await expect(open.listTools()).rejects.toThrow();
     await open.close();
+  });
+
+  describe('the Origin of MCP requests', () => {
+    const initialize = (base: string, headers: Record<string, string>) =>
+      request(`${base}/mcp`, { method: 'POST', headers: { ...JSON_AND_SSE, ...headers }, body: JSON.stringify(INITIALIZE) });
+
+    const statusOf = async (base: string, headers: Record<string, string>) => {
+      const reply = await initialize(base, headers);
+      await reply.body.text();
+      return reply.statusCode;
+    };
+
+    it('refuses pages of other origins on a loopback binding, and serves loopback pages and clients without Origin', async () => {
+      const server = await start({ mcp: createMcpHttpHandler({ backend, logger: silentLogger, requireBearer: false }) });
+      const port = new URL(server.url).port;
+      for (const origin of ['http://evil.example', `http://evil.example:${port}`, 'https://127.0.0.1.evil.example', 'null', 'file:///tmp/x.html']) {
+        const reply = await initialize(server.url, { origin });
+        expect(reply.statusCode, origin).toBe(403);
+        expect(await reply.body.json(), origin).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: `Invalid Origin header: ${origin}` }, id: null });
+      }
+      for (const origin of [server.url, `http://localhost:${port}`, 'http://localhost:5173', 'http://[::1]:3000', 'https://127.0.0.1']) {
+        expect(await statusOf(server.url, { origin }), origin).toBe(200);
+      }
+      expect(await statusOf(server.url, {})).toBe(200);
+
+      // Every method of the endpoint is checked, before the session is looked at.
+      const stream = await request(`${server.url}/mcp`, { method: 'GET', headers: { origin: 'http://evil.example', accept: 'text/event-stream' } });
+      expect(stream.statusCode).toBe(403);
+      await stream.body.text();
+
+      // REST is not a browser endpoint (its key header needs a CORS grant): unchanged.
+      const health = await request(`${server.url}/healthz`, { headers: { origin: 'http://evil.example' } });
+      expect(health.statusCode).toBe(200);
+      await health.body.text();
+    });
+
+    it('serves only its own origin on a non-loopback binding', async () => {
+      const server = await start({ host: '0.0.0.0', mcp: createMcpHttpHandler({ backend, logger: silentLogger, requireBearer: false }) });
+      const base = `http://127.0.0.1:${new URL(server.url).port}`;
+      // Behind a proxy that ends TLS the Host header keeps the page's name; its port must match.
+      expect(await statusOf(base, { host: 'guru.example.com', origin: 'https://guru.example.com' })).toBe(200);
+      expect(await statusOf(base, { host: 'guru.example.com:443', origin: 'https://guru.example.com' })).toBe(200);
+      expect(await statusOf(base, { host: 'guru.example.com:8787', origin: 'http://guru.example.com:8787' })).toBe(200);
+      expect(await statusOf(base, { host: 'guru.example.com:8787', origin: 'https://guru.example.com' })).toBe(403);
+      expect(await statusOf(base, { host: 'guru.example.com', origin: 'http://localhost:5173' })).toBe(403);
+      expect(await statusOf(base, { host: 'guru.example.com', origin: 'http://other.example.com' })).toBe(403);
+      expect(await statusOf(base, { host: 'guru.example.com' })).toBe(200);
+    });
   });
 });

@@ -25,6 +25,7 @@ const Added = z.object({
   refused: z.number(),
   refusal: z.string().nullable(),
   results: z.array(CreatedDataSource),
+  truncated: z.boolean(),
 });
 const StartedCrawl = CrawlPart.extend({ added: Added.optional() });
 
@@ -173,6 +174,26 @@ describe('MCP crawl tools', () => {
     expect(text).toContain('2 added as new sources, 0 already there, 2 not added.');
     expect(text).toContain('Not added because the service refused them: Invalid request parameters: website_urls: the guru holds 1498');
     expect((await test.backend.assistant.listDataSources('frob', { page: 1, page_size: 1 })).count).toBe(1500);
+  });
+
+  it('sums up adding hundreds of pages: the first 50 URLs and sources listed, counts, and where the rest are', async () => {
+    const { data, text } = await callOk('start_crawl', { url: site.url('/big/'), add: true }, StartedCrawl);
+    const total = BIG_PAGES + 1;
+    expect(data).toMatchObject({ status: 'COMPLETED', total_discovered: total, truncated: true, next_offset: 50 });
+    expect(data.discovered_urls).toHaveLength(50);
+    expect(data.added).toMatchObject({ submitted: total, added: total, existing: 0, refused: 0, refusal: null, truncated: true });
+    expect(data.added!.results.map((item) => item.url?.replace(/\/$/, ''))).toEqual(data.discovered_urls.map((url) => url.replace(/\/$/, '')));
+    // Some 100 KB when 500 URLs and 500 sources were listed.
+    expect(JSON.stringify(data).length).toBeLessThan(15_000);
+    expect(text).toContain(`Discovered URLs 1–50 of ${total}:`);
+    expect(text).toContain(`…and ${total - 50} more: crawl_status with offset=50 returns the ones after`);
+    expect(text).toContain(`Submitted ${total} web pages to guru "frob": ${total} added as new sources, 0 already there, 0 not added.`);
+    expect(text.split('\n').length).toBeLessThan(60);
+
+    const rest = await callOk('crawl_status', { crawl_id: data.id, offset: 50 }, CrawlPart);
+    expect(rest.data).toMatchObject({ truncated: true, next_offset: null });
+    expect(rest.data.discovered_urls).toHaveLength(total - 50);
+    expect((await test.backend.assistant.listDataSources('frob', { page: 1, page_size: 1 })).count).toBe(total);
   });
 
   it(`lists a long crawl in parts of 500: crawl_status takes an offset`, async () => {

@@ -12,16 +12,9 @@ import { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpHttpHandler } from '../../src/mcp/http.js';
 import type { McpHttpHandler, McpHttpHandlerOptions } from '../../src/mcp/http.js';
+import { INITIALIZE, JSON_AND_SSE } from '../support/mcp-requests.js';
 import { INSTALL_GUIDE, collectProgress, openTestBackend } from './support.js';
 import type { TestBackend } from './support.js';
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
-const JSON_AND_SSE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** Opens a session the way a client that never sends DELETE does; resolves with its id once the reply is read. */
 async function initialize(url: URL): Promise<string> {

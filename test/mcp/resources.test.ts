@@ -24,7 +24,8 @@ async function expectNotFound(client: Client, uri: string): Promise<void> {
   );
   expect(failure).toBeInstanceOf(McpError);
   expect((failure as McpError).code).toBe(ErrorCode.InvalidParams);
-  expect((failure as McpError).message).toContain(`Resource ${uri} not found`);
+  // The client prefixes the code itself: the server sends the message alone.
+  expect((failure as McpError).message).toBe(`MCP error -32602: Resource ${uri} not found`);
 }
 
 describe('MCP resources', () => {
@@ -109,6 +110,18 @@ describe('MCP resources', () => {
     await expectNotFound(client, 'guru://nope/data-sources');
     await expectNotFound(client, `guru://pancakes/sessions/${answer.session_id}`);
     await expectNotFound(client, 'guru://frob/elsewhere');
+    await expectNotFound(client, 'file:///etc/passwd');
+  });
+
+  it('sends protocol errors of the SDK itself with their code once', async () => {
+    const failure = await client
+      .complete({ ref: { type: 'ref/resource', uri: 'nope://{x}' }, argument: { name: 'x', value: '' } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failure).toBeInstanceOf(McpError);
+    expect((failure as McpError).message).toBe('MCP error -32602: Resource template nope://{x} not found');
   });
 
   it('answers "Resource … not found" for a session id that is not valid percent-encoding', async () => {

@@ -11,13 +11,24 @@ import { silentLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { startJiraStandIn, type JiraStandIn } from '../stand-ins/jira.js';
 import { startYouTubeStandIn, type YouTubeStandIn } from '../stand-ins/youtube.js';
-import { respond, startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
+import { respond, startLoopbackServer, type LoopbackServer, type Route } from '../support/loopback-server.js';
 import { DOCS_PAGE } from '../support/pages.js';
 import { collectProgress, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
-const Processing = z.object({ finished: z.array(DataSource), pending: z.array(z.number()) });
-const Added = z.object({ results: z.array(CreatedDataSource), processing: Processing.optional() });
+const Processing = z.object({
+  counts: z.object({ SUCCESS: z.number(), FAIL: z.number(), NOT_PROCESSED: z.number() }),
+  failures: z.array(z.object({ id: z.number(), url: z.string(), error: z.string() })),
+  finished: z.array(DataSource),
+  pending: z.array(z.number()),
+  truncated: z.boolean(),
+});
+const Added = z.object({
+  results: z.array(CreatedDataSource),
+  counts: z.record(z.string(), z.number()),
+  truncated: z.boolean(),
+  processing: Processing.optional(),
+});
 const Reindexed = z.object({ msg: z.string(), processing: Processing.optional() });
 const Listing = z.object({ count: z.number(), results: z.array(DataSource) });
 
@@ -31,10 +42,18 @@ describe('MCP URL sources', () => {
   let test: TestBackend;
   let client: Client;
   let changelogVersion: string;
+  /** Titles of the pages under /many/, by path. */
+  let manyPages: Map<string, string>;
 
   beforeEach(async () => {
     changelogVersion = 'zanzibar';
+    manyPages = new Map();
+    const manyPage: Route = (request, response) => {
+      const title = manyPages.get(request.url ?? '');
+      respond(`<!DOCTYPE html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>One of many pages.</p></main></body></html>`)(request, response);
+    };
     site = await startLoopbackServer({
+      ...Object.fromEntries(Array.from({ length: 280 }, (_, index) => [`/many/page-${index}`, manyPage])),
       '/docs/pooling': respond(DOCS_PAGE),
       '/changelog': (request, response) => respond(changelog(changelogVersion))(request, response),
     });
@@ -106,6 +125,47 @@ describe('MCP URL sources', () => {
     expect(again.text).toContain(': exists');
   });
 
+  it('sums up hundreds of web pages: counts by status and the failures with their reasons, the first 50 listed', async () => {
+    const pages = Array.from({ length: 280 }, (_, index) => site.url(`/many/page-${index}`));
+    const missing = Array.from({ length: 20 }, (_, index) => site.url(`/missing/page-${index}`));
+    const urls = [...pages, ...missing];
+    for (const [index, url] of pages.entries()) manyPages.set(new URL(url).pathname, `Many page ${index}`);
+
+    const result = await call('add_sources', { website_urls: urls, wait: true });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const data = Added.parse(result.structuredContent);
+    expect(data.counts).toEqual({ success: 300 });
+    expect(data.truncated).toBe(true);
+    expect(data.results.map((item) => item.url)).toEqual(urls.slice(0, 50));
+    const processing = data.processing!;
+    expect(processing.counts).toEqual({ SUCCESS: 280, FAIL: 20, NOT_PROCESSED: 0 });
+    expect(processing.truncated).toBe(true);
+    expect(processing.finished.map((source) => source.url)).toEqual(urls.slice(0, 50));
+    expect(processing.pending).toEqual([]);
+    expect(processing.failures.map((source) => source.url)).toEqual(missing);
+    expect(processing.failures.every((source) => /404/.test(source.error))).toBe(true);
+    // Some 116 KB when every source was listed twice.
+    expect(JSON.stringify(data).length).toBeLessThan(30_000);
+
+    const text = textOf(result);
+    expect(text.split('\n').length).toBeLessThan(30);
+    expect(text).toMatch(/^300 source\(s\) submitted to guru "frob": 300 success \(new sources\)\.\n/);
+    expect(text).toContain('Processing results: 280 SUCCESS, 20 FAIL, 0 still processing.\nFailed:\n');
+    for (const url of missing) expect(text).toMatch(new RegExp(`- #\\d+ "${url}": .*404`));
+    expect(text).toContain('list_sources pages through every source');
+
+    // The same pages again, without waiting: all there already.
+    const again = await callOk('add_sources', { website_urls: urls }, Added);
+    expect(again.data).toMatchObject({ counts: { exists: 300 }, truncated: true });
+    expect(again.data.results).toHaveLength(50);
+    expect(again.text).toMatch(/^300 source\(s\) submitted to guru "frob": 300 exists \(already sources\)\.\nProcessing runs in the background/);
+
+    // Few sources are still listed one by one.
+    const few = await callOk('add_sources', { website_urls: pages.slice(0, 2) }, Added);
+    expect(few.data).toMatchObject({ counts: { exists: 2 }, truncated: false });
+    expect(few.text).toMatch(/^2 source\(s\) submitted to guru "frob":\n- #\d+ Website "Many page 0": exists\n- #\d+ Website "Many page 1": exists\n/);
+  });
+
   it('refuses Jira issues until the guru has the integration, naming it and how to set it', async () => {
     const url = `${jira.baseUrl}/browse/FROB-7`;
     const refused = await call('add_sources', { jira_urls: [url] });
@@ -128,7 +188,13 @@ describe('MCP URL sources', () => {
     const progress = collectProgress(client);
     const { data, text } = await callOk('reindex_sources', { ids: [id], wait: true }, Reindexed, 9);
     expect(data.msg).toBe('Reindexing 1 data source');
-    expect(data.processing).toEqual({ finished: [expect.objectContaining({ id, status: 'SUCCESS', reindex_count: 1 })], pending: [] });
+    expect(data.processing).toEqual({
+      counts: { SUCCESS: 1, FAIL: 0, NOT_PROCESSED: 0 },
+      failures: [],
+      finished: [expect.objectContaining({ id, status: 'SUCCESS', reindex_count: 1 })],
+      pending: [],
+      truncated: false,
+    });
     expect(data.processing!.finished[0]!.last_reindex_date).toBeTruthy();
     expect(text).toMatch(/^Reindexing 1 data source\.\nProcessing results:\n- #\d+ "Changelog": SUCCESS$/);
     expect(progress.at(-1)).toMatchObject({ progressToken: 9, progress: 1, total: 1 });

@@ -46,11 +46,9 @@ export async function connectClient(server: McpServer): Promise<Client> {
 }
 
 /**
- * Collects every progress notification the client receives. The SDK's own
- * `onprogress` drops notifications that are dispatched after the response
- * (notes, gotcha 6); a handler of the notification itself sees them all, in
- * order, by the time the call's promise settles. Requests then carry their
- * own `_meta.progressToken`.
+ * Collects every progress notification the client receives, whatever request
+ * it belongs to; requests then carry their own `_meta.progressToken`. (The
+ * e2e tests check the SDK's `onprogress` option, test/support/streamed-answer.ts.)
  */
 export function collectProgress(client: Client): ProgressNotification['params'][] {
   const seen: ProgressNotification['params'][] = [];

@@ -6,6 +6,7 @@ import { submitUrls } from '../../core/submit-urls.js';
 import { waitForCrawl } from '../../core/wait-for-crawl.js';
 import { ProgressReporter, type ToolExtra } from '../progress.js';
 import { toolResult } from '../results.js';
+import { MAX_LISTED_SOURCES } from '../source-lists.js';
 import { AddedSources, MAX_LISTED_URLS, MAX_TEXT_URLS, renderAdded, renderUrlList, summarizeSubmission } from '../url-lists.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
@@ -65,7 +66,9 @@ type StopCrawlParameters = z.infer<typeof StopCrawlParameters>;
 /** The spec's crawl object, its URL list cut to one part. */
 const CrawlResult = Crawl.extend({
   status: Crawl.shape.status.describe('RUNNING, COMPLETED, STOPPED (by stop_crawl) or FAILED (error_message says why)'),
-  discovered_urls: Crawl.shape.discovered_urls.describe(`URLs discovered, in the order found; at most ${MAX_LISTED_URLS} per result (see next_offset)`),
+  discovered_urls: Crawl.shape.discovered_urls.describe(
+    `URLs discovered, in the order found; at most ${MAX_LISTED_URLS} per result, ${MAX_LISTED_SOURCES} when start_crawl added them (see next_offset)`,
+  ),
   error_message: Crawl.shape.error_message.describe('Why the crawl failed, or why it ended early (e.g. the link limit was reached)'),
   total_discovered: z.number().int().describe('URLs the crawl has discovered in all'),
   truncated: z.boolean().describe('true when discovered_urls holds only part of the list'),
@@ -81,9 +84,10 @@ const StartedCrawlResult = CrawlResult.extend({
   added: AddedSources.optional().describe('Only with add: true, once the crawl completed: what became of the discovered pages'),
 });
 
-function partOf(crawl: Crawl, offset: number): CrawlResult {
+/** The crawl with `limit` of its URLs from `offset` on. */
+function partOf(crawl: Crawl, offset: number, limit = MAX_LISTED_URLS): CrawlResult {
   const total = crawl.discovered_urls.length;
-  const urls = crawl.discovered_urls.slice(offset, offset + MAX_LISTED_URLS);
+  const urls = crawl.discovered_urls.slice(offset, offset + limit);
   const end = offset + urls.length;
   return {
     ...crawl,
@@ -103,10 +107,14 @@ function renderCrawl(part: CrawlResult, offset: number, options: { readonly adde
   const shown = part.discovered_urls.length;
   if (shown > 0) {
     lines.push(part.truncated ? `Discovered URLs ${offset + 1}–${offset + shown} of ${total}:` : 'Discovered URLs:');
+    const onlyStructured = Math.max(0, shown - MAX_TEXT_URLS);
     const where =
       part.next_offset === null
         ? 'the structured content lists them'
-        : `the structured content lists ${Math.max(0, shown - MAX_TEXT_URLS)} of them; crawl_status with offset=${part.next_offset} returns the ones after`;
+        : [
+            ...(onlyStructured > 0 ? [`the structured content lists ${onlyStructured} of them`] : []),
+            `crawl_status with offset=${part.next_offset} returns the ones after`,
+          ].join('; ');
     lines.push(...renderUrlList(part.discovered_urls, total - offset - shown, where));
   } else if (offset > 0) {
     lines.push(`offset=${offset} is past the end of the ${total} URL(s).`);
@@ -133,6 +141,7 @@ export function registerCrawlTools(server: McpServer, context: ToolContext): voi
         'By default it returns the RUNNING crawl at once; follow it with crawl_status.',
         'wait: true returns when the crawl ends (at most 10 minutes), with progress notifications of the URLs discovered.',
         'add: true waits the same way, then adds every discovered page as a web page source and reports how many were added, already there, or refused (a guru holds at most 1500 web pages); processing then runs in the background (list_sources).',
+        `With add: true the result lists the first ${MAX_LISTED_SOURCES} URLs and sources: crawl_status (offset) and list_sources page through all of them.`,
         'If the call is cancelled or the 10 minutes pass, the crawl goes on in the background: crawl_status follows it, stop_crawl ends it.',
         'One crawl runs at a time per guru: a second start is refused until the first ends or is stopped.',
       ].join(' '),
@@ -148,7 +157,8 @@ export function registerCrawlTools(server: McpServer, context: ToolContext): voi
         return toolResult(part, renderCrawl(part, 0));
       }
       const crawl = await waitWithProgress(context, guru, started.id, extra);
-      const part = partOf(crawl, 0);
+      // With add the pages become sources, and the URLs list is only a reminder of what was found.
+      const part = partOf(crawl, 0, args.add ? MAX_LISTED_SOURCES : MAX_LISTED_URLS);
       if (!args.add) return toolResult(part, renderCrawl(part, 0));
       if (crawl.status !== 'COMPLETED') {
         const why = crawl.status === 'RUNNING' ? 'it was still running when the wait ended' : `it ended ${crawl.status}`;

@@ -2,12 +2,13 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { Errors } from '../../core/errors.js';
-import { CreatedDataSource, DataSource, Labels, MAX_SOURCE_PAGE_SIZE, MAX_TEXT_SOURCES, ReindexRequest, TextSourceInput, UrlList as UrlListOfRequest } from '../../core/schemas.js';
+import { Labels, MAX_SOURCE_PAGE_SIZE, MAX_TEXT_SOURCES, ReindexRequest, TextSourceInput, UrlList as UrlListOfRequest } from '../../core/schemas.js';
 import type { CreateDataSourcesRequest } from '../../core/schemas.js';
 import { isSettled, waitForSources } from '../../core/wait-for-sources.js';
 import { ProgressReporter, type ToolExtra } from '../progress.js';
-import { renderCreatedSources, renderProcessing, renderSourcePage } from '../render.js';
+import { renderSourcePage } from '../render.js';
 import { toolResult } from '../results.js';
+import { MAX_LISTED_SOURCES, Processing, renderProcessing, renderSubmitted, SubmittedSources, summarizeProcessing, summarizeSubmitted } from '../source-lists.js';
 import { SourcePage, toSourcePage } from '../source-page.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
@@ -60,20 +61,9 @@ const AddSourcesParameters = z.object({
 });
 type AddSourcesParameters = z.infer<typeof AddSourcesParameters>;
 
-const Processing = z
-  .object({
-    finished: z.array(DataSource).describe('Sources that reached SUCCESS or FAIL'),
-    pending: z.array(z.number().int()).describe('Ids still processing when the wait ended'),
-  })
-  .optional()
-  .describe('Only with wait: true');
+const ProcessingResult = Processing.optional().describe('Only with wait: true');
 
-const AddSourcesResult = z.object({
-  results: z
-    .array(CreatedDataSource)
-    .describe('One result per submitted item: id, type, url (URL sources), title, status (success, or exists for a URL already added); texts are not echoed'),
-  processing: Processing,
-});
+const AddSourcesResult = SubmittedSources.extend({ processing: ProcessingResult });
 
 const ReindexParameters = z.object({
   ids: ReindexRequest.shape.ids.describe('Ids of the sources to read again (see list_sources).'),
@@ -87,7 +77,7 @@ type ReindexParameters = z.infer<typeof ReindexParameters>;
 
 const ReindexResult = z.object({
   msg: z.string().describe('What the service accepted, e.g. "Reindexing 2 data sources"'),
-  processing: Processing,
+  processing: ProcessingResult,
 });
 
 const ListSourcesParameters = z.object({
@@ -114,6 +104,7 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
         'Each item returns at once with its id and status: success (accepted) or exists (that URL is already in the knowledge base).',
         'Processing is asynchronous: a source is usable once list_sources shows it as SUCCESS (FAIL carries the error).',
         'Pass wait: true to return only when processing has ended.',
+        `More than ${MAX_LISTED_SOURCES} items are summarised: counts by status and the failures with their errors; list_sources pages through all sources.`,
         "Sending an existing text name replaces that source's content.",
         'URL sources are fetched from the web or from Jira, Zendesk and Confluence; Jira, Zendesk and Confluence need the guru\'s integration for that service (`guru-mcp integration set`).',
       ].join(' '),
@@ -128,15 +119,13 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
       const submitted = await context.assistant.createDataSources(guru, request);
       // The spec echoes each text's content back; the model has just sent it, so it is left out here.
       const created = submitted.map(({ content: _content, ...item }) => item);
-      const text = renderCreatedSources(guru, created);
+      const summary = summarizeSubmitted(created);
+      const text = renderSubmitted(guru, summary);
       if (!args.wait) {
-        return toolResult(
-          { results: created },
-          `${text}\nProcessing runs in the background: call list_sources to see when they reach SUCCESS or FAIL.`,
-        );
+        return toolResult(summary, `${text}\nProcessing runs in the background: call list_sources to see when they reach SUCCESS or FAIL.`);
       }
       const processing = await waitWithProgress(context, guru, created.map((item) => item.id), extra);
-      return toolResult({ results: created, processing }, `${text}\n${renderProcessing(processing.finished, processing.pending)}`);
+      return toolResult({ ...summary, processing }, `${text}\n${renderProcessing(processing)}`);
     }),
   );
 
@@ -148,6 +137,7 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
         'Process data sources again by id (see list_sources): web pages, videos, Jira, Zendesk and Confluence items are fetched anew; texts and documents are indexed again from their stored text.',
         'Each source goes back to NOT_PROCESSED, then SUCCESS or FAIL; its reindex_count grows and last_reindex_date is set.',
         'Pass wait: true to return only when processing has ended, with progress notifications meanwhile.',
+        `More than ${MAX_LISTED_SOURCES} sources are summarised: counts by status and the failures with their errors.`,
         'An id that is not a source of this guru refuses the whole call.',
       ].join(' '),
       inputSchema: ReindexParameters,
@@ -161,7 +151,7 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
         return toolResult({ msg }, `${msg}.\nProcessing runs in the background: call list_sources to see when they reach SUCCESS or FAIL.`);
       }
       const processing = await waitWithProgress(context, guru, args.ids, extra);
-      return toolResult({ msg, processing }, `${msg}.\n${renderProcessing(processing.finished, processing.pending)}`);
+      return toolResult({ msg, processing }, `${msg}.\n${renderProcessing(processing)}`);
     }),
   );
 
@@ -199,12 +189,7 @@ function createRequestOf(args: AddSourcesParameters): CreateDataSourcesRequest {
 }
 
 /** Waits for the sources to settle, or WAIT_LIMIT_MS, reporting progress to a caller that asked for it. */
-async function waitWithProgress(
-  context: ToolContext,
-  guru: string,
-  ids: readonly number[],
-  extra: ToolExtra,
-): Promise<{ finished: DataSource[]; pending: number[] }> {
+async function waitWithProgress(context: ToolContext, guru: string, ids: readonly number[], extra: ToolExtra): Promise<Processing> {
   const progress = new ProgressReporter(extra, context.logger);
   const outcomes = await waitForSources(context.assistant, guru, ids, {
     signal: extra.signal,
@@ -214,7 +199,7 @@ async function waitWithProgress(
   await progress.flush();
   const finished = outcomes.flatMap(({ source }) => (source !== undefined && source.status !== 'NOT_PROCESSED' ? [source] : []));
   const pending = outcomes.filter((outcome) => !isSettled(outcome)).map((outcome) => outcome.id);
-  return { finished, pending };
+  return summarizeProcessing(finished, pending);
 }
 
 /**

@@ -1,0 +1,36 @@
+/**
+ * A question whose extractive answer runs to many lines (so `ask` streams it
+ * in many progress notifications), and asking it the way an MCP host does:
+ * with the SDK client's own `onprogress` option.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Answer } from '../../src/core/schemas.js';
+import { STAGE_PREFIX } from '../../src/mcp/tools/ask.js';
+
+// Short lines, so that the answer quotes each list whole (long blocks are cut to their best sentences).
+const steps = (section: number) => Array.from({ length: 20 }, (_, line) => `- Turn the wibble dial to ${section}.${line + 1}.`).join('\n');
+
+/** Five sections of twenty list lines each, all about calibrating the wibble dial. */
+export const WIBBLE_MANUAL = `# Wibble calibration manual
+
+${[1, 2, 3, 4, 5].map((section) => `## Wibble calibration, part ${section}\n\nCalibrate the wibble dial in this order:\n\n${steps(section)}\n`).join('\n')}`;
+
+export const WIBBLE_QUESTION = 'How do I calibrate the wibble dial?';
+
+export interface StreamedAnswer {
+  readonly answer: Answer;
+  /** The progress messages after the stage lines, joined: the answer text as streamed. */
+  readonly streamed: string;
+}
+
+/** Asks with `onprogress`, as an MCP host does, and collects what the callback received. */
+export async function askStreaming(client: Client, question: string): Promise<StreamedAnswer> {
+  const messages: string[] = [];
+  const result = (await client.callTool({ name: 'ask', arguments: { question } }, undefined, {
+    onprogress: (progress) => messages.push(progress.message ?? ''),
+  })) as CallToolResult;
+  if (result.isError) throw new Error(`ask failed: ${JSON.stringify(result.content)}`);
+  const text = messages.filter((message) => !message.startsWith(STAGE_PREFIX));
+  return { answer: Answer.parse(result.structuredContent), streamed: text.join('') };
+}
