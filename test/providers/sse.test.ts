@@ -8,20 +8,23 @@ function parse(chunks: readonly Uint8Array[]): ServerSentEvent[] {
   return [...chunks.flatMap((chunk) => parser.push(chunk)), ...parser.end()];
 }
 
-/** The stream cut into two chunks at every byte, and into single bytes. */
+/** The stream cut into two chunks at every byte (also with an empty chunk between), and into single bytes. */
 function everySplit(bytes: Uint8Array): Uint8Array[][] {
   const splits = [[bytes], [...bytes].map((byte) => Uint8Array.of(byte))];
-  for (let at = 1; at < bytes.length; at++) splits.push([bytes.subarray(0, at), bytes.subarray(at)]);
+  for (let at = 1; at < bytes.length; at++) {
+    splits.push([bytes.subarray(0, at), bytes.subarray(at)], [bytes.subarray(0, at), new Uint8Array(0), bytes.subarray(at)]);
+  }
   return splits;
 }
 
 describe('ServerSentEventParser', () => {
   it('gives the same events wherever the bytes are split: mid-line, mid-character, between CR and LF', () => {
-    const stream = encoder.encode('data: {"t":"grüße 🍞"}\r\n\r\n: keep-alive\r\n\r\ndata: second\rdata: line\r\revent: error\ndata: x\n\n');
+    const stream = encoder.encode('data: {"t":"grüße 🍞"}\r\n\r\n: keep-alive\r\n\r\ndata: second\r\ndata: line\r\n\r\nevent: error\rdata: x\r\rdata: y\n\n');
     const expected = [
       { event: 'message', data: '{"t":"grüße 🍞"}' },
       { event: 'message', data: 'second\nline' },
       { event: 'error', data: 'x' },
+      { event: 'message', data: 'y' },
     ];
     for (const chunks of everySplit(stream)) expect(parse(chunks)).toEqual(expected);
   });
