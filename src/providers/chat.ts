@@ -257,6 +257,15 @@ export class ChatProvider {
 
   async *#streamOnce(payload: object, exchange: Exchange): AsyncGenerator<string, ChatCompletion> {
     const response = await this.#open(payload, 'text/event-stream', exchange);
+    if (/^application\/json/i.test(String(response.headers['content-type'] ?? ''))) {
+      // A server that ignores `stream: true` answers in one body: its text is then one piece.
+      const completion = wholeAnswer(await exchange.beforeStall(this.#limits.stallTimeoutMs, () => response.body.text()), this.#errors);
+      if (completion.text) {
+        exchange.textSent = true;
+        yield completion.text;
+      }
+      return completion;
+    }
     const chunks = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer, undefined>;
     const parser = new ServerSentEventParser();
     const answer = new StreamedAnswer(this.#errors);

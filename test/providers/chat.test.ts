@@ -128,6 +128,14 @@ describe('ChatProvider', () => {
       expect((await stream.completion).text).toBe('Hello, world!');
     });
 
+    it('takes a whole JSON answer from a server that ignores stream: true as one piece', async () => {
+      standIn.script({ kind: 'json', text: 'All at once.', usage: { prompt_tokens: 12, completion_tokens: 3 } });
+      const stream = provider().stream({ messages: QUESTION });
+      expect(await read(stream)).toEqual({ pieces: ['All at once.'], error: undefined });
+      expect(await stream.completion).toEqual({ text: 'All at once.', finishReason: 'stop', usage: { promptTokens: 12, completionTokens: 3 } });
+      expect(standIn.calls).toHaveLength(1);
+    });
+
     it('sends nothing until the stream is read', async () => {
       const stream = provider().stream({ messages: QUESTION });
       await new Promise((resolve) => setTimeout(resolve, 50));
