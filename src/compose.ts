@@ -51,7 +51,7 @@ function embeddingsOf(config: Config): EmbeddingsSettings | undefined {
   };
 }
 
-/** The language model of the settings (the engine loads its client when it first asks); the schema insists on a model with a URL. */
+/** The language model of the settings, as settings only: its client loads where answers use it. The schema insists on a model with a URL. */
 function llmOf(config: Config): ChatSettings | undefined {
   if (config.llmUrl === undefined || config.llmModel === undefined) return undefined;
   return { baseUrl: config.llmUrl, model: config.llmModel, ...(config.llmApiKey === undefined ? {} : { apiKey: config.llmApiKey }) };
