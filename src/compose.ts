@@ -8,6 +8,7 @@
 import type { Backend } from './core/assistant.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import type { ChatSettings } from './providers/chat.js';
 import type { EmbeddingsSettings } from './providers/embeddings.js';
 import type { RateDecision, RateLimiter } from './state/rate-limiter.js';
 
@@ -20,11 +21,14 @@ export async function openBackend(config: Config, logger: Logger): Promise<Opene
   const { LocalEngine } = await import('./engine/local-engine.js');
   const embeddings = embeddingsOf(config);
   if (embeddings) logger.info('embeddings provider', { url: withoutCredentials(embeddings.baseUrl), model: embeddings.model });
+  const llm = llmOf(config);
+  if (llm) logger.info('language model', { url: withoutCredentials(llm.baseUrl), model: llm.model });
   const engine = LocalEngine.open({
     dataDir: config.dataDir,
     logger,
     allowPrivateNetwork: config.allowPrivateNetwork,
     ...(embeddings === undefined ? {} : { embeddings }),
+    ...(llm === undefined ? {} : { llm }),
     ...(config.youtubeUrl === undefined ? {} : { youtubeBaseUrl: config.youtubeUrl }),
     youtubeApi: { baseUrl: config.youtubeApiUrl, ...(config.youtubeApiKey === undefined ? {} : { apiKey: config.youtubeApiKey }) },
   });
@@ -45,6 +49,12 @@ function embeddingsOf(config: Config): EmbeddingsSettings | undefined {
     model: config.embeddingsModel,
     ...(config.embeddingsApiKey === undefined ? {} : { apiKey: config.embeddingsApiKey }),
   };
+}
+
+/** The language model of the settings, as settings only: its client loads where answers use it. The schema insists on a model with a URL. */
+function llmOf(config: Config): ChatSettings | undefined {
+  if (config.llmUrl === undefined || config.llmModel === undefined) return undefined;
+  return { baseUrl: config.llmUrl, model: config.llmModel, ...(config.llmApiKey === undefined ? {} : { apiKey: config.llmApiKey }) };
 }
 
 /** A URL fit for logs: without any user:password@ it may carry. */

@@ -56,6 +56,12 @@ export const Config = z
     embeddingsModel: z.string().trim().min(1).optional(),
     /** Sent as a bearer token to `embeddingsUrl`. Never a command-line flag, never logged. */
     embeddingsApiKey: z.string().trim().min(1).optional(),
+    /** An OpenAI-compatible API root (`POST {url}/chat/completions`), usually ending in /v1: the language model of answers. */
+    llmUrl: BaseUrl('must be an http:// or https:// API root, e.g. https://api.openai.com/v1 or http://localhost:11434/v1').optional(),
+    /** The chat model's name at `llmUrl`. */
+    llmModel: z.string().trim().min(1).optional(),
+    /** Sent as a bearer token to `llmUrl`. Never a command-line flag, never logged. */
+    llmApiKey: z.string().trim().min(1).optional(),
     /** Where YouTube requests go instead of https://www.youtube.com: a proxy, or a test stand-in. */
     youtubeUrl: BaseUrl('must be an http:// or https:// URL standing in for https://www.youtube.com').optional(),
     /** A Google Cloud API key with the YouTube Data API v3 enabled, for channel and playlist import. Never a command-line flag, never logged. */
@@ -70,20 +76,24 @@ export const Config = z
     ),
   })
   .superRefine((config, context) => {
-    if (config.embeddingsUrl !== undefined && config.embeddingsModel === undefined) {
-      context.addIssue({
-        code: 'custom',
-        path: ['embeddingsModel'],
-        message: 'required when GURU_EMBEDDINGS_URL is set: the embedding model to use there, e.g. text-embedding-3-small or nomic-embed-text',
-      });
-    }
-    if (config.embeddingsUrl === undefined && config.embeddingsModel !== undefined) {
-      context.addIssue({
-        code: 'custom',
-        path: ['embeddingsUrl'],
-        message: 'required when GURU_EMBEDDINGS_MODEL is set: the OpenAI-compatible API root serving it, e.g. https://api.openai.com/v1',
-      });
-    }
+    const requireBoth = (url: 'embeddingsUrl' | 'llmUrl', model: 'embeddingsModel' | 'llmModel', theModel: string) => {
+      if (config[url] !== undefined && config[model] === undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: [model],
+          message: `required when ${ENVIRONMENT[url]} is set: ${theModel}`,
+        });
+      }
+      if (config[url] === undefined && config[model] !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: [url],
+          message: `required when ${ENVIRONMENT[model]} is set: the OpenAI-compatible API root serving it, e.g. https://api.openai.com/v1`,
+        });
+      }
+    };
+    requireBoth('embeddingsUrl', 'embeddingsModel', 'the embedding model to use there, e.g. text-embedding-3-small or nomic-embed-text');
+    requireBoth('llmUrl', 'llmModel', 'the chat model to use there, e.g. gpt-4o-mini or llama3.2');
     if (config.backend === 'remote' && config.apiKey === undefined) {
       context.addIssue({
         code: 'custom',
@@ -112,6 +122,9 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   embeddingsUrl: 'GURU_EMBEDDINGS_URL',
   embeddingsModel: 'GURU_EMBEDDINGS_MODEL',
   embeddingsApiKey: 'GURU_EMBEDDINGS_API_KEY',
+  llmUrl: 'GURU_LLM_URL',
+  llmModel: 'GURU_LLM_MODEL',
+  llmApiKey: 'GURU_LLM_API_KEY',
   youtubeUrl: 'GURU_YOUTUBE_URL',
   youtubeApiKey: 'GURU_YOUTUBE_API_KEY',
   youtubeApiUrl: 'GURU_YOUTUBE_API_URL',

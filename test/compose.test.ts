@@ -86,6 +86,29 @@ describe('openBackend', () => {
     expect(log).not.toContain('proxy-pass');
   });
 
+  it('names the language model it hands to the engine in the log, with neither its key nor URL credentials', async () => {
+    const lines: string[] = [];
+    const config = Config.parse({
+      dataDir,
+      llmUrl: 'http://proxy-user:proxy-pass@127.0.0.1:11434/v1',
+      llmModel: 'llama3.2',
+      llmApiKey: 'sk-llm-compose-secret',
+    });
+    const backend = await openBackend(config, createLogger('debug', (line) => lines.push(line)));
+    await backend.close();
+    const log = lines.join('');
+    expect(log).toContain('language model url="http://127.0.0.1:11434/v1" model="llama3.2"');
+    expect(log).not.toContain('sk-llm-compose-secret');
+    expect(log).not.toContain('proxy-pass');
+  });
+
+  it('names no language model without one', async () => {
+    const lines: string[] = [];
+    const backend = await openBackend(Config.parse({ dataDir }), createLogger('debug', (line) => lines.push(line)));
+    await backend.close();
+    expect(lines.join('')).not.toContain('language model');
+  });
+
   it('searches lexically without an embeddings endpoint', async () => {
     const backend = await openBackend(Config.parse({ dataDir }), silentLogger);
     try {

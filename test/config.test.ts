@@ -121,6 +121,66 @@ describe('embeddings and YouTube settings', () => {
   });
 });
 
+describe('language model settings', () => {
+  it('are off by default', () => {
+    const config = load({});
+    expect(config.llmUrl).toBeUndefined();
+    expect(config.llmModel).toBeUndefined();
+    expect(config.llmApiKey).toBeUndefined();
+  });
+
+  it('read the endpoint, model and key from the environment, without a trailing slash', () => {
+    expect(load({ GURU_LLM_URL: 'http://localhost:11434/v1/', GURU_LLM_MODEL: 'llama3.2', GURU_LLM_API_KEY: 'sk-llm' })).toMatchObject({
+      llmUrl: 'http://localhost:11434/v1',
+      llmModel: 'llama3.2',
+      llmApiKey: 'sk-llm',
+    });
+  });
+
+  it('take the key from the config file, and the flags over the environment', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guru-config-'));
+    try {
+      const file = join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify({ llmUrl: 'https://api.openai.com/v1', llmModel: 'gpt-4o-mini', llmApiKey: 'sk-file' }));
+      const config = loadConfig({
+        configFile: file,
+        env: { GURU_DATA_DIR: '/tmp/guru-config-test', GURU_LLM_MODEL: 'gpt-4.1-mini' },
+        flags: { llmUrl: 'http://127.0.0.1:8000/v1', llmModel: 'qwen2.5' },
+      });
+      expect(config).toMatchObject({ llmUrl: 'http://127.0.0.1:8000/v1', llmModel: 'qwen2.5', llmApiKey: 'sk-file' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('require a model with a URL, and a URL with a model, naming the variables', () => {
+    expect(() => load({ GURU_LLM_URL: 'https://api.openai.com/v1' })).toThrow(
+      /llmModel \(GURU_LLM_MODEL\): required when GURU_LLM_URL is set: the chat model to use there/,
+    );
+    expect(() => load({ GURU_LLM_MODEL: 'llama3.2' })).toThrow(/llmUrl \(GURU_LLM_URL\): required when GURU_LLM_MODEL is set/);
+  });
+
+  it('refuse a URL that is not http(s) and a blank model, without repeating the key', () => {
+    for (const env of [
+      { GURU_LLM_URL: 'localhost:11434/v1', GURU_LLM_MODEL: 'llama3.2', GURU_LLM_API_KEY: 'sk-llm-secret' },
+      { GURU_LLM_URL: 'ftp://models.example/v1', GURU_LLM_MODEL: 'llama3.2', GURU_LLM_API_KEY: 'sk-llm-secret' },
+    ]) {
+      const error = (() => {
+        try {
+          load(env);
+        } catch (failure) {
+          return failure as Error;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error?.message).toMatch(/llmUrl \(GURU_LLM_URL\): must be an http:\/\/ or https:\/\/ API root/);
+      expect(error?.message).not.toContain('sk-llm-secret');
+    }
+    expect(() => load({ GURU_LLM_URL: 'http://localhost:11434/v1', GURU_LLM_MODEL: '   ' })).toThrow(/llmModel \(GURU_LLM_MODEL\)/);
+  });
+});
+
 describe('YouTube Data API settings', () => {
   it('default to Google’s API and no key', () => {
     const config = load({});

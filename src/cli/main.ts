@@ -56,6 +56,8 @@ async function configOf({ command, values }: RunCommand): Promise<Config> {
         defaultGuru: stringValue(values['default-guru']),
         backend: stringValue(values.backend) as Config['backend'] | undefined,
         apiUrl: stringValue(values['api-url']),
+        llmUrl: stringValue(values['llm-url']),
+        llmModel: stringValue(values['llm-model']),
       },
     });
   } catch (error) {

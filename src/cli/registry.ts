@@ -14,6 +14,13 @@ export const COMMON_OPTIONS: OptionSpecs = {
     value: 'URL',
     description: 'REST API of the remote backend (env GURU_API_URL; default https://api.gurubase.io/api/v1); its key: env GURU_API_KEY',
   },
+  // Like the remote key, the language model's key is read from GURU_LLM_API_KEY (or the config file) only.
+  'llm-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'OpenAI-compatible API root of the language model for answers, e.g. http://localhost:11434/v1 (env GURU_LLM_URL); its key: env GURU_LLM_API_KEY',
+  },
+  'llm-model': { type: 'string', value: 'NAME', description: 'chat model at --llm-url, e.g. llama3.2 (env GURU_LLM_MODEL)' },
   help: { type: 'boolean', short: 'h', description: 'show help' },
 };
 

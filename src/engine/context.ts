@@ -5,6 +5,7 @@
  * their constructor, never by reaching into its tables.
  */
 import type { Logger } from '../log.js';
+import type { ChatSettings } from '../providers/chat.js';
 import type { EmbeddingsSettings } from '../providers/embeddings.js';
 import type { ProcessorLimits } from './ingest/processor.js';
 import type { Db } from './store/database.js';
@@ -20,6 +21,8 @@ export interface EngineSettings {
   readonly processing?: ProcessorLimits;
   /** An OpenAI-compatible embeddings endpoint: search becomes hybrid (BM25 and vectors, fused). */
   readonly embeddings?: EmbeddingsSettings;
+  /** An OpenAI-compatible chat-completions endpoint, for generated answers (not used yet). */
+  readonly llm?: ChatSettings;
   /** The YouTube Data API, for importing channels and playlists. */
   readonly youtubeApi?: { readonly apiKey?: string; readonly baseUrl?: string };
   /** The engine's idea of now; tests move it to place sessions in time. */

@@ -28,6 +28,8 @@ describe('help and version', () => {
         expect(result.stdout).toContain(`  ${command}`);
       }
       expect(result.stdout).toContain('--data-dir DIR');
+      expect(result.stdout).toContain('--llm-url URL');
+      expect(result.stdout).toContain('--llm-model NAME');
     }
   });
 
@@ -68,6 +70,16 @@ describe('a wrong command line exits with 2 and names the fix', () => {
     { args: ['sessions', 'docs', '--page', 'two'], message: '--page must be a positive whole number', help: 'guru-mcp sessions --help' },
     { args: ['serve', '--log-level', 'loud'], message: 'Invalid settings:\n  logLevel (GURU_LOG_LEVEL): Invalid option', help: 'guru-mcp serve --help' },
     { args: ['help', 'nope'], message: 'unknown command "nope"', help: 'guru-mcp --help' },
+    {
+      args: ['guru', 'list', '--llm-url', 'ftp://models.example/v1', '--llm-model', 'llama3.2'],
+      message: 'Invalid settings:\n  llmUrl (GURU_LLM_URL): must be an http:// or https:// API root',
+      help: 'guru-mcp guru list --help',
+    },
+    {
+      args: ['guru', 'list', '--llm-url', 'http://127.0.0.1:11434/v1'],
+      message: 'Invalid settings:\n  llmModel (GURU_LLM_MODEL): required when GURU_LLM_URL is set',
+      help: 'guru-mcp guru list --help',
+    },
   ];
 
   for (const { args, message, help } of cases) {
