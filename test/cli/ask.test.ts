@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/commands/ask.js';
+import { findCommand } from '../../src/cli/registry.js';
 import type { CommandContext, Terminal } from '../../src/cli/spec.js';
 import { openBackend } from '../../src/compose.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -59,6 +60,7 @@ describe('guru-mcp ask, stage lines', () => {
 
   const ask = async (captured: Captured, values: CommandContext['values'] = {}) => {
     const context: CommandContext = {
+      command: findCommand('ask')!,
       args: ['docs', 'How', 'do', 'I', 'rotate', 'an', 'API', 'key?'],
       values,
       config,

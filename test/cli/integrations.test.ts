@@ -166,7 +166,7 @@ describe('guru-mcp integration', () => {
   it('explains itself in --help', async () => {
     const help = await cli(['integration', 'set', '--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('Usage: guru-mcp integration set <slug> <kind> [options]');
+    expect(help.stdout).toContain('Usage: guru-mcp integration set [<slug>] <kind> [options]');
     expect(help.stdout).toContain('GURU_INTEGRATION_TOKEN');
     expect(help.stdout).toContain('--email EMAIL');
     const group = await cli(['integration', '--help']);

@@ -103,7 +103,7 @@ describe('guru-mcp add with URLs', () => {
     const result = await cli(['add', 'docs', `${site.url('/docs/pooling')}#settings`, '--no-wait', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual([
-      { id: expect.any(Number), type: 'Website', name: 'Connection pooling', url: site.url('/docs/pooling'), status: 'EXISTS', error: '' },
+      { id: expect.any(Number), type: 'Website', name: 'Connection pooling', url: site.url('/docs/pooling'), status: 'EXISTS', error: '', added: 'exists' },
     ]);
   });
 

@@ -1,6 +1,7 @@
 /** `guru-mcp serve [--host HOST] [--port PORT]` */
 import { openRateLimiter, type OpenedBackend } from '../../compose.js';
 import { CommandFailure } from '../failures.js';
+import { sayHowToStart } from '../first-run.js';
 import { waitForStopSignal } from '../signals.js';
 import type { CommandContext } from '../spec.js';
 
@@ -22,7 +23,7 @@ export async function run(context: CommandContext): Promise<number> {
   ]);
 
   const stopped = waitForStopSignal();
-  const backend: OpenedBackend = await context.openBackend();
+  const backend: OpenedBackend = await context.openBackend({ processing: true });
   const limiter = await openRateLimiter(config, logger);
   // Off loopback, anyone on the network can reach /mcp: it then needs a guru's API key as bearer token.
   // On loopback every local user can, which GURU_MCP_REQUIRE_KEY=1 closes too.
@@ -37,6 +38,7 @@ export async function run(context: CommandContext): Promise<number> {
     throw listenFailure(error, host, port);
   }
   terminal.stderr.write(`listening on ${server.url}\n`);
+  await sayHowToStart(backend, config, terminal.stderr);
 
   const signal = await stopped;
   logger.info('shutting down', { signal });
