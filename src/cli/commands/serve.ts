@@ -37,8 +37,9 @@ export async function run(context: CommandContext): Promise<number> {
     await backend.close();
     throw listenFailure(error, host, port);
   }
-  terminal.stderr.write(`listening on ${server.url}\n`);
+  // Before the "listening on" line, which tells whoever started the server that it is ready.
   await sayHowToStart(backend, config, terminal.stderr);
+  terminal.stderr.write(`listening on ${server.url}\n`);
 
   const signal = await stopped;
   logger.info('shutting down', { signal });
