@@ -14,6 +14,8 @@ export type RenderMarkdown = (markdown: string) => string;
 
 /** A renderer for a terminal `columns` wide; what it returns ends with one newline. */
 export function terminalMarkdown(columns: number | undefined): RenderMarkdown {
-  const marked = new Marked(markedTerminal({ width: Math.max(20, (columns ?? 80) - 1), reflowText: true, tab: 2 }));
+  // A terminal that does not say its width (0 or undefined) gets the customary 80 columns.
+  const width = columns !== undefined && columns > 0 ? Math.max(20, columns - 1) : 80;
+  const marked = new Marked(markedTerminal({ width, reflowText: true, tab: 2 }));
   return (markdown) => `${marked.parse(markdown, { async: false }).replace(/\n+$/, '')}\n`;
 }

@@ -99,7 +99,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     details: [
       'Each FILE becomes one text source named after the file; without any argument the text is read from stdin and --name is required.',
       'Arguments starting with http:// or https:// are URL sources: YouTube URLs become videos (title and transcript), any other URL a web page. With --kind every URL is of that kind; jira, zendesk and confluence need the guru\'s integration (guru-mcp integration set).',
-      'Everything goes in one request. A URL already added answers EXISTS; adding a text with an existing name replaces its content. Exits with 1 when a source fails to process.',
+      'Everything goes in one request. A URL already added is shown as "already added" (in --json, "added": "exists"; with --no-wait its status is EXISTS), and a URL given twice, also as URL#fragment, is one source; adding a text with an existing name replaces its content. Over 20 sources show as counts by status and the failures (every one with --verbose or --json). Exits with 1 when a source fails to process.',
       'PDF, Word and Excel files go through guru-mcp upload.',
     ],
     positionals: [

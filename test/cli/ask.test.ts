@@ -17,7 +17,7 @@ interface Captured {
   readonly stderr: () => string;
 }
 
-function capture(stderrIsTTY: boolean): Captured {
+function capture(stderrIsTTY: boolean, stdoutIsTTY = false): Captured {
   const sink = () => {
     let text = '';
     const stream = new Writable({
@@ -31,7 +31,11 @@ function capture(stderrIsTTY: boolean): Captured {
   const out = sink();
   const err = sink();
   return {
-    terminal: { stdin: Readable.from([]), stdout: out.stream, stderr: Object.assign(err.stream, { isTTY: stderrIsTTY }) },
+    terminal: {
+      stdin: Readable.from([]),
+      stdout: Object.assign(out.stream, { isTTY: stdoutIsTTY, columns: 72 }),
+      stderr: Object.assign(err.stream, { isTTY: stderrIsTTY }),
+    },
     stdout: out.text,
     stderr: err.text,
   };
@@ -48,7 +52,12 @@ describe('guru-mcp ask, stage lines', () => {
     try {
       await backend.admin!.createGuru({ slug: 'docs' });
       await backend.assistant.createDataSources('docs', {
-        text_sources: [{ name: 'keys.md', content: '# API keys\n\nRotate an API key with `guru-mcp key create docs`, then delete the old one.' }],
+        text_sources: [
+          {
+            name: 'keys.md',
+            content: '# API keys\n\nRotate an API key with `guru-mcp key create docs`, then delete the old one. Keep a dump made with pg\\_restore.',
+          },
+        ],
       });
       await (backend.assistant as unknown as { whenIdle(): Promise<void> }).whenIdle();
     } finally {
@@ -92,5 +101,29 @@ describe('guru-mcp ask, stage lines', () => {
     await ask(captured, { json: true });
     expect(captured.stderr()).toContain('Writing the answer');
     expect(JSON.parse(captured.stdout())).toMatchObject({ question: expect.any(String), trust_score: expect.any(Number) });
+  });
+
+  it('renders the answer for a terminal: no Markdown marks, escapes undone, the footer as it is', async () => {
+    const captured = capture(false, true);
+    await ask(captured);
+    // Colours depend on where the tests run; the words do not.
+    const answer = captured.stdout().split('\nTrust score:')[0]!.replace(/\x1b\[[0-9;]*m/g, '');
+    expect(answer).toContain('guru-mcp key create docs');
+    expect(answer).toContain('pg_restore');
+    expect(answer).not.toMatch(/\*\*|`|\\_/);
+    expect(captured.stdout()).toMatch(/^Trust score: \d+\/100$/m);
+    expect(captured.stdout()).toMatch(/^Follow up: guru-mcp ask docs --session \S+ <question\.\.\.>$/m);
+  });
+
+  it('keeps the Markdown in a pipe, and in --json on a terminal', async () => {
+    const piped = capture(false, false);
+    await ask(piped);
+    expect(piped.stdout()).toContain('**');
+    expect(piped.stdout()).toContain('`guru-mcp key create docs`');
+    expect(piped.stdout()).toContain('pg\\_restore');
+
+    const json = capture(false, true);
+    await ask(json, { json: true });
+    expect((JSON.parse(json.stdout()) as { content: string }).content).toContain('**');
   });
 });
