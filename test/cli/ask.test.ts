@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/commands/ask.js';
 import { findCommand } from '../../src/cli/registry.js';
@@ -107,7 +108,7 @@ describe('guru-mcp ask, stage lines', () => {
     const captured = capture(false, true);
     await ask(captured);
     // Colours depend on where the tests run; the words do not.
-    const answer = captured.stdout().split('\nTrust score:')[0]!.replace(/\x1b\[[0-9;]*m/g, '');
+    const answer = stripVTControlCharacters(captured.stdout().split('\nTrust score:')[0]!);
     expect(answer).toContain('guru-mcp key create docs');
     expect(answer).toContain('pg_restore');
     expect(answer).not.toMatch(/\*\*|`|\\_/);

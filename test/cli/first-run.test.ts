@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,7 +73,7 @@ describe('a first run', () => {
       stderr: 'pipe',
     });
     let stderr = '';
-    transport.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    (transport.stderr as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const client = new Client({ name: 'first-run', version: '1.0.0' });
     await client.connect(transport);
     try {

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { renderSession } from '../../src/cli/commands/session.js';
 import { terminalMarkdown } from '../../src/cli/markdown.js';
@@ -29,7 +30,7 @@ const session: SessionConversation = {
 describe('renderSession', () => {
   it('shows each question with its answer rendered for a terminal, its trust score and references', () => {
     // Colours depend on where the tests run; the words do not.
-    const text = renderSession(session, 'pg', terminalMarkdown(80)).join('\n').replace(/\x1b\[[0-9;]*m/g, '');
+    const text = stripVTControlCharacters(renderSession(session, 'pg', terminalMarkdown(80)).join('\n'));
     expect(text).toContain('Session b1: 1 question, started 2026-01-02T10:00:00.000Z, last used 2026-01-02T10:05:00.000Z');
     expect(text).toContain('[1] 2026-01-02T10:00:00.000Z\nQ: How do I restore a dump?\n\nFrom backup.md [1]:');
     expect(text).toContain('Use pg_restore to load it: pg_restore -d db dump.');

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createProgress } from '../../src/cli/progress.js';
 import { shareStderr } from '../../src/cli/shared-stderr.js';
@@ -20,9 +21,9 @@ describe('shareStderr', () => {
     // The log line starts on a cleared line and the bar follows it, never sharing its line.
     expect(screen).toContain('\r\x1b[K2026-01-01T00:00:00.000Z warn slow host\nProcessing [');
     // What a terminal shows of each line: the text after its last carriage return, less clear-line codes.
-    const lines = screen.split('\n').map((line) => line.slice(line.lastIndexOf('\r') + 1).replace(/^\x1b\[K/, ''));
+    const lines = screen.split('\n').map((line) => stripVTControlCharacters(line.slice(line.lastIndexOf('\r') + 1)));
     expect(lines[0]).toBe('2026-01-01T00:00:00.000Z warn slow host');
-    expect(lines[1]).toMatch(/^Processing \[#+\] 2\/2\x1b\[K$/);
+    expect(lines[1]).toMatch(/^Processing \[#+\] 2\/2$/);
   });
 
   it('writes log lines as they are without a live line, and anywhere but a terminal', () => {
