@@ -170,6 +170,6 @@ describe('guru-mcp integration', () => {
     expect(help.stdout).toContain('GURU_INTEGRATION_TOKEN');
     expect(help.stdout).toContain('--email EMAIL');
     const group = await cli(['integration', '--help']);
-    expect(group.stdout).toMatch(/integration set <slug> <kind>[\s\S]*integration list <slug>[\s\S]*integration remove <slug> <kind>/);
+    expect(group.stdout).toMatch(/integration set \[<slug>\] <kind>[\s\S]*integration list \[<slug>\][\s\S]*integration remove \[<slug>\] <kind>/);
   });
 });
