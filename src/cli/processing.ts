@@ -97,7 +97,7 @@ export async function followCreated(
 export const isFailed = (row: { readonly status: string }): boolean => row.status === 'FAIL' || row.status === 'MISSING';
 
 /** More rows than this show as counts by status and the failures, unless --verbose. */
-export const MAX_LISTED_ROWS = 20;
+const MAX_LISTED_ROWS = 20;
 
 /** EXISTS (not waited for) reads "already added"; a source already added that was waited for keeps its status and says so. */
 function statusLabel(row: SourceRow): string {
@@ -110,7 +110,7 @@ function sourceTable(rows: readonly SourceRow[]): string[] {
 }
 
 /** "3 sources: 2 SUCCESS, 1 FAIL; 1 of them already added" */
-export function countsLine(rows: readonly SourceRow[]): string {
+function countsLine(rows: readonly SourceRow[]): string {
   const counts = new Map<string, number>();
   for (const row of rows) counts.set(row.status, (counts.get(row.status) ?? 0) + 1);
   const byStatus = [...counts].map(([status, count]) => `${count} ${status === 'EXISTS' ? 'already added' : status}`).join(', ');
