@@ -58,6 +58,7 @@ async function configOf({ command, values }: RunCommand): Promise<Config> {
         defaultGuru: stringValue(values['default-guru']),
         backend: stringValue(values.backend) as Config['backend'] | undefined,
         apiUrl: stringValue(values['api-url']),
+        publicUrl: stringValue(values['public-url']),
         llmUrl: stringValue(values['llm-url']),
         llmModel: stringValue(values['llm-model']),
       },

@@ -60,6 +60,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       host: { type: 'string', value: 'HOST', description: 'address to listen on (env GURU_HOST; default 127.0.0.1)' },
       port: { type: 'string', value: 'PORT', description: 'port to listen on, 0 for any free port (env GURU_PORT; default 8787)' },
+      'public-url': {
+        type: 'string',
+        value: 'URL',
+        description: 'URL clients reach the server at, for absolute links in responses (env GURU_PUBLIC_URL; default: relative links)',
+      },
     },
     audience: 'machines',
     examples: ['guru-mcp serve --port 8787'],

@@ -15,7 +15,7 @@ function listenFailure(error: unknown, host: string, port: number): unknown {
 
 export async function run(context: CommandContext): Promise<number> {
   const { config, logger, terminal } = context;
-  const { host, port } = config;
+  const { host, port, publicUrl } = config;
   const [{ startHttpServer }, { createMcpHttpHandler }, { isLoopbackHost }] = await Promise.all([
     import('../../http/server.js'),
     import('../../mcp/http.js'),
@@ -30,7 +30,7 @@ export async function run(context: CommandContext): Promise<number> {
   const mcp = createMcpHttpHandler({ backend, logger, requireBearer: config.mcpRequireKey || !isLoopbackHost(host) });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    server = await startHttpServer({ backend, logger, host, port, limiter, mcp });
+    server = await startHttpServer({ backend, logger, host, port, limiter, mcp, ...(publicUrl === undefined ? {} : { publicUrl }) });
   } catch (error) {
     await mcp.close();
     await limiter.close();
