@@ -71,6 +71,8 @@ describe('ingestion through the engine', () => {
     const answer = await engine.ask('frob', { question: 'How do I install with zorbix?', fetch_existing: false });
     expect(answer.references[0]).toMatchObject({ title: 'Frobnicator guide', link: site.url('/guide'), icon: `${site.origin}/favicon.ico` });
     expect(answer.content).toContain('Run the zorbix installer');
+    // The page's <h1> repeats its <title>: the place of the passage names it once.
+    expect(answer.content).toContain('From **Frobnicator guide › Installing** [1]');
     const command = await engine.ask('frob', { question: 'npm command for frob', fetch_existing: false });
     expect(command.content).toContain('```sh\nnpm i -g frob\n```');
     expect((await engine.semanticSearch('frob', { question: 'imprint privacy cookie' })).total_sources).toBe(0);

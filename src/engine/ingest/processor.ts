@@ -243,13 +243,14 @@ export class SourceProcessor {
     if (!jobs.renew(job, this.#owner, Date.now() + LEASE_MS)) return;
     const source = sources.get(job.source_id);
     if (source) {
-      const pieces = chunkMarkdown(text.markdown);
+      const title = text.title || source.title || source.name || '';
+      const pieces = chunkMarkdown(text.markdown, { title });
       if (pieces.length === 0) {
         chunks.replace(source.id, source.guru_id, '', []);
         sources.markFailed(source.id, 'The source has no text to index.');
       } else {
         if (source.url !== null) sources.storeRead(source.id, text.title, text.markdown);
-        chunks.replace(source.id, source.guru_id, text.title || source.title || source.name || '', pieces);
+        chunks.replace(source.id, source.guru_id, title, pieces);
         sources.markSucceeded(source.id);
         if (this.#embedder) jobs.enqueue('embed_source', source.id, null, Date.now());
       }
