@@ -46,6 +46,11 @@ describe('ingestion through the engine', () => {
         response.writeHead(200, { 'content-type': 'text/html' });
         response.end(page('Flaky page', '<p>The quokka answers on the second try.</p>'));
       },
+      // HTML lets a page leave out <html>, <head> and <body>.
+      '/refunds': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        response.end('<!doctype html><title>Refund policy</title><h1>Refunds</h1><p>Refunds of a blorpwidget are possible within 30 days.</p>');
+      },
       '/logo.png': (_request, response) => {
         response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64));
       },
@@ -79,6 +84,14 @@ describe('ingestion through the engine', () => {
 
     const [again] = await engine.createDataSources('frob', { website_urls: [site.url('/guide').toUpperCase().replace('/GUIDE', '/guide')] });
     expect(again).toMatchObject({ status: 'exists', id: created!.id });
+  });
+
+  it('indexes a page that leaves out the optional <body> tag', async () => {
+    await engine.createDataSources('frob', { website_urls: [site.url('/refunds')] });
+    await engine.whenIdle();
+    expect((await sources())[0]).toMatchObject({ url: site.url('/refunds'), title: 'Refund policy', status: 'SUCCESS', error: '' });
+    const found = await engine.semanticSearch('frob', { question: 'Can I get a refund for my blorpwidget?' });
+    expect(found.sources.map((source) => source.title)).toEqual(['Refund policy']);
   });
 
   it('retries a transient failure and fails a permanent one with the reason', async () => {
