@@ -42,5 +42,9 @@ function narrowToOwner(path: string): void {
   }
   // Only the owner may change a mode; a file of another user is that user's business.
   if ((stats.mode & 0o077) === 0 || stats.uid !== process.getuid()) return;
-  chmodSync(path, stats.mode & 0o700);
+  try {
+    chmodSync(path, stats.mode & 0o700);
+  } catch {
+    // A read-only file system: the database opens as before, or fails with SQLite's own reason.
+  }
 }

@@ -8,7 +8,7 @@ import { parseHTML } from 'linkedom';
 
 type Doc = ReturnType<typeof parseHTML>['document'];
 type El = NonNullable<ReturnType<Doc['querySelector']>>;
-type Node = ChildNode | El;
+type TreeNode = ChildNode | El;
 
 /** Elements that stay in the head when the page leaves its <head> or <body> tags out. */
 const HEAD_ELEMENTS = new Set(['base', 'basefont', 'bgsound', 'link', 'meta', 'noscript', 'script', 'style', 'template', 'title']);
@@ -23,13 +23,13 @@ export function parseDocument(html: string): Doc {
   if (wellFormed) return document;
 
   // In document order: what is outside <html> (content after </html> belongs to the body too), and what is inside.
-  const nodes: Node[] = Array.from(document.childNodes).flatMap((node): Node[] =>
+  const nodes: TreeNode[] = Array.from(document.childNodes).flatMap((node): TreeNode[] =>
     node === htmlElement ? Array.from(htmlElement.childNodes) : node.nodeType === node.DOCUMENT_TYPE_NODE ? [] : [node],
   );
   const named = (name: string): El | undefined => nodes.find((node): node is El => (node as El).localName === name);
   const head = named('head') ?? document.createElement('head');
   const body = named('body') ?? document.createElement('body');
-  const beforeBody: Node[] = [];
+  const beforeBody: TreeNode[] = [];
   let inBody = false;
   let bodySeen = false;
   for (const node of nodes) {
