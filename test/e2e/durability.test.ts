@@ -244,8 +244,8 @@ describe('guru-mcp serve killed during ingestion (built CLI)', () => {
     expect(leased.length).toBeGreaterThan(0);
     for (const source of leased) expect(source.lease_owner).toContain(`/${firstPid}/`);
 
-    // Second server: takes the dead process's leases over at once (they would otherwise
-    // hold for a minute, beyond the wait limit) and finishes everything.
+    // Second server: takes the dead process's leases over at once (it says so; they would
+    // otherwise hold until they ran out) and finishes everything.
     const second = await serve(dataDir, children);
     const after = await pollSources(second.api, apiKey, (sources) => sources.every((source) => source.status === 'SUCCESS'));
     expect(second.stderr()).toMatch(/took over work left by a stopped process/);
