@@ -4,10 +4,10 @@
  * namespace per use, so that several server instances on one data directory share
  * it and a multi-instance deployment can swap the store for Redis here alone.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
+import { ensureDataDir, preparePrivateDatabase } from '../data-dir.js';
 import { createLogger, describeError, type Logger } from '../log.js';
 
 /** How long a connection waits for another instance's write lock before failing. */
@@ -22,9 +22,12 @@ const CLEAR_EXPIRED_INTERVAL_MS = 10 * 60_000;
  * otherwise throw, from a timer even.
  */
 export function openStateStore(dataDir: string, namespace: string, logger: Logger = createLogger('warn')): Keyv {
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
+  const path = join(dataDir, 'state.sqlite');
+  // The store opens the file itself; created (or narrowed) first, it and its -wal and -shm stay private.
+  preparePrivateDatabase(path);
   const store = new KeyvSqlite({
-    uri: `sqlite://${join(dataDir, 'state.sqlite')}`,
+    uri: `sqlite://${path}`,
     // Pinned: auto-detection would pick the experimental node:sqlite on newer Node.
     driver: 'better-sqlite3',
     wal: true,
