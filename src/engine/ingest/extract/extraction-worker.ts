@@ -1,0 +1,36 @@
+/**
+ * The entry of an extraction worker thread (see extraction-pool.ts): takes tasks one at a time
+ * and answers each with its result or its error. Built into dist/bin/extraction-worker.js.
+ */
+import { parentPort } from 'node:worker_threads';
+import { extractDocument } from './document.js';
+import type { ExtractionTask, WorkerMessage } from './extraction-protocol.js';
+import { extractHtml } from './html.js';
+
+const port = parentPort;
+if (!port) throw new Error('extraction-worker.js runs in a worker thread, started by the extraction pool');
+
+const answer = (message: WorkerMessage): void => port.postMessage(message);
+
+async function perform(task: ExtractionTask) {
+  switch (task.kind) {
+    case 'html':
+      return extractHtml(task.html, task.url);
+    case 'document':
+      return extractDocument(task.documentKind, task.data);
+  }
+}
+
+port.on('message', (task: ExtractionTask) => {
+  perform(task).then(
+    (result) => answer({ type: 'done', id: task.id, result }),
+    (error: unknown) =>
+      answer({
+        type: 'failed',
+        id: task.id,
+        error: error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) },
+      }),
+  );
+});
+
+answer({ type: 'ready' });
