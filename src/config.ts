@@ -39,7 +39,7 @@ export const Config = z
     publicUrl: BaseUrl('must be an http:// or https:// URL, e.g. https://guru.example.com').optional(),
     /** Let fetchers reach loopback and private addresses (refused by default). */
     allowPrivateNetwork: Flag.default(false),
-    /** Worker threads that turn web pages and documents into Markdown; by default one fewer than the cores, at least one. */
+    /** Worker threads that turn web pages and documents into Markdown; by default one per core, at a lower priority than serving. */
     extractionThreads: z.coerce.number().int().min(1).max(64).optional(),
     /** REST requests per minute per guru and end user; 0 turns the limit off. */
     rateLimitPerMinute: z.coerce.number().int().min(0).default(120),

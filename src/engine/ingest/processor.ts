@@ -33,7 +33,7 @@ const POLL_MS = 1_000;
 const IDLE_POLL_MS = 20;
 /** A batch of sources read is committed when it holds this many sources, or this much Markdown, */
 const BATCH_SOURCES = 16;
-const BATCH_CHARACTERS = 256 * 1024;
+const BATCH_CHARACTERS = 64 * 1024;
 /** or this long after its first source was read. */
 const BATCH_DELAY_MS = 20;
 
@@ -161,7 +161,7 @@ export class SourceProcessor {
 
   /** Resolves once the queue holds nothing this process could still work on. */
   async whenIdle(): Promise<void> {
-    while (!this.#closed && (this.#claiming || this.#inFlight.size > 0 || this.#stores.jobs.nextAvailableAt() !== null)) {
+    while (!this.#closed && (this.#claiming || this.#inFlight.size > 0 || this.#batch.length > 0 || this.#stores.jobs.nextAvailableAt() !== null)) {
       this.kick();
       await sleep(IDLE_POLL_MS);
     }
@@ -244,6 +244,9 @@ export class SourceProcessor {
       }
       const text = await this.#reading.read(source, this.#stopping.signal);
       if (this.#closed) return;
+      // Its place goes to the next source now: waiting for the batch is no reason to read less.
+      this.#inFlight.delete(job.id);
+      this.kick();
       await this.#addToBatch(job, text);
     } catch (error) {
       if (this.#closed) return;

@@ -1,6 +1,8 @@
 /**
  * Extraction (web pages and documents to Markdown) in worker threads, so that the thread serving
- * searches and answers never waits behind the parsing of a large page. Workers start on the first
+ * searches and answers never waits behind the parsing of a large page. There is one worker per core
+ * by default: each runs at a lower priority (on Linux), so the serving thread still gets a core
+ * whenever it has work and extraction uses whatever is left. Workers start on the first
  * task, not before (a stdio server that only answers never starts one), take one task at a time,
  * and stop after a while without work. A task that runs too long, or whose worker dies (out of
  * memory, a crash), fails alone with a reason that says so; its worker is replaced.
@@ -18,7 +20,7 @@ import type { ExtractionResults, ExtractionTask, SerializedError, WorkerMessage 
 import type { ExtractedHtml } from './html.js';
 
 export interface ExtractionSettings {
-  /** Worker threads; by default one fewer than the machine's cores, and at least one. */
+  /** Worker threads; by default as many as the machine's cores (they run at a lower priority than the serving thread). */
   readonly threads?: number;
   /** A task that runs longer fails its source, and its worker is replaced. */
   readonly taskTimeoutMs?: number;
@@ -37,7 +39,7 @@ const DEFAULT_HEAP_MB = 1024;
 const IDLE_MS = 30_000;
 const WORKER_FILE = 'dist/bin/extraction-worker.js';
 
-export const defaultExtractionThreads = (): number => Math.max(1, availableParallelism() - 1);
+export const defaultExtractionThreads = (): number => availableParallelism();
 
 type TaskInput = ExtractionTask extends infer Task ? (Task extends ExtractionTask ? Omit<Task, 'id'> : never) : never;
 

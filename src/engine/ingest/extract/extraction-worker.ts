@@ -2,6 +2,8 @@
  * The entry of an extraction worker thread (see extraction-pool.ts): takes tasks one at a time
  * and answers each with its result or its error. Built into dist/bin/extraction-worker.js.
  */
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { extractDocument } from './document.js';
 import type { ExtractionTask, WorkerMessage } from './extraction-protocol.js';
@@ -11,6 +13,23 @@ const port = parentPort;
 if (!port) throw new Error('extraction-worker.js runs in a worker thread, started by the extraction pool');
 
 const answer = (message: WorkerMessage): void => port.postMessage(message);
+
+/** The nice value of extraction threads: below the thread that serves requests. */
+const NICENESS = 10;
+
+/**
+ * On Linux each thread has a nice value of its own: this one steps back, so that the thread
+ * serving searches and answers gets a core whenever it has work, and extraction takes the rest.
+ * Elsewhere (or if not allowed) the worker keeps the process's priority.
+ */
+function yieldToTheServingThread(): void {
+  try {
+    const thread = /\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1];
+    if (thread !== undefined) setPriority(Number(thread), Math.max(NICENESS, getPriority(Number(thread))));
+  } catch {
+    // Not Linux, or no /proc: nothing to do.
+  }
+}
 
 async function perform(task: ExtractionTask) {
   switch (task.kind) {
@@ -33,4 +52,5 @@ port.on('message', (task: ExtractionTask) => {
   );
 });
 
+yieldToTheServingThread();
 answer({ type: 'ready' });
