@@ -1,13 +1,13 @@
 // The PostgreSQL 15 manual (Debian's postgresql-doc-15) on disk, and a static file server that
 // serves it on 127.0.0.1: the site that the manual, crawl and under-load parts ingest.
+import { spawn, spawnSync } from 'node:child_process';
 import console from 'node:console';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 import process from 'node:process';
-import { URL } from 'node:url';
+import { URL, fileURLToPath } from 'node:url';
 
 const MANUAL_PACKAGE = 'postgresql-doc-15';
 export const manualDir = resolve(process.env.GURU_BENCH_MANUAL_DIR ?? `/usr/share/doc/${MANUAL_PACKAGE}/html`);
@@ -104,3 +104,20 @@ export async function serveFolder(root) {
   };
 }
 
+/** serveFolder(root) in a child process (lib/folder-server.js). */
+export async function serveFolderInChild(root) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./folder-server.js', import.meta.url)), root], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdout.setEncoding('utf8');
+  const origin = await new Promise((done, fail) => {
+    child.stdout.once('data', (line) => done(line.trim()));
+    child.once('exit', (code) => fail(new Error(`the folder server exited with code ${code}`)));
+  });
+  return {
+    origin,
+    close: async () => {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.stdin.end();
+      await exited;
+    },
+  };
+}

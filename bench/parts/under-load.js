@@ -13,7 +13,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch } from 'undici';
 import { batchSize, fixed, latencyStats, positiveInt, repoRoot, table } from '../lib/common.js';
-import { ensureManual, manualDir, manualPages, serveFolder } from '../lib/manual-site.js';
+import { ensureManual, manualDir, manualPages, serveFolderInChild } from '../lib/manual-site.js';
 
 const runs = positiveInt(process.env.GURU_BENCH_LOAD_RUNS, 1);
 const idleRequests = positiveInt(process.env.GURU_BENCH_LOAD_IDLE, 200);
@@ -207,7 +207,7 @@ async function run() {
     console.log(`\nNote: ${missing}; skipping the under-load benchmark.`);
     return { skipped: missing };
   }
-  const site = await serveFolder(manualDir);
+  const site = await serveFolderInChild(manualDir);
   try {
     const results = [];
     for (let index = 0; index < runs; index++) {
