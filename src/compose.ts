@@ -33,6 +33,7 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
     logger,
     allowPrivateNetwork: config.allowPrivateNetwork,
     processQueue: options.processing ?? true,
+    ...(config.extractionThreads === undefined ? {} : { extraction: { threads: config.extractionThreads } }),
     ...(embeddings === undefined ? {} : { embeddings }),
     ...(llm === undefined ? {} : { llm }),
     ...(config.youtubeUrl === undefined ? {} : { youtubeBaseUrl: config.youtubeUrl }),

@@ -39,6 +39,8 @@ export const Config = z
     publicUrl: BaseUrl('must be an http:// or https:// URL, e.g. https://guru.example.com').optional(),
     /** Let fetchers reach loopback and private addresses (refused by default). */
     allowPrivateNetwork: Flag.default(false),
+    /** Worker threads that turn web pages and documents into Markdown; by default one per core, at a lower priority than serving. */
+    extractionThreads: z.coerce.number().int().min(1).max(64).optional(),
     /** REST requests per minute per guru and end user; 0 turns the limit off. */
     rateLimitPerMinute: z.coerce.number().int().min(0).default(120),
     /** Require a guru API key (bearer token) on `/mcp` of a loopback binding too; other bindings always require one. */
@@ -113,6 +115,7 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   port: 'GURU_PORT',
   publicUrl: 'GURU_PUBLIC_URL',
   allowPrivateNetwork: 'GURU_ALLOW_PRIVATE_NETWORK',
+  extractionThreads: 'GURU_EXTRACTION_THREADS',
   rateLimitPerMinute: 'GURU_RATE_LIMIT_PER_MINUTE',
   mcpRequireKey: 'GURU_MCP_REQUIRE_KEY',
   logLevel: 'GURU_LOG_LEVEL',

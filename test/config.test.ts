@@ -232,3 +232,15 @@ describe('public URL', () => {
     expect(() => load({ GURU_PUBLIC_URL: 'guru.example.com' })).toThrow(/publicUrl \(GURU_PUBLIC_URL\): must be an http:\/\/ or https:\/\/ URL/);
   });
 });
+
+describe('extraction threads', () => {
+  it('leave the count to the engine unless GURU_EXTRACTION_THREADS sets it', () => {
+    expect(load({}).extractionThreads).toBeUndefined();
+    expect(load({ GURU_EXTRACTION_THREADS: '3' }).extractionThreads).toBe(3);
+  });
+
+  it('refuse a count that is not a whole number of at least one', () => {
+    expect(() => load({ GURU_EXTRACTION_THREADS: '0' })).toThrow(/extractionThreads \(GURU_EXTRACTION_THREADS\)/);
+    expect(() => load({ GURU_EXTRACTION_THREADS: 'many' })).toThrow(/GURU_EXTRACTION_THREADS/);
+  });
+});

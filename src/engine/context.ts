@@ -7,6 +7,7 @@
 import type { Logger } from '../log.js';
 import type { ChatSettings } from '../providers/chat.js';
 import type { EmbeddingsSettings } from '../providers/embeddings.js';
+import type { ExtractionSettings } from './ingest/extract/extraction-pool.js';
 import type { ProcessorLimits } from './ingest/processor.js';
 import type { Db } from './store/database.js';
 
@@ -19,6 +20,8 @@ export interface EngineSettings {
   readonly youtubeBaseUrl?: string;
   /** How many sources are read at once, in all and from one host. */
   readonly processing?: ProcessorLimits;
+  /** The worker threads that turn web pages and documents into Markdown. */
+  readonly extraction?: ExtractionSettings;
   /** An OpenAI-compatible embeddings endpoint: search becomes hybrid (BM25 and vectors, fused). */
   readonly embeddings?: EmbeddingsSettings;
   /** An OpenAI-compatible chat-completions endpoint, for generated answers (not used yet). */

@@ -63,6 +63,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       {
         allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
         ...(settings.youtubeBaseUrl === undefined ? {} : { youtubeBaseUrl: settings.youtubeBaseUrl }),
+        ...(settings.extraction === undefined ? {} : { extraction: settings.extraction }),
       },
       (guruId, kind) => integrations.credentials(guruId, kind),
     );
@@ -161,7 +162,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
 
   async uploadDocuments(slug: string, files: readonly UploadFile[], options: UploadOptions = {}): Promise<UploadedDocument[]> {
     const guru = this.#gurus.find('admin', slug);
-    const { documentKindOf, extractDocument, unsupportedDocumentMessage } = await import('./extract/document.js');
+    const { documentKindOf, unsupportedDocumentMessage } = await import('./extract/document.js');
     const results: UploadedDocument[] = [];
     for (const file of files) {
       if (file.data.byteLength > MAX_DOCUMENT_BYTES) {
@@ -176,7 +177,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       // A document whose text cannot be extracted still becomes a source, marked FAIL with the reason.
       let extracted: { title: string | undefined; markdown: string } | Error;
       try {
-        extracted = await extractDocument(kind, file.data);
+        extracted = await this.#reading.extractDocument(kind, file.data);
       } catch (error) {
         extracted = error instanceof Error ? error : new Error(String(error));
       }

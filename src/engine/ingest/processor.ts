@@ -8,7 +8,9 @@
  *
  * Several sources are read at once, but never more than a few from one host.
  * Transient failures (timeouts, 429, 5xx) are retried with backoff, honouring
- * Retry-After; anything else fails the source with a reason.
+ * Retry-After; anything else fails the source with a reason. Sources read are
+ * committed in small batches: one transaction, and one new FTS5 segment, for
+ * several sources, yet short enough that a search never waits long behind one.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +36,11 @@ const RETRY_MAX_MS = 5 * 60_000;
 /** How often to look for work that other processes queued. */
 const POLL_MS = 1_000;
 const IDLE_POLL_MS = 20;
+/** A batch of sources read is committed when it holds this many sources, or this much Markdown, */
+const BATCH_SOURCES = 16;
+const BATCH_CHARACTERS = 64 * 1024;
+/** or this long after its first source was read. */
+const BATCH_DELAY_MS = 20;
 
 export interface ProcessorStores {
   readonly db: Db;
@@ -56,6 +63,14 @@ export const DEFAULT_LIMITS: ProcessorLimits = { concurrency: 6, perHost: 4 };
 /** Makes the vectors of a source's chunks; present when embeddings are configured. */
 export interface Embedder {
   embedSource(sourceId: number, signal: AbortSignal): Promise<void>;
+}
+
+/** A source read and waiting for its batch to be committed. */
+interface ReadSource {
+  readonly job: JobRow;
+  readonly text: SourceText;
+  readonly committed: () => void;
+  readonly failed: (error: unknown) => void;
 }
 
 /** What a failed read means for the job. */
@@ -81,7 +96,7 @@ export class SourceProcessor {
   readonly #leaseMs: number;
   readonly #owner = leaseOwner(randomUUID());
   readonly #embedder: Embedder | undefined;
-  readonly #store: (job: JobRow, text: SourceText) => void;
+  readonly #storeBatch: (batch: readonly ReadSource[]) => void;
   readonly #finish: (job: JobRow) => void;
   readonly #giveUp: (job: JobRow, reason: string) => void;
   readonly #poll: NodeJS.Timeout;
@@ -92,6 +107,10 @@ export class SourceProcessor {
   #claiming = false;
   #closed = false;
   #wakeUp: NodeJS.Timeout | undefined;
+  /** Sources read and not committed yet, with their Markdown's length. */
+  #batch: ReadSource[] = [];
+  #batchCharacters = 0;
+  #batchTimer: NodeJS.Timeout | undefined;
 
   constructor(
     stores: ProcessorStores,
@@ -107,9 +126,22 @@ export class SourceProcessor {
     this.#limits = limits;
     this.#leaseMs = limits.leaseMs ?? LEASE_MS;
     // Immediate transactions take the write lock before reading, so that two
-    // processes never both read and then fail to upgrade to a write.
-    const store = stores.db.transaction((job: JobRow, text: SourceText) => this.#index(job, text));
-    this.#store = (job, text) => store.immediate(job, text);
+    // processes never both read and then fail to upgrade to a write. Each source of a
+    // batch is a savepoint of its own: one that cannot be stored fails alone.
+    const indexOne = stores.db.transaction((job: JobRow, text: SourceText) => this.#index(job, text));
+    const storeBatch = stores.db.transaction((batch: readonly ReadSource[]) =>
+      batch.map((read) => {
+        try {
+          indexOne(read.job, read.text);
+          return read.committed;
+        } catch (error) {
+          return () => read.failed(error);
+        }
+      }),
+    );
+    this.#storeBatch = (batch) => {
+      for (const settle of storeBatch.immediate(batch)) settle();
+    };
     const giveUp = stores.db.transaction((job: JobRow, reason: string) => {
       if (stores.jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) {
         stores.sources.markFailed(job.source_id, reason);
@@ -137,7 +169,7 @@ export class SourceProcessor {
 
   /** Resolves once the queue holds nothing this process could still work on. */
   async whenIdle(): Promise<void> {
-    while (!this.#closed && (this.#claiming || this.#inFlight.size > 0 || this.#stores.jobs.nextAvailableAt() !== null)) {
+    while (!this.#closed && (this.#claiming || this.#inFlight.size > 0 || this.#batch.length > 0 || this.#stores.jobs.nextAvailableAt() !== null)) {
       this.kick();
       await sleep(IDLE_POLL_MS);
     }
@@ -145,6 +177,8 @@ export class SourceProcessor {
 
   /** Stops taking work, abandons reads under way and gives their jobs back for another process. */
   async close(): Promise<void> {
+    // What was read is kept; only what is still being read is given back.
+    this.#commitBatch();
     this.#closed = true;
     clearInterval(this.#poll);
     clearInterval(this.#renew);
@@ -237,10 +271,38 @@ export class SourceProcessor {
       }
       const text = await this.#reading.read(source, this.#stopping.signal);
       if (this.#closed) return;
-      this.#store(job, text);
+      // Its place goes to the next source now: waiting for the batch is no reason to read less.
+      this.#inFlight.delete(job.id);
+      this.kick();
+      await this.#addToBatch(job, text);
     } catch (error) {
       if (this.#closed) return;
       this.#fail(job, error);
+    }
+  }
+
+  /** Resolves once the source is committed with its batch; rejects with the reason it could not be. */
+  #addToBatch(job: JobRow, text: SourceText): Promise<void> {
+    return new Promise((committed, failed) => {
+      this.#batch.push({ job, text, committed, failed });
+      this.#batchCharacters += text.markdown.length;
+      if (this.#batch.length >= BATCH_SOURCES || this.#batchCharacters >= BATCH_CHARACTERS) this.#commitBatch();
+      else this.#batchTimer ??= setTimeout(() => this.#commitBatch(), BATCH_DELAY_MS);
+    });
+  }
+
+  #commitBatch(): void {
+    clearTimeout(this.#batchTimer);
+    this.#batchTimer = undefined;
+    const batch = this.#batch;
+    this.#batch = [];
+    this.#batchCharacters = 0;
+    if (batch.length === 0) return;
+    try {
+      this.#storeBatch(batch);
+    } catch (error) {
+      // The transaction itself failed (the database busy past its timeout, say): each source is retried.
+      for (const read of batch) read.failed(error);
     }
   }
 

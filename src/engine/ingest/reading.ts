@@ -1,11 +1,13 @@
 /**
  * What a data source holds now, as Markdown: stored text for texts and
  * uploaded documents, and for URL sources whatever their reader fetches.
- * Readers and the HTTP client load on first use, so an engine that only
- * holds texts never loads them.
+ * Readers, the HTTP client and the extraction workers load on first use, so
+ * an engine that only holds texts never loads them.
  */
 import type { DataSourceType } from '../../core/schemas.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
+import type { DocumentKind, ExtractedDocument } from './extract/document.js';
+import type { ExtractionPool, ExtractionSettings } from './extract/extraction-pool.js';
 import type { IntegrationCredentials, IntegrationKind } from '../store/integrations.js';
 import type { SourceRow } from '../store/sources.js';
 import { SourceError, type SourceReader } from './sources/types.js';
@@ -19,6 +21,8 @@ export interface ReadingOptions {
   readonly allowPrivateNetwork: boolean;
   /** Where YouTube requests go instead of youtube.com (a stand-in in tests, or a proxy). */
   readonly youtubeBaseUrl?: string;
+  /** The worker threads that turn pages and documents into Markdown. */
+  readonly extraction?: ExtractionSettings;
 }
 
 /** Types whose text is stored when they are added; processing them needs no network. */
@@ -32,6 +36,8 @@ export class SourceReading {
   readonly #options: ReadingOptions;
   readonly #credentials: (guruId: number, kind: IntegrationKind) => IntegrationCredentials | undefined;
   #fetcher: Promise<HttpFetcher> | undefined;
+  #extraction: Promise<ExtractionPool> | undefined;
+  #closed = false;
   #shared = new Map<DataSourceType, Promise<SourceReader>>();
 
   constructor(options: ReadingOptions, credentials: (guruId: number, kind: IntegrationKind) => IntegrationCredentials | undefined) {
@@ -47,17 +53,28 @@ export class SourceReading {
     return { title: document.title, markdown: document.markdown };
   }
 
+  /** The text of an uploaded document, extracted in a worker thread; content problems throw a `SourceError`. */
+  async extractDocument(kind: DocumentKind, data: Uint8Array): Promise<ExtractedDocument> {
+    return (await this.#extractionPool()).extractDocument(kind, data);
+  }
+
   async close(): Promise<void> {
+    this.#closed = true;
     const fetcher = this.#fetcher;
+    const extraction = this.#extraction;
     this.#fetcher = undefined;
+    this.#extraction = undefined;
     this.#shared.clear();
-    if (fetcher) await (await fetcher).close();
+    await Promise.all([fetcher?.then((it) => it.close()), extraction?.then((it) => it.close())]);
   }
 
   #readerFor(source: SourceRow): Promise<SourceReader> {
     switch (source.type) {
       case 'WEBSITE':
-        return this.#sharedReader('WEBSITE', async () => new (await import('./sources/web.js')).WebPageReader(await this.http()));
+        return this.#sharedReader('WEBSITE', async () => {
+          const { WebPageReader } = await import('./sources/web.js');
+          return new WebPageReader(await this.http(), await this.#extractionPool());
+        });
       case 'YOUTUBE':
         return this.#sharedReader('YOUTUBE', async () => {
           const { YouTubeReader } = await import('./sources/youtube.js');
@@ -100,6 +117,12 @@ export class SourceReading {
       case 'CONFLUENCE':
         return new (await import('./sources/confluence.js')).ConfluenceReader(http, settings);
     }
+  }
+
+  #extractionPool(): Promise<ExtractionPool> {
+    if (this.#closed) return Promise.reject(new Error('the engine is closing'));
+    this.#extraction ??= import('./extract/extraction-pool.js').then(({ ExtractionPool }) => new ExtractionPool(this.#options.extraction));
+    return this.#extraction;
   }
 
   /** The engine's one HTTP client, made on first use; crawling and video lists use it too. */

@@ -1,49 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Document, HeadingLevel, ImageRun, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
+import { Document, Packer, Paragraph } from 'docx';
 import writeXlsxFile from 'write-excel-file/node';
 import { describe, expect, it } from 'vitest';
 import { extractDocx } from '../../../src/engine/ingest/extract/docx.js';
 import { SourceError } from '../../../src/engine/ingest/sources/types.js';
-
-const PIXEL_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
-
-function cell(...paragraphs: Paragraph[]): TableCell {
-  return new TableCell({ children: paragraphs });
-}
-
-function handbook(title?: string): Promise<Buffer> {
-  const document = new Document({
-    ...(title === undefined ? {} : { title }),
-    sections: [
-      {
-        children: [
-          new Paragraph({ text: 'Employee Handbook', heading: HeadingLevel.HEADING_1 }),
-          new Paragraph({ children: [new TextRun('Read this '), new TextRun({ text: 'before your first day', bold: true }), new TextRun('.')] }),
-          new Paragraph({ text: 'Holidays', heading: HeadingLevel.HEADING_2 }),
-          new Paragraph({ text: 'Ask your manager first', bullet: { level: 0 } }),
-          new Paragraph({ text: 'Book at least two weeks ahead', bullet: { level: 0 } }),
-          new Paragraph({ children: [new ImageRun({ type: 'png', data: PIXEL_PNG, transformation: { width: 20, height: 20 } })] }),
-          new Table({
-            rows: [
-              new TableRow({ children: [cell(new Paragraph('Office')), cell(new Paragraph('Days'))] }),
-              new TableRow({ children: [cell(new Paragraph('Berlin')), cell(new Paragraph('30'))] }),
-              new TableRow({
-                children: [
-                  cell(new Paragraph('Lisbon'), new Paragraph('(and Porto)')),
-                  cell(new Paragraph({ text: '25', bullet: { level: 0 } }), new Paragraph({ text: 'plus one', heading: HeadingLevel.HEADING_3 })),
-                ],
-              }),
-            ],
-          }),
-        ],
-      },
-    ],
-  });
-  return Packer.toBuffer(document);
-}
+import { handbook } from '../../support/documents.js';
 
 describe('extractDocx', () => {
   it('keeps headings, lists, tables and bold text, and takes the title from the core properties', async () => {

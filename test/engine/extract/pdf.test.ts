@@ -1,56 +1,8 @@
 import { PDFDocument, PDFHexString, StandardFonts } from 'pdf-lib';
-import type { PDFFont, PDFPage } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { extractPdf } from '../../../src/engine/ingest/extract/pdf.js';
 import { SourceError } from '../../../src/engine/ingest/sources/types.js';
-
-// A 1x1 PNG: a page holding only a picture has no text for pdf.js to find.
-const PIXEL_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
-
-/** Draws lines of 12 pt text 16 pt apart from the top; an empty string leaves a line free. */
-function drawLines(page: PDFPage, font: PDFFont, lines: readonly string[], top = 750): void {
-  let y = top;
-  for (const line of lines) {
-    if (line !== '') page.drawText(line, { x: 50, y, size: 12, font });
-    y -= 16;
-  }
-}
-
-async function imagePage(pdf: PDFDocument): Promise<void> {
-  const image = await pdf.embedPng(PIXEL_PNG);
-  pdf.addPage([595, 842]).drawImage(image, { x: 50, y: 400, width: 300, height: 300 });
-}
-
-async function reportPdf(): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  pdf.setTitle('Quarterly Report');
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
-
-  const first = pdf.addPage([595, 842]);
-  first.drawText('Introduction', { x: 50, y: 790, size: 20, font: bold });
-  drawLines(first, font, [
-    'Revenue grew in every region this quarter, led by',
-    'the northern offices and a strong showing of the sub-',
-    'scription business.',
-    '',
-    'Costs stayed flat.',
-    '',
-    '\u2022 Hiring resumed in March',
-    '\u2022 Two offices moved to a shared',
-    '    building downtown',
-    'Outlook follows on the next page.',
-  ]);
-
-  const second = pdf.addPage([595, 842]);
-  drawLines(second, font, ['The outlook for the coming quarter is cautious but', 'positive.'], 790);
-
-  await imagePage(pdf);
-  return pdf.save();
-}
+import { drawLines, imagePage, reportPdf } from '../../support/documents.js';
 
 describe('extractPdf', () => {
   it('writes a section per page with paragraphs, headings and lists, and reads the title', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtractionPool } from '../../../src/engine/ingest/extract/extraction-pool.js';
 import { SourceError } from '../../../src/engine/ingest/sources/types.js';
 import { WebPageReader, normalizeUrl } from '../../../src/engine/ingest/sources/web.js';
 import { FetchFailure, HttpFetcher } from '../../../src/net/http-fetcher.js';
@@ -7,6 +8,7 @@ import { redirect, respond, startLoopbackServer, type LoopbackServer } from '../
 
 let site: LoopbackServer;
 let fetcher: HttpFetcher;
+let extraction: ExtractionPool;
 let reader: WebPageReader;
 
 beforeAll(async () => {
@@ -51,10 +53,12 @@ beforeAll(async () => {
     '/blank.txt': respond('   \n  ', { 'content-type': 'text/plain' }),
   });
   fetcher = new HttpFetcher({ allowPrivateNetwork: true });
-  reader = new WebPageReader(fetcher);
+  extraction = new ExtractionPool({ threads: 1 });
+  reader = new WebPageReader(fetcher, extraction);
 });
 
 afterAll(async () => {
+  await extraction.close();
   await fetcher.close();
   await site.close();
 });
@@ -152,7 +156,7 @@ describe('WebPageReader', () => {
   it('refuses loopback pages when private networks are not allowed', async () => {
     const guarded = new HttpFetcher({ allowPrivateNetwork: false });
     try {
-      const error = await errorOf(new WebPageReader(guarded).read(site.url('/docs/pooling')));
+      const error = await errorOf(new WebPageReader(guarded, extraction).read(site.url('/docs/pooling')));
       expect(error).toMatchObject({ kind: 'blocked_address', retryable: false });
     } finally {
       await guarded.close();

@@ -1,9 +1,10 @@
 /**
  * Website sources: one page fetched over HTTP(S) and turned into Markdown. HTML goes through the
- * content extractor; plain text and Markdown are taken as they are.
+ * content extractor (in the engine, the extraction workers); plain text and Markdown are taken as
+ * they are.
  */
 import { FetchFailure, type HttpFetcher } from '../../../net/http-fetcher.js';
-import { extractHtml } from '../extract/html.js';
+import type { HtmlExtractor } from '../extract/extraction-pool.js';
 import { SourceError, type ReadDocument, type SourceReader } from './types.js';
 
 const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
@@ -15,9 +16,11 @@ const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/markdown;q=0.8,text/p
 
 export class WebPageReader implements SourceReader {
   readonly #fetcher: HttpFetcher;
+  readonly #extractor: HtmlExtractor;
 
-  constructor(fetcher: HttpFetcher) {
+  constructor(fetcher: HttpFetcher, extractor: HtmlExtractor) {
     this.#fetcher = fetcher;
+    this.#extractor = extractor;
   }
 
   async read(url: string, signal?: AbortSignal): Promise<ReadDocument> {
@@ -25,7 +28,7 @@ export class WebPageReader implements SourceReader {
     const text = response.text();
     const { title, markdown } =
       HTML_TYPES.includes(response.mimeType) || (response.mimeType === '' && looksLikeHtml(text))
-        ? extractHtml(text, response.url)
+        ? await this.#extractor.extractHtml(text, response.url)
         : { title: firstHeading(text) ?? fileName(response.url), markdown: text.trim() };
     if (markdown.trim() === '') {
       throw new SourceError(

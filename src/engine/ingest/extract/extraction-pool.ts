@@ -1,0 +1,237 @@
+/**
+ * Extraction (web pages and documents to Markdown) in worker threads, so that the thread serving
+ * searches and answers never waits behind the parsing of a large page. There is one worker per core
+ * by default: each runs at a lower priority (on Linux), so the serving thread still gets a core
+ * whenever it has work and extraction uses whatever is left. Workers start on the first
+ * task, not before (a stdio server that only answers never starts one), take one task at a time,
+ * and stop after a while without work. A task that runs too long, or whose worker dies (out of
+ * memory, a crash), fails alone with a reason that says so; its worker is replaced.
+ *
+ * The workers run dist/bin/extraction-worker.js, built by scripts/bundle.js, wherever this module
+ * runs from: the bundle, tsc's dist/, or the TypeScript sources under vitest (whose global setup
+ * builds dist/ first). The bundle carries a faster linkedom (see the script).
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { SourceError } from '../sources/types.js';
+import type { DocumentKind, ExtractedDocument } from './document.js';
+import type { ExtractionResults, ExtractionTask, SerializedError, WorkerMessage } from './extraction-protocol.js';
+import type { ExtractedHtml } from './html.js';
+
+export interface ExtractionSettings {
+  /** Worker threads; by default as many as the machine's cores (they run at a lower priority than the serving thread). */
+  readonly threads?: number;
+  /** A task that runs longer fails its source, and its worker is replaced. */
+  readonly taskTimeoutMs?: number;
+  /** Old-generation heap of each worker: a page that needs more fails alone instead of taking the process. */
+  readonly heapMb?: number;
+}
+
+/** Turns a fetched web page into Markdown; the pool, or a stand-in that extracts in the calling thread. */
+export interface HtmlExtractor {
+  extractHtml(html: string, url: string): Promise<ExtractedHtml>;
+}
+
+const DEFAULT_TASK_TIMEOUT_MS = 60_000;
+const DEFAULT_HEAP_MB = 1024;
+/** A worker without work for this long stops, giving back its memory. */
+const IDLE_MS = 30_000;
+const WORKER_FILE = 'dist/bin/extraction-worker.js';
+
+export const defaultExtractionThreads = (): number => availableParallelism();
+
+type TaskInput = ExtractionTask extends infer Task ? (Task extends ExtractionTask ? Omit<Task, 'id'> : never) : never;
+
+interface Job {
+  readonly task: ExtractionTask;
+  readonly resolve: (result: ExtractedHtml | ExtractedDocument) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface Thread {
+  readonly worker: Worker;
+  ready: boolean;
+  job: Job | undefined;
+  /** Ends the job that runs too long, or the thread that idles too long. */
+  timer: NodeJS.Timeout | undefined;
+  /** Why the worker stopped, when it reported an error before exiting. */
+  failure: Error | undefined;
+}
+
+export class ExtractionPool implements HtmlExtractor {
+  readonly #threadLimit: number;
+  readonly #taskTimeoutMs: number;
+  readonly #heapMb: number;
+  readonly #threads = new Set<Thread>();
+  readonly #queue: Job[] = [];
+  #entry: URL | undefined;
+  #nextId = 1;
+  #closed = false;
+
+  constructor(settings: ExtractionSettings = {}) {
+    this.#threadLimit = settings.threads ?? defaultExtractionThreads();
+    this.#taskTimeoutMs = settings.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
+    this.#heapMb = settings.heapMb ?? DEFAULT_HEAP_MB;
+  }
+
+  extractHtml(html: string, url: string): Promise<ExtractedHtml> {
+    return this.#submit({ kind: 'html', html, url });
+  }
+
+  extractDocument(documentKind: DocumentKind, data: Uint8Array): Promise<ExtractedDocument> {
+    return this.#submit({ kind: 'document', documentKind, data });
+  }
+
+  /** Fails what is queued or running and stops every worker. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const closing = new Error('the engine is closing');
+    for (const job of this.#queue.splice(0)) job.reject(closing);
+    const threads = [...this.#threads];
+    this.#threads.clear();
+    for (const thread of threads) {
+      clearTimeout(thread.timer);
+      thread.job?.reject(closing);
+      thread.job = undefined;
+    }
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  #submit<Task extends TaskInput>(input: Task): Promise<ExtractionResults[Task['kind']]> {
+    if (this.#closed) return Promise.reject(new Error('the engine is closing'));
+    return new Promise((resolve, reject) => {
+      const task = { ...input, id: this.#nextId++ } as ExtractionTask;
+      this.#queue.push({ task, resolve: resolve as Job['resolve'], reject });
+      this.#dispatch();
+    });
+  }
+
+  /** Hands queued jobs to idle workers, and starts workers (up to the limit) for those left over. */
+  #dispatch(): void {
+    for (const thread of this.#threads) {
+      if (this.#queue.length === 0) return;
+      if (thread.ready && thread.job === undefined) this.#assign(thread, this.#queue.shift() as Job);
+    }
+    let starting = 0;
+    for (const thread of this.#threads) if (!thread.ready) starting++;
+    try {
+      while (this.#queue.length > starting && this.#threads.size < this.#threadLimit) {
+        this.#start();
+        starting++;
+      }
+    } catch (error) {
+      if (starting === 0) this.#failQueue(`The extraction worker could not start: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  #assign(thread: Thread, job: Job): void {
+    clearTimeout(thread.timer);
+    thread.job = job;
+    thread.worker.ref();
+    thread.timer = setTimeout(() => this.#timedOut(thread), this.#taskTimeoutMs);
+    thread.timer.unref();
+    thread.worker.postMessage(job.task);
+  }
+
+  #start(): void {
+    this.#entry ??= workerEntry();
+    const worker = new Worker(this.#entry, {
+      resourceLimits: { maxOldGenerationSizeMb: this.#heapMb },
+      // Whatever a library prints goes to stderr: in stdio mode, stdout carries the protocol.
+      stdout: true,
+    });
+    worker.stdout.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+    const thread: Thread = { worker, ready: false, job: undefined, timer: undefined, failure: undefined };
+    this.#threads.add(thread);
+    worker.on('message', (message: WorkerMessage) => this.#received(thread, message));
+    worker.on('error', (error) => {
+      thread.failure = error;
+    });
+    worker.on('exit', (code) => this.#exited(thread, code));
+  }
+
+  #received(thread: Thread, message: WorkerMessage): void {
+    if (message.type === 'ready') {
+      thread.ready = true;
+    } else {
+      const job = thread.job;
+      if (job === undefined || job.task.id !== message.id) return;
+      thread.job = undefined;
+      if (message.type === 'done') job.resolve(message.result);
+      else job.reject(deserialize(message.error));
+    }
+    if (!this.#threads.has(thread)) return;
+    clearTimeout(thread.timer);
+    thread.timer = undefined;
+    this.#dispatch();
+    if (thread.job === undefined) this.#idle(thread);
+  }
+
+  #idle(thread: Thread): void {
+    thread.worker.unref();
+    thread.timer = setTimeout(() => this.#retire(thread), IDLE_MS);
+    thread.timer.unref();
+  }
+
+  #retire(thread: Thread): void {
+    if (thread.job !== undefined) return;
+    this.#threads.delete(thread);
+    void thread.worker.terminate();
+  }
+
+  #timedOut(thread: Thread): void {
+    const job = thread.job;
+    if (job === undefined) return;
+    thread.job = undefined;
+    this.#threads.delete(thread);
+    void thread.worker.terminate();
+    job.reject(new SourceError(`Extracting the text of ${subjectOf(job.task)} took longer than ${seconds(this.#taskTimeoutMs)} and was stopped.`));
+    this.#dispatch();
+  }
+
+  #exited(thread: Thread, code: number): void {
+    clearTimeout(thread.timer);
+    const current = this.#threads.delete(thread);
+    const reason = thread.failure?.message ?? `it exited with code ${code}`;
+    const job = thread.job;
+    thread.job = undefined;
+    if (job !== undefined) {
+      job.reject(new SourceError(`Extracting the text of ${subjectOf(job.task)} stopped its extraction worker: ${reason}`));
+    } else if (current && !thread.ready) {
+      // A worker that cannot even start would fail the same way again: fail what waits for it.
+      this.#failQueue(`The extraction worker could not start: ${reason}`);
+    }
+    if (current) this.#dispatch();
+  }
+
+  #failQueue(reason: string): void {
+    const error = new Error(reason);
+    for (const job of this.#queue.splice(0)) job.reject(error);
+  }
+}
+
+/** dist/bin/extraction-worker.js of the package this module belongs to. */
+function workerEntry(): URL {
+  for (let folder = new URL('.', import.meta.url); ; folder = new URL('..', folder)) {
+    if (existsSync(new URL('package.json', folder))) {
+      const entry = new URL(WORKER_FILE, folder);
+      if (!existsSync(entry)) throw new Error(`The extraction worker ${entry.pathname} is missing; build it with \`npm run build\`.`);
+      return entry;
+    }
+    if (folder.pathname === '/') throw new Error('The extraction worker was not found: no package.json above the engine');
+  }
+}
+
+function subjectOf(task: ExtractionTask): string {
+  return task.kind === 'html' ? task.url : `the ${task.documentKind} document`;
+}
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+function deserialize(error: SerializedError): Error {
+  if (error.name === 'SourceError') return new SourceError(error.message);
+  const copy = new Error(error.message);
+  copy.name = error.name;
+  return copy;
+}

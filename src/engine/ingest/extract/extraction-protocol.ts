@@ -1,0 +1,28 @@
+/**
+ * The messages between the engine and its extraction workers (extraction-pool.ts and
+ * extraction-worker.ts): one task at a time per worker, answered by its id.
+ */
+import type { DocumentKind, ExtractedDocument } from './document.js';
+import type { ExtractedHtml } from './html.js';
+
+export type ExtractionTask =
+  | { readonly id: number; readonly kind: 'html'; readonly html: string; readonly url: string }
+  | { readonly id: number; readonly kind: 'document'; readonly documentKind: DocumentKind; readonly data: Uint8Array };
+
+/** What a task of each kind resolves to. */
+export interface ExtractionResults {
+  readonly html: ExtractedHtml;
+  readonly document: ExtractedDocument;
+}
+
+/** An error as it crosses the thread boundary: SourceErrors are content problems and keep their kind. */
+export interface SerializedError {
+  readonly name: string;
+  readonly message: string;
+}
+
+export type WorkerMessage =
+  /** The worker has loaded its modules and takes tasks. */
+  | { readonly type: 'ready' }
+  | { readonly type: 'done'; readonly id: number; readonly result: ExtractedHtml | ExtractedDocument }
+  | { readonly type: 'failed'; readonly id: number; readonly error: SerializedError };

@@ -1,0 +1,166 @@
+/**
+ * Extraction in worker threads gives what extraction in this thread gives, and a task that hangs
+ * or kills its worker fails alone. The workers run the built bundle (dist/bin/extraction-worker.js,
+ * with its faster linkedom); the comparisons run the TypeScript sources here.
+ */
+import { once } from 'node:events';
+import type { Worker } from 'node:worker_threads';
+import writeXlsxFile from 'write-excel-file/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { extractDocument, type DocumentKind } from '../../../src/engine/ingest/extract/document.js';
+import { ExtractionPool } from '../../../src/engine/ingest/extract/extraction-pool.js';
+import { extractHtml } from '../../../src/engine/ingest/extract/html.js';
+import { SourceError } from '../../../src/engine/ingest/sources/types.js';
+import { handbook, reportPdf } from '../../support/documents.js';
+import { BLOG_PAGE, DOCS_PAGE } from '../../support/pages.js';
+
+const LONG_TABLE_PAGE = `<html><head><title>Settings</title></head><body><main><h1>Settings</h1><table>
+  <thead><tr><th>Name</th><th>Default</th></tr></thead>
+  <tbody>${Array.from({ length: 80 }, (_, row) => `<tr><td>setting_${row}</td><td>${row * 10}</td></tr>`).join('')}</tbody>
+</table></main></body></html>`;
+
+const BARE_PAGE = `<html><head><title>Status</title></head><body>
+  <header><nav><a href="/">Home</a></nav></header>
+  <div><p>All systems <b>operational</b>.</p><pre><code class="language-sh">curl https://status.acme.test</code></pre></div>
+  <footer>© Acme</footer></body></html>`;
+
+const HTML_FIXTURES: ReadonlyArray<readonly [string, string]> = [
+  ['https://docs.acme.test/docs/pooling/', DOCS_PAGE],
+  ['https://blog.acme.test/p/sqlite', BLOG_PAGE],
+  ['https://docs.acme.test/settings', LONG_TABLE_PAGE],
+  ['https://status.acme.test/', BARE_PAGE],
+];
+
+/** A page of nested <div>s: Readability takes minutes over a couple of thousand levels. */
+const DEEP_PAGE = `<html><head><title>Deep</title></head><body>${'<div><p>Some words of text.</p>'.repeat(2000)}${'</div>'.repeat(2000)}</body></html>`;
+/** Some 6 MB of paragraphs: more than a worker with a 32 MB heap can hold as a DOM. */
+const HUGE_PAGE = `<html><body><main>${'<p>Some words of text here, <b>bold</b> and <i>more</i>.</p>'.repeat(100_000)}</main></body></html>`;
+
+interface WatchedWorker {
+  readonly exit: Promise<unknown>;
+  exited: boolean;
+}
+
+/** The worker threads started while `run` runs, and whether each has exited. */
+async function watchWorkers(run: () => Promise<void>): Promise<WatchedWorker[]> {
+  const workers: WatchedWorker[] = [];
+  const onWorker = (worker: Worker) => {
+    const watched: WatchedWorker = { exit: once(worker, 'exit'), exited: false };
+    worker.once('exit', () => {
+      watched.exited = true;
+    });
+    workers.push(watched);
+  };
+  process.on('worker', onWorker);
+  try {
+    await run();
+  } finally {
+    process.off('worker', onWorker);
+  }
+  return workers;
+}
+
+describe('ExtractionPool: the same results as extraction in this thread', () => {
+  let pool: ExtractionPool;
+
+  beforeAll(() => {
+    pool = new ExtractionPool({ threads: 2 });
+  });
+
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it('gives the same title and Markdown for the web page fixtures', async () => {
+    const inWorkers = await Promise.all(HTML_FIXTURES.map(([url, html]) => pool.extractHtml(html, url)));
+    expect(inWorkers).toEqual(HTML_FIXTURES.map(([url, html]) => extractHtml(html, url)));
+    expect(inWorkers[0]?.markdown).toContain('## Configuring the pool');
+  });
+
+  it('gives the same results for PDF, Word and Excel documents', async () => {
+    const workbook = await writeXlsxFile([{ sheet: 'Offices', data: [['Office', 'Days'], ['Berlin', 30], ['Lisbon', 25]] }]).toBuffer();
+    const documents: ReadonlyArray<readonly [DocumentKind, Uint8Array]> = [
+      ['PDF', await reportPdf()],
+      ['WORD', await handbook('Handbook 2025')],
+      ['EXCEL', workbook],
+    ];
+    for (const [kind, data] of documents) {
+      const inWorker = await pool.extractDocument(kind, data);
+      expect(inWorker).toEqual(await extractDocument(kind, data));
+      expect(inWorker.markdown).not.toBe('');
+    }
+  });
+
+  it('passes content problems on as SourceErrors with their message', async () => {
+    const notPdf = new TextEncoder().encode('%PDF-1.7 not really a PDF');
+    const here = await extractDocument('PDF', notPdf).then(() => undefined, (error: unknown) => error);
+    const there = await pool.extractDocument('PDF', notPdf).then(() => undefined, (error: unknown) => error);
+    expect(here).toBeInstanceOf(SourceError);
+    expect(there).toBeInstanceOf(SourceError);
+    expect((there as Error).message).toBe((here as Error).message);
+  });
+});
+
+describe('ExtractionPool: failures stay with their task', () => {
+  const pools: ExtractionPool[] = [];
+  const poolOf = (settings: ConstructorParameters<typeof ExtractionPool>[0]) => {
+    const pool = new ExtractionPool(settings);
+    pools.push(pool);
+    return pool;
+  };
+
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((pool) => pool.close()));
+  });
+
+  it('stops a task that runs past its time, fails it with the reason, and goes on with a new worker', async () => {
+    const pool = poolOf({ threads: 1, taskTimeoutMs: 1500 });
+    let deep: Promise<unknown> = Promise.resolve();
+    let next: Promise<{ title: string }> = Promise.resolve({ title: '' });
+    const workers = await watchWorkers(async () => {
+      deep = pool.extractHtml(DEEP_PAGE, 'https://deep.acme.test/').then(() => undefined, (error: unknown) => error);
+      next = pool.extractHtml(DOCS_PAGE, 'https://docs.acme.test/docs/pooling/');
+      await deep;
+      await next;
+    });
+
+    const error = await deep;
+    expect(error).toBeInstanceOf(SourceError);
+    expect((error as Error).message).toBe('Extracting the text of https://deep.acme.test/ took longer than 1.5 s and was stopped.');
+    expect((await next).title).toBe('Connection pooling');
+    expect(workers).toHaveLength(2);
+    await workers[0]?.exit;
+  });
+
+  it('fails a page that exhausts its worker’s memory, and extracts the next one', async () => {
+    const pool = poolOf({ threads: 1, heapMb: 32 });
+    const error = await pool.extractHtml(HUGE_PAGE, 'https://huge.acme.test/').then(() => undefined, (failure: unknown) => failure);
+    expect(error).toBeInstanceOf(SourceError);
+    expect((error as Error).message).toMatch(/^Extracting the text of https:\/\/huge\.acme\.test\/ stopped its extraction worker: .*memory/);
+    expect((await pool.extractHtml(DOCS_PAGE, 'https://docs.acme.test/docs/pooling/')).title).toBe('Connection pooling');
+  });
+});
+
+describe('ExtractionPool: workers come and go with the work', () => {
+  it('starts no worker before there is something to extract', async () => {
+    const workers = await watchWorkers(async () => {
+      await new ExtractionPool({ threads: 2 }).close();
+    });
+    expect(workers).toHaveLength(0);
+  });
+
+  it('stops every worker on close, fails what was under way, and refuses new work', async () => {
+    const pool = new ExtractionPool({ threads: 2 });
+    let underWay: Promise<unknown> = Promise.resolve();
+    const workers = await watchWorkers(async () => {
+      await Promise.all([pool.extractHtml(DOCS_PAGE, 'https://a.acme.test/'), pool.extractHtml(BLOG_PAGE, 'https://b.acme.test/')]);
+      underWay = pool.extractHtml(DEEP_PAGE, 'https://deep.acme.test/').then(() => undefined, (error: unknown) => error);
+      await pool.close();
+    });
+
+    expect(workers).toHaveLength(2);
+    expect(workers.map((worker) => worker.exited)).toEqual([true, true]);
+    expect(await underWay).toMatchObject({ message: 'the engine is closing' });
+    await expect(pool.extractHtml(DOCS_PAGE, 'https://a.acme.test/')).rejects.toThrow('the engine is closing');
+  });
+});
