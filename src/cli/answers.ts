@@ -15,5 +15,6 @@ export function renderAnswerFooter(answer: Answer, slug: string): string[] {
     ...referenceLines(answer.references),
     `Session: ${answer.session_id}`,
     `Follow up: guru-mcp ask ${shellQuote(slug)} --session ${shellQuote(answer.session_id)} <question...>`,
+    ...(answer.can_receive_feedback ? [`Vote: guru-mcp vote ${shellQuote(slug)} ${shellQuote(answer.slug)} up|down`] : []),
   ];
 }

@@ -356,6 +356,27 @@ export const COMMANDS: readonly CommandSpec[] = [
     audience: 'people',
     load: () => import('./commands/session-delete.js'),
   },
+  {
+    name: 'vote',
+    summary: 'vote up or down on an answer, with optional feedback',
+    details: [
+      '<answer> is the slug of an answer: guru-mcp ask prints the vote command with it after each answer that takes votes. The vote shows as user_vote of its turn in the session.',
+      'The first vote stands: voting again prints "Already voted" with the vote recorded. Answers that found nothing in the knowledge base take no votes.',
+    ],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'answer', required: true },
+      { name: 'up|down', required: true },
+    ],
+    options: {
+      feedback: { type: 'string', value: 'TEXT', description: 'what was good or wrong, at most 200 characters' },
+      session: { type: 'string', value: 'ID', description: 'the session of the answer; refused when the answer is not in it' },
+      json: { ...JSON_OUTPUT, description: 'print {"vote","feedback"} or {"msg","vote"}' },
+    },
+    audience: 'people',
+    examples: ['guru-mcp vote docs how-do-i-rotate-keys-3f9a1c07d2e4 down --feedback "Misses the second guru"'],
+    load: () => import('./commands/vote.js'),
+  },
 ];
 
 export const DEFAULT_COMMAND = 'stdio';

@@ -25,6 +25,8 @@ import type {
   ListDataSourcesQuery,
   ListSessionsRequest,
   MessageResponse,
+  RecordedVote,
+  RecordVoteRequest,
   ReindexRequest,
   SemanticSearchRequest,
   SemanticSearchResponse,
@@ -83,6 +85,14 @@ export interface Crawling {
   stopCrawl(guru: string, crawlId: number): Promise<Crawl>;
 }
 
+export interface Votes {
+  /**
+   * An end user's vote on an answer (its `slug`); it shows as the turn's
+   * `user_vote`. The first vote stands: a second one is answered "Already voted".
+   */
+  recordVote(guru: string, request: RecordVoteRequest): Promise<RecordedVote>;
+}
+
 /** Video URLs of a channel or playlist, for adding as sources. Not tied to a guru. */
 export interface VideoLists {
   importChannel(request: ImportUrlRequest): Promise<ChannelImport>;
@@ -90,7 +100,7 @@ export interface VideoLists {
 }
 
 /** The whole service, as the transports see it. */
-export interface Assistant extends Answering, Searching, DataSources, Sessions, Crawling, VideoLists {
+export interface Assistant extends Answering, Searching, DataSources, Sessions, Votes, Crawling, VideoLists {
   /** Releases connections, timers and files. */
   close(): Promise<void>;
 }

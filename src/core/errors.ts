@@ -110,7 +110,7 @@ const WORDING: Record<Operation, OperationWording> = {
   erase_enduser_data: standard,
   answer_progress: { ...standard, ...namesOneProblem('external_user_id is required') },
   upsert_profiles: { ...standard, otherGurusKey: 'forbidden' },
-  record_vote: standard,
+  record_vote: { ...standard, invalidRequest: 'Invalid parameters' },
   admin: standard,
 };
 
@@ -231,6 +231,17 @@ export const Errors = {
   crawlNotFound: (op: 'crawl_status' | 'stop_crawl') => make(op, 404, 'Crawl not found'),
 
   memoryStoreUnreadable: () => make('enduser_data', 500, 'Memory store could not be read'),
+
+  voteFeedbackTooLong: () => make('record_vote', 400, 'Feedback must be 200 characters or less'),
+  voteQuestionNotFound: () =>
+    make('record_vote', 404, 'Question not found', {
+      hint: 'content_slug is the slug of an answer (from ask, or get_session); binge_id, when given, must be its session.',
+    }),
+  /** An answer that says it takes no feedback (`can_receive_feedback` false): nothing to vote on. */
+  voteNotTaken: () =>
+    make('record_vote', 400, 'Invalid parameters: this answer takes no votes (its can_receive_feedback is false)', {
+      hint: 'Answers that found no usable context, and clarifications, take no feedback.',
+    }),
 
   profilesFailed: (body: Record<string, unknown>) =>
     make('upsert_profiles', 400, 'Failed to process some users', { field: 'error', body }),

@@ -523,18 +523,26 @@ export type AnswerProgress = z.infer<typeof AnswerProgress>;
 // ---------------------------------------------------------------------------
 // Votes
 
+/** Feedback of a vote, in characters (code points, so that any script gets the same room). */
+export const MAX_VOTE_FEEDBACK = 200;
+
 export const RecordVoteRequest = z.object({
+  /** The `slug` of the answer voted on. */
   content_slug: Identifier,
   binge_id: SessionId.optional(),
   vote_type: Vote,
-  feedback: z.string().max(200).optional(),
+  feedback: z
+    .string()
+    .refine((text) => [...text].length <= MAX_VOTE_FEEDBACK, `feedback must be at most ${MAX_VOTE_FEEDBACK} characters`)
+    .optional(),
 });
 export type RecordVoteRequest = z.infer<typeof RecordVoteRequest>;
 
-export const RecordedVote = z.looseObject({
-  msg: z.string(),
-  vote: z.looseObject({ content_slug: z.string(), vote_type: Vote, feedback: z.string().nullable() }),
-});
+/** A vote taken: the vote and its feedback (null without any). */
+export const VoteTaken = z.looseObject({ vote: Vote, feedback: z.string().nullable() });
+/** A second vote on the same answer: refused politely, with the vote that stands. */
+export const AlreadyVoted = z.looseObject({ msg: z.literal('Already voted'), vote: Vote });
+export const RecordedVote = z.union([AlreadyVoted, VoteTaken]);
 export type RecordedVote = z.infer<typeof RecordedVote>;
 
 // ---------------------------------------------------------------------------

@@ -25,6 +25,8 @@ import type {
   ListSessionsRequest,
   MessageResponse,
   PlaylistImport,
+  RecordedVote,
+  RecordVoteRequest,
   ReindexRequest,
   SemanticSearchRequest,
   SemanticSearchResponse,
@@ -43,6 +45,7 @@ import { LocalIntegrations } from './ingest/local-integrations.js';
 import { LocalSearch } from './search/local-search.js';
 import { LocalSessions } from './sessions/local-sessions.js';
 import { openDatabase } from './store/database.js';
+import { LocalVotes } from './votes/local-votes.js';
 import { LocalVideoLists } from './youtube/local-video-lists.js';
 
 export type LocalEngineOptions = EngineSettings & {
@@ -57,6 +60,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #search: LocalSearch;
   readonly #dataSources: LocalDataSources;
   readonly #sessions: LocalSessions;
+  readonly #votes: LocalVotes;
   readonly #answering: LocalAnswering;
   readonly #crawling: LocalCrawling;
   readonly #videoLists: LocalVideoLists;
@@ -70,6 +74,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#search = new LocalSearch(context, this.#gurus);
     this.#dataSources = new LocalDataSources(context, this.#gurus, this.#integrations, this.#search);
     this.#sessions = new LocalSessions(context, this.#gurus);
+    this.#votes = new LocalVotes(this.#gurus, this.#sessions);
     this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions);
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
@@ -133,6 +138,11 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   deleteSession(guru: string, sessionId: string): Promise<DeletedSession> {
     return this.#sessions.deleteSession(guru, sessionId);
+  }
+
+  // Votes
+  recordVote(guru: string, request: RecordVoteRequest): Promise<RecordedVote> {
+    return this.#votes.recordVote(guru, request);
   }
 
   // Crawling

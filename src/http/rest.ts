@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Backend } from '../core/assistant.js';
 import { Errors, isGuruError, type Operation } from '../core/errors.js';
 import { parseRequest } from '../core/validate.js';
+import { parseVoteRequest } from '../core/vote-request.js';
 import {
   AskRequest,
   CreateDataSourcesRequest,
@@ -171,6 +172,13 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       operation: 'delete_session',
       maxBodyBytes: BODY_LIMITS.none,
       run: async ({ guru, params }) => ok(await assistant.deleteSession(guru, sessionIdOf(params, 'delete_session'))),
+    },
+    {
+      method: 'POST',
+      path: '/:guru_slug/record_vote',
+      operation: 'record_vote',
+      maxBodyBytes: BODY_LIMITS.request,
+      run: async ({ guru, body }) => ok(await assistant.recordVote(guru, parseVoteRequest(body))),
     },
     {
       method: 'POST',

@@ -19,6 +19,7 @@ import { registerSearchTool } from './tools/search.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSourceTools } from './tools/sources.js';
 import { registerVideoListTools } from './tools/video-lists.js';
+import { registerVoteTool } from './tools/votes.js';
 
 export interface GuruMcpServerOptions {
   readonly backend: Backend;
@@ -75,6 +76,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerSessionTools(server, context);
   registerCrawlTools(server, context);
   registerVideoListTools(server, context);
+  registerVoteTool(server, context);
   registerResources(server, context);
   const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
   whenClosed(server, () => subscriptions.close());

@@ -18,6 +18,7 @@ import {
   DeletedSession,
   MessageResponse,
   PlaylistImport,
+  RecordedVote,
   SemanticSearchResponse,
   SessionConversation,
   SessionList,
@@ -27,6 +28,7 @@ import type {
   ListDataSourcesQuery,
   ImportUrlRequest,
   ListSessionsRequest,
+  RecordVoteRequest,
   ReindexRequest,
   SemanticSearchRequest,
   StartCrawlRequest,
@@ -136,6 +138,12 @@ export class RemoteAssistant implements Assistant {
       guru,
     };
     return this.#client.json(endpoint, DeletedSession);
+  }
+
+  async recordVote(guru: string, request: RecordVoteRequest): Promise<RecordedVote> {
+    // Sent again after a lost response, a vote would come back "Already voted": not safe to repeat.
+    const endpoint: Endpoint = { operation: 'record_vote', method: 'POST', path: pathOf(guru, 'record_vote'), idempotent: false, guru };
+    return this.#client.json(endpoint, RecordedVote, { body: request });
   }
 
   async startCrawl(guru: string, request: StartCrawlRequest): Promise<Crawl> {

@@ -12,6 +12,7 @@ import type { SemanticSearchRequest } from '../../src/core/schemas.js';
 import { waitForCrawl } from '../../src/core/wait-for-crawl.js';
 import { respond, startLoopbackServer, type LoopbackServer, type Route } from '../support/loopback-server.js';
 import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE, VIDEO_LISTS } from './fixtures.js';
+import { aroundAnswerContract } from './around-answer-contract.js';
 import type { ContractHarness, OpenHarness } from './harness.js';
 
 const FIRST_PAGE = { page: 1, page_size: 1000 } as const;
@@ -529,6 +530,8 @@ export function assistantContract(open: OpenHarness): void {
       });
     });
   });
+  aroundAnswerContract(() => harness);
+
   describe('crawling', () => {
     let site: LoopbackServer;
     /** Responses of /held/ kept open: a crawl of it stays RUNNING until stopped. */

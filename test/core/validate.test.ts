@@ -29,7 +29,7 @@ describe('parseRequest', () => {
 
   it('puts the problem after a generic spec message', () => {
     expect(refusal(() => parseRequest(RecordVoteRequest, { content_slug: 'a', vote_type: 'meh' }, 'record_vote'))).toMatchObject({
-      message: 'Invalid request parameters: vote_type must be one of "upvote", "downvote"',
+      message: 'Invalid parameters: vote_type must be one of "upvote", "downvote"',
     });
     expect(
       refusal(() => parseRequest(IntegrationInput, { kind: 'jira', base_url: 'nope', email: 'nope', token: 'x' }, 'admin')),

@@ -30,6 +30,7 @@ const ALL_TOOLS = [
   'list_gurus',
   'list_sessions',
   'list_sources',
+  'record_vote',
   'reindex_sources',
   'semantic_search',
   'start_crawl',

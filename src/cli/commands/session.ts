@@ -17,7 +17,7 @@ function turnLines(turn: ConversationTurn, index: number, render: RenderMarkdown
     '',
     render(turn.answer).replace(/\n$/, ''),
     '',
-    `Trust score: ${turn.trust_score}/100`,
+    `Trust score: ${turn.trust_score}/100${turn.user_vote === null ? '' : ` · Vote: ${turn.user_vote}`}`,
     ...referenceLines(turn.references),
   ];
 }

@@ -12,14 +12,15 @@ import {
   type SessionConversation,
   type SessionList,
   type SessionSummary,
+  type Vote,
 } from '../../core/schemas.js';
 import { sessionUri } from '../../core/uris.js';
 import { parseRequest } from '../../core/validate.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
-import { SessionRepository, type BingeRow, type NewQuestion, type QuestionRow } from './repository.js';
+import { SessionRepository, type BingeRow, type NewQuestion, type QuestionRow, type VoteOutcome } from './repository.js';
 
-export type { QuestionRow } from './repository.js';
+export type { QuestionRow, VoteOutcome } from './repository.js';
 
 const SESSION_PAGE_SIZE = 20;
 const DAY_MS = 86_400_000;
@@ -109,6 +110,19 @@ export class LocalSessions implements Sessions {
     this.#sessions.delete(binge.id, timestamp(this.#context));
     this.#context.logger.debug('session deleted', { guru: guru.slug });
     return { msg: 'Session deleted successfully', session_id: binge.id };
+  }
+
+  // -------------------------------------------------------------------------
+  // For votes
+
+  /** The turn (answer) of the guru with this slug, in any live session. */
+  turn(guruId: number, slug: string): QuestionRow | undefined {
+    return this.#sessions.turnBySlug(guruId, slug);
+  }
+
+  /** Records a turn's vote unless it has one; it then shows as the turn's `user_vote`. */
+  recordVote(turnId: number, vote: Vote, feedback: string | null): VoteOutcome {
+    return this.#sessions.vote(turnId, vote, feedback, timestamp(this.#context));
   }
 
   // -------------------------------------------------------------------------

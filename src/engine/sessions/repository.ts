@@ -47,6 +47,8 @@ export interface NewQuestion {
   readonly now: string;
 }
 
+export type VoteOutcome = { readonly recorded: true } | { readonly recorded: false; readonly standing: Vote };
+
 /** A listed session: the binge and its root question. */
 export interface SessionSummaryRow {
   readonly id: string;
@@ -80,6 +82,9 @@ export class SessionRepository {
   readonly #turns;
   readonly #lastTurn;
   readonly #existing;
+  readonly #bySlug;
+  readonly #vote;
+  readonly #standingVote;
 
   constructor(db: Db) {
     this.#db = db;
@@ -110,6 +115,12 @@ export class SessionRepository {
          AND (@bingeId IS NULL OR binge_id = @bingeId) AND (@externalUserId IS NULL OR external_user_id = @externalUserId)
        ORDER BY id DESC LIMIT 1`,
     );
+    this.#bySlug = db.prepare<[number, string], QuestionRow>(`SELECT ${QUESTION_COLUMNS} FROM questions WHERE guru_id = ? AND slug = ?`);
+    // Only the first vote is taken: the condition makes a race between two votes end with one of them.
+    this.#vote = db.prepare<[Vote, string | null, string, number]>(
+      'UPDATE questions SET user_vote = ?, vote_feedback = ?, voted_at = ? WHERE id = ? AND user_vote IS NULL',
+    );
+    this.#standingVote = db.prepare<[number], { user_vote: Vote | null }>('SELECT user_vote FROM questions WHERE id = ?');
   }
 
   binge(id: string): BingeRow | undefined {
@@ -157,6 +168,19 @@ export class SessionRepository {
   /** The latest stored answer to the same question, within a session and end user when given. */
   existingAnswer(guruId: number, question: string, bingeId: string | null, externalUserId: string | null): QuestionRow | undefined {
     return this.#existing.get({ guruId, question, bingeId, externalUserId });
+  }
+
+  /** The turn of a guru with this slug. */
+  turnBySlug(guruId: number, slug: string): QuestionRow | undefined {
+    return this.#bySlug.get(guruId, slug);
+  }
+
+  /** Records the turn's first vote; the vote already standing (and nothing changed) when it had one. */
+  vote(questionId: number, vote: Vote, feedback: string | null, now: string): VoteOutcome {
+    if (this.#vote.run(vote, feedback, now, questionId).changes === 1) return { recorded: true };
+    const standing = this.#standingVote.get(questionId)?.user_vote;
+    if (!standing) throw new Error(`question ${questionId} is gone`);
+    return { recorded: false, standing };
   }
 
   /**

@@ -202,4 +202,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 5,
+    name: 'vote feedback',
+    sql: `
+      -- What the end user wrote with their vote (user_vote), and when they voted.
+      ALTER TABLE questions ADD COLUMN vote_feedback TEXT;
+      ALTER TABLE questions ADD COLUMN voted_at TEXT;
+    `,
+  },
 ];

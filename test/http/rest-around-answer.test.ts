@@ -1,0 +1,161 @@
+/**
+ * The endpoints around an answer over real HTTP: record_vote, answer-progress
+ * and follow-up/examples, with the spec's statuses, bodies and fields, bad
+ * input of every shape, and their rate limits. What they do in detail is held
+ * by the contract suite (test/contract/around-answer-contract.ts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimiter } from '../../src/compose.js';
+import { Config } from '../../src/config.js';
+import type { Answer } from '../../src/core/schemas.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
+import { silentLogger } from '../../src/log.js';
+import { CONFIG_GUIDE, INSTALL_GUIDE } from '../contract/fixtures.js';
+import { call } from './support.js';
+
+/** Bodies that are no request of any endpoint (a JSON null counts as no body). */
+const NOT_OBJECTS = [[], 'text', 42, true] as const;
+
+describe('REST endpoints around an answer', () => {
+  let dataDir: string;
+  let backend: OpenedBackend;
+  let server: RunningHttpServer;
+  let key: string;
+  let otherKey: string;
+
+  const ask = async (question: string, extra: Record<string, unknown> = {}): Promise<Answer> => {
+    const reply = await call(server.url, 'POST', '/api/v1/frob/answer/', { key, body: { question, ...extra } });
+    expect(reply.status).toBe(200);
+    return reply.json as Answer;
+  };
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'guru-rest-around-'));
+    const config = Config.parse({ dataDir, rateLimitPerMinute: 0 });
+    backend = await openBackend(config, silentLogger);
+    key = (await backend.admin!.createGuru({ slug: 'frob' })).api_key;
+    otherKey = (await backend.admin!.createGuru({ slug: 'other' })).api_key;
+    server = await startHttpServer({ backend, logger: silentLogger, host: '127.0.0.1', port: 0, limiter: await openRateLimiter(config, silentLogger) });
+    await backend.assistant.createDataSources('frob', {
+      text_sources: [
+        { name: 'Install guide', content: INSTALL_GUIDE },
+        { name: 'Configuration', content: CONFIG_GUIDE },
+      ],
+    });
+    await (backend.assistant as unknown as { whenIdle(): Promise<void> }).whenIdle();
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await backend?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  describe('POST {guru}/record_vote/', () => {
+    const vote = (body: unknown, options: { key?: string; path?: string } = {}) =>
+      call(server.url, 'POST', options.path ?? '/api/v1/frob/record_vote/', { key: options.key ?? key, body });
+
+    it('records a vote (200 {vote, feedback}), then answers a second one 200 "Already voted"', async () => {
+      const answer = await ask('How do I install Frobnicator?');
+      const first = await vote({ content_slug: answer.slug, binge_id: answer.session_id, vote_type: 'upvote', feedback: 'Clear' });
+      expect(first.status).toBe(200);
+      expect(first.json).toEqual({ vote: 'upvote', feedback: 'Clear' });
+      const second = await vote({ content_slug: answer.slug, vote_type: 'downvote' }, { path: '/api/v1/frob/record_vote' });
+      expect(second.status).toBe(200);
+      expect(second.json).toEqual({ msg: 'Already voted', vote: 'upvote' });
+      const session = await call(server.url, 'POST', `/api/v1/sessions/${answer.session_id}/conversation/`, { key });
+      expect((session.json as { conversation: { user_vote: string | null }[] }).conversation[0]?.user_vote).toBe('upvote');
+    });
+
+    it('answers 404 "Question not found" for an answer it does not have', async () => {
+      const reply = await vote({ content_slug: 'nothing-like-it', vote_type: 'upvote' });
+      expect(reply.status).toBe(404);
+      expect(reply.json).toEqual({ msg: 'Question not found' });
+    });
+
+    it('refuses a missing, unknown or other guru\'s key with 401 "Invalid API key"', async () => {
+      for (const options of [{ key: '' }, { key: 'guru_nope' }, { key: otherKey }]) {
+        const reply = await vote({ content_slug: 'x', vote_type: 'upvote' }, options);
+        expect(reply.status).toBe(401);
+        expect(reply.json).toEqual({ msg: 'Invalid API key' });
+      }
+    });
+
+    it('answers 400 "Feedback must be 200 characters or less" however long the feedback', async () => {
+      const answer = await ask('Where does Frobnicator read its settings?');
+      for (const length of [201, 100_000]) {
+        const reply = await vote({ content_slug: answer.slug, vote_type: 'upvote', feedback: 'f'.repeat(length) });
+        expect(reply.status).toBe(400);
+        expect(reply.json).toEqual({ msg: 'Feedback must be 200 characters or less' });
+      }
+    });
+
+    it.each([
+      ...NOT_OBJECTS.map((body) => ({ name: `a body of ${JSON.stringify(body)}`, body, problem: 'The request must be a JSON object' })),
+      { name: 'an empty body', body: {}, problem: 'content_slug is required; vote_type must be one of "upvote", "downvote"' },
+      { name: 'a JSON null', body: null, problem: 'content_slug is required; vote_type must be one of "upvote", "downvote"' },
+      { name: 'no content_slug', body: { vote_type: 'upvote' }, problem: 'content_slug is required' },
+      { name: 'a numeric content_slug', body: { content_slug: 7, vote_type: 'upvote' }, problem: 'content_slug must be a string' },
+      { name: 'a content_slug of 257 characters', body: { content_slug: 'c'.repeat(257), vote_type: 'upvote' }, problem: 'content_slug must be at most 256 characters' },
+      { name: 'a binge_id of 257 characters', body: { content_slug: 'c', binge_id: 'b'.repeat(257), vote_type: 'upvote' }, problem: 'binge_id must be at most 256 characters' },
+      { name: 'an upper-case vote type', body: { content_slug: 'c', vote_type: 'UPVOTE' }, problem: 'vote_type must be one of "upvote", "downvote"' },
+      { name: 'a vote type list', body: { content_slug: 'c', vote_type: ['upvote'] }, problem: 'vote_type must be one of "upvote", "downvote"' },
+      { name: 'null feedback', body: { content_slug: 'c', vote_type: 'upvote', feedback: null }, problem: 'feedback must be a string' },
+      { name: 'object feedback', body: { content_slug: 'c', vote_type: 'upvote', feedback: { text: 'x' } }, problem: 'feedback must be a string' },
+    ])('answers 400 "Invalid parameters: <problem>" for $name', async ({ body, problem }) => {
+      const reply = await vote(body);
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual({ msg: `Invalid parameters: ${problem}` });
+    });
+
+    it('answers 400 "Invalid parameters" for a body that is not JSON, and 405 for GET', async () => {
+      const broken = await call(server.url, 'POST', '/api/v1/frob/record_vote/', { key, rawBody: '{"content_slug": ', headers: { 'content-type': 'application/json' } });
+      expect(broken.status).toBe(400);
+      expect(broken.json).toEqual({ msg: 'Invalid parameters: Invalid JSON body' });
+      const get = await call(server.url, 'GET', '/api/v1/frob/record_vote/', { key });
+      expect(get.status).toBe(405);
+      expect(get.headers.allow).toBe('POST');
+    });
+  });
+});
+
+describe('REST rate limit around an answer', () => {
+  let dataDir: string;
+  let backend: OpenedBackend;
+  let limiter: OpenedRateLimiter;
+  let server: RunningHttpServer;
+  let key: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'guru-rest-around-limit-'));
+    const config = Config.parse({ dataDir, rateLimitPerMinute: 2 });
+    backend = await openBackend(config, silentLogger);
+    limiter = await openRateLimiter(config, silentLogger);
+    await backend.admin!.createGuru({ slug: 'limited' });
+    server = await startHttpServer({ backend, logger: silentLogger, host: '127.0.0.1', port: 0, limiter });
+  });
+
+  beforeEach(async () => {
+    key = (await backend.admin!.createApiKey('limited')).api_key;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await limiter?.close();
+    await backend?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('throttles votes with 429 and the seconds to wait', async () => {
+    const vote = () => call(server.url, 'POST', '/api/v1/limited/record_vote/', { key, body: { content_slug: 'x', vote_type: 'upvote' } });
+    expect((await vote()).status).toBe(404);
+    expect((await vote()).status).toBe(404);
+    const throttled = await vote();
+    expect(throttled.status).toBe(429);
+    const seconds = Number(throttled.headers['retry-after']);
+    expect(throttled.json).toEqual({ msg: `Request was throttled. Expected available in ${seconds} seconds.` });
+  });
+});

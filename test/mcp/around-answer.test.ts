@@ -1,0 +1,76 @@
+/**
+ * record_vote, answer_progress and follow_up_examples through the real MCP
+ * client: structured content matching the declared output schema, a concise
+ * text, and the spec's messages as isError results.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Answer } from '../../src/core/schemas.js';
+import { silentLogger } from '../../src/log.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { CONFIG_GUIDE, INSTALL_GUIDE, connectClient, openTestBackend, textOf } from './support.js';
+import type { TestBackend } from './support.js';
+
+describe('MCP tools around an answer', () => {
+  let test: TestBackend;
+  let client: Client;
+
+  beforeEach(async () => {
+    test = await openTestBackend();
+    await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
+    await test.backend.assistant.createDataSources('frob', {
+      text_sources: [
+        { name: 'Install guide', content: INSTALL_GUIDE },
+        { name: 'Config guide', content: CONFIG_GUIDE },
+      ],
+    });
+    await (test.backend.assistant as unknown as { whenIdle(): Promise<void> }).whenIdle();
+    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+  });
+
+  afterEach(async () => {
+    await client.close();
+    await test.close();
+  });
+
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+  async function ask(question: string, extra: Record<string, unknown> = {}): Promise<Answer> {
+    const result = await call('ask', { question, ...extra });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    return Answer.parse(result.structuredContent);
+  }
+
+  describe('record_vote', () => {
+    it('records a vote, then says the answer already has one', async () => {
+      const answer = await ask('How do I install Frobnicator?');
+      const first = await call('record_vote', { content_slug: answer.slug, vote_type: 'upvote', feedback: 'Spot on' });
+      expect(first.isError, textOf(first)).toBeFalsy();
+      expect(first.structuredContent).toEqual({ vote: 'upvote', feedback: 'Spot on' });
+      expect(textOf(first)).toBe(`Recorded an upvote on the answer ${answer.slug} with its feedback.`);
+
+      const second = await call('record_vote', { content_slug: answer.slug, binge_id: answer.session_id, vote_type: 'downvote' });
+      expect(second.structuredContent).toEqual({ msg: 'Already voted', vote: 'upvote' });
+      expect(textOf(second)).toContain('already has a vote (upvote)');
+
+      const session = await call('get_session', { session_id: answer.session_id });
+      expect((session.structuredContent as { conversation: { user_vote: string }[] }).conversation[0]?.user_vote).toBe('upvote');
+    });
+
+    it("reports the spec's errors as isError results", async () => {
+      const answer = await ask('How do I install Frobnicator?');
+      const tooLong = await call('record_vote', { content_slug: answer.slug, vote_type: 'upvote', feedback: 'x'.repeat(201) });
+      expect(tooLong.isError).toBe(true);
+      expect(textOf(tooLong)).toBe('Feedback must be 200 characters or less');
+
+      const unknown = await call('record_vote', { content_slug: 'nope', vote_type: 'upvote' });
+      expect(unknown.isError).toBe(true);
+      expect(textOf(unknown)).toMatch(/^Question not found\ncontent_slug is the slug of an answer/);
+
+      const badType = await call('record_vote', { content_slug: answer.slug, vote_type: 'meh' });
+      expect(badType.isError).toBe(true);
+      expect(badType.structuredContent).toBeUndefined();
+    });
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * The remote adapter's calls around an answer against loopback stand-ins of
+ * the service: what is sent, what may be sent again, and answers that do not
+ * fit the API. Their behaviour with our own server is the contract suite's.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { RemoteAssistant } from '../../src/remote/remote-assistant.js';
+import { json, startLoopbackService, type LoopbackService, type Responder } from './loopback-service.js';
+
+describe('RemoteAssistant around an answer', () => {
+  let service: LoopbackService | undefined;
+  let assistant: RemoteAssistant | undefined;
+
+  afterEach(async () => {
+    await assistant?.close();
+    await service?.close();
+    assistant = undefined;
+    service = undefined;
+  });
+
+  async function connect(respond: Responder) {
+    service = await startLoopbackService(respond);
+    assistant = new RemoteAssistant({ baseUrl: service.baseUrl, apiKey: 'guru_key', retry: { backoffMs: 1 } });
+    return { service, assistant };
+  }
+
+  describe('recordVote', () => {
+    it('posts the vote to {guru}/record_vote/ as it is', async () => {
+      const { service, assistant } = await connect((_request, res) => json(res, 200, { vote: 'upvote', feedback: 'Nice' }));
+      const request = { content_slug: 'hello-1a2b', binge_id: 'session-1', vote_type: 'upvote', feedback: 'Nice' } as const;
+      await expect(assistant.recordVote('frob', request)).resolves.toEqual({ vote: 'upvote', feedback: 'Nice' });
+      expect(service.requests).toEqual([expect.objectContaining({ method: 'POST', url: '/api/v1/frob/record_vote/', body: request })]);
+    });
+
+    it('never sends a vote again after a 5xx: it would come back "Already voted"', async () => {
+      const { service, assistant } = await connect((_request, res) => json(res, 502, { msg: 'Bad gateway' }));
+      await expect(assistant.recordVote('frob', { content_slug: 'x', vote_type: 'downvote' })).rejects.toMatchObject({ status: 502 });
+      expect(service.requests).toHaveLength(1);
+    });
+
+    it('names the endpoint of an answer that is no vote', async () => {
+      const { assistant } = await connect((_request, res) => json(res, 200, { vote: 'sideways', feedback: null }));
+      await expect(assistant.recordVote('frob', { content_slug: 'x', vote_type: 'upvote' })).rejects.toMatchObject({
+        status: 502,
+        message: expect.stringContaining('POST /api/v1/frob/record_vote/'),
+      });
+    });
+  });
+});
