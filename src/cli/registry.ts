@@ -377,6 +377,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['guru-mcp vote docs how-do-i-rotate-keys-3f9a1c07d2e4 down --feedback "Misses the second guru"'],
     load: () => import('./commands/vote.js'),
   },
+  {
+    name: 'answer-progress',
+    summary: "show the progress line of an end user's answer: its current stage and when it was set",
+    details: [
+      '<user> is the external_user_id the answer was asked with (over REST or MCP). The last line stays for about 2 minutes after its update; after that, or before any answer, nothing is in progress.',
+    ],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'user', required: true },
+    ],
+    options: { json: { ...JSON_OUTPUT, description: 'print {"status_text","updated_at"} (Unix seconds, or null)' } },
+    audience: 'people',
+    examples: ['guru-mcp answer-progress docs 6f1c2a9e-user'],
+    load: () => import('./commands/answer-progress.js'),
+  },
 ];
 
 export const DEFAULT_COMMAND = 'stdio';

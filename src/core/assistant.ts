@@ -5,6 +5,8 @@
  */
 import type {
   Answer,
+  AnswerProgress,
+  AnswerProgressQuery,
   ChannelImport,
   Crawl,
   ImportUrlRequest,
@@ -85,6 +87,15 @@ export interface Crawling {
   stopCrawl(guru: string, crawlId: number): Promise<Crawl>;
 }
 
+export interface Progress {
+  /**
+   * The progress line of the end user's latest answer: its stage while it is
+   * written, the last stage after; empty with `updated_at` null when nothing was
+   * reported in the last two minutes.
+   */
+  answerProgress(guru: string, query: AnswerProgressQuery): Promise<AnswerProgress>;
+}
+
 export interface Votes {
   /**
    * An end user's vote on an answer (its `slug`); it shows as the turn's
@@ -100,7 +111,7 @@ export interface VideoLists {
 }
 
 /** The whole service, as the transports see it. */
-export interface Assistant extends Answering, Searching, DataSources, Sessions, Votes, Crawling, VideoLists {
+export interface Assistant extends Answering, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists {
   /** Releases connections, timers and files. */
   close(): Promise<void>;
 }

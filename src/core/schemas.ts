@@ -514,8 +514,13 @@ export type UpsertProfilesResponse = z.infer<typeof UpsertProfilesResponse>;
 // ---------------------------------------------------------------------------
 // Answer progress
 
+/** The query of an answer-progress poll: whose line (the `external_user_id` the answer was asked with). */
+export const AnswerProgressQuery = z.object({ external_user_id: z.string().trim().min(1).max(256) });
+export type AnswerProgressQuery = z.infer<typeof AnswerProgressQuery>;
+
 export const AnswerProgress = z.looseObject({
   status_text: z.string(),
+  /** Unix seconds as a float; null together with an empty line. */
   updated_at: z.number().nullable(),
 });
 export type AnswerProgress = z.infer<typeof AnswerProgress>;

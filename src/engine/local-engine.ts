@@ -7,6 +7,8 @@
 import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, UploadFile, UploadOptions } from '../core/assistant.js';
 import type {
   Answer,
+  AnswerProgress,
+  AnswerProgressQuery,
   AskInput,
   ChannelImport,
   Crawl,
@@ -42,6 +44,7 @@ import { LocalCrawling } from './crawl/local-crawling.js';
 import { LocalGurus } from './gurus/local-gurus.js';
 import { LocalDataSources } from './ingest/local-data-sources.js';
 import { LocalIntegrations } from './ingest/local-integrations.js';
+import { LocalProgress } from './progress/local-progress.js';
 import { LocalSearch } from './search/local-search.js';
 import { LocalSessions } from './sessions/local-sessions.js';
 import { openDatabase } from './store/database.js';
@@ -61,6 +64,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #dataSources: LocalDataSources;
   readonly #sessions: LocalSessions;
   readonly #votes: LocalVotes;
+  readonly #progress: LocalProgress;
   readonly #answering: LocalAnswering;
   readonly #crawling: LocalCrawling;
   readonly #videoLists: LocalVideoLists;
@@ -75,7 +79,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#dataSources = new LocalDataSources(context, this.#gurus, this.#integrations, this.#search);
     this.#sessions = new LocalSessions(context, this.#gurus);
     this.#votes = new LocalVotes(this.#gurus, this.#sessions);
-    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions);
+    this.#progress = new LocalProgress(context, this.#gurus);
+    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress);
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
@@ -107,12 +112,16 @@ export class LocalEngine implements Assistant, GuruAdmin {
     await this.#crawling.close();
     await this.#dataSources.close();
     await this.#search.close();
+    await this.#progress.close();
     this.#context.db.close();
   }
 
-  // Answering, Searching
+  // Answering, Progress, Searching
   ask(guru: string, input: AskInput, options?: AskOptions): Promise<Answer> {
     return this.#answering.ask(guru, input, options);
+  }
+  answerProgress(guru: string, query: AnswerProgressQuery): Promise<AnswerProgress> {
+    return this.#progress.answerProgress(guru, query);
   }
   semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {
     return this.#search.semanticSearch(guru, request);

@@ -9,6 +9,7 @@ import { Errors, isGuruError, type Operation } from '../core/errors.js';
 import { parseRequest } from '../core/validate.js';
 import { parseVoteRequest } from '../core/vote-request.js';
 import {
+  AnswerProgressQuery,
   AskRequest,
   CreateDataSourcesRequest,
   ImportUrlRequest,
@@ -109,6 +110,18 @@ export function createRestApi(options: RestApiOptions): RestHandler {
         const signal = abortOnClose(res);
         if (!stream) return ok(await assistant.ask(guru, input, { origin: 'API', signal }));
         return streamText(res, (onText) => assistant.ask(guru, input, { origin: 'API', signal, onText }));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/:guru_slug/answer-progress',
+      operation: 'answer_progress',
+      maxBodyBytes: BODY_LIMITS.none,
+      // Polls count against the end user's limit, shared with asking.
+      endUserIn: 'query',
+      run: async ({ guru, url }) => {
+        const query = parseRequest(AnswerProgressQuery, { external_user_id: url.searchParams.get('external_user_id') ?? undefined }, 'answer_progress');
+        return ok(await assistant.answerProgress(guru, query));
       },
     },
     {

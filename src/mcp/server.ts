@@ -11,6 +11,7 @@ import { sendPlainErrorMessages } from './error-messages.js';
 import { GuruSelector } from './gurus.js';
 import { registerResources } from './resources.js';
 import { registerSubscriptions } from './subscriptions.js';
+import { registerAnswerProgressTool } from './tools/answer-progress.js';
 import { registerAskTool } from './tools/ask.js';
 import { registerCrawlTools } from './tools/crawls.js';
 import type { ToolContext } from './tools/context.js';
@@ -77,6 +78,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerCrawlTools(server, context);
   registerVideoListTools(server, context);
   registerVoteTool(server, context);
+  registerAnswerProgressTool(server, context);
   registerResources(server, context);
   const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
   whenClosed(server, () => subscriptions.close());

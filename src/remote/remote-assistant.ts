@@ -11,6 +11,7 @@ import type { Assistant, AskInput, AskOptions, DataSourcePage } from '../core/as
 import { Errors } from '../core/errors.js';
 import {
   Answer,
+  AnswerProgress,
   ChannelImport,
   Crawl,
   CreatedDataSource,
@@ -24,6 +25,7 @@ import {
   SessionList,
 } from '../core/schemas.js';
 import type {
+  AnswerProgressQuery,
   CreateDataSourcesRequest,
   ListDataSourcesQuery,
   ImportUrlRequest,
@@ -86,6 +88,13 @@ export class RemoteAssistant implements Assistant {
       stream: false,
     };
     return this.#client.json(endpoint, Answer, { ...call, body: fetchExisting });
+  }
+
+  async answerProgress(guru: string, query: AnswerProgressQuery): Promise<AnswerProgress> {
+    const endpoint: Endpoint = { operation: 'answer_progress', method: 'GET', path: pathOf(guru, 'answer-progress'), idempotent: true, guru };
+    // Sent as given; a missing id stays missing, for the service to refuse, rather than becoming "undefined".
+    const user: unknown = query.external_user_id;
+    return this.#client.json(endpoint, AnswerProgress, { query: typeof user === 'string' ? { external_user_id: user } : {} });
   }
 
   async semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {

@@ -71,6 +71,22 @@ describe('CLI commands around an answer', () => {
   const ask = async (question: string): Promise<Answer> =>
     JSON.parse((await run('ask', ['frob', question], { json: true })).stdout) as Answer;
 
+  describe('answer-progress', () => {
+    it("shows the end user's line, or that nothing is in progress", async () => {
+      const backend = await openBackend(config, silentLogger);
+      try {
+        await backend.assistant.ask('frob', { question: 'How do I install Frobnicator?', external_user_id: 'cli-user', fetch_existing: false });
+      } finally {
+        await backend.close();
+      }
+      const shown = await run('answer-progress', ['frob', 'cli-user']);
+      expect(shown.stdout).toMatch(/^Writing the answer… {2}\(\d{4}-\d\d-\d\dT[\d:.]+Z\)\n$/);
+      const json = JSON.parse((await run('answer-progress', ['frob', 'cli-user'], { json: true })).stdout) as { updated_at: number };
+      expect(json).toEqual({ status_text: 'Writing the answer…', updated_at: expect.any(Number) });
+      expect(await run('answer-progress', ['frob', 'nobody'])).toEqual({ code: 0, stdout: 'Nothing in progress (no line in the last 2 minutes).\n' });
+    });
+  });
+
   describe('vote', () => {
     it('ask shows the vote command after an answer that takes votes', async () => {
       const shown = await run('ask', ['frob', 'How do I install Frobnicator?']);

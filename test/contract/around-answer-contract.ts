@@ -31,6 +31,71 @@ export function aroundAnswerContract(current: CurrentHarness): void {
     return expect(call).rejects.toMatchObject(notFound);
   }
 
+  describe('answer progress', () => {
+    const progressOf = (user: string, guru = 'frob') => assistant().answerProgress(guru, { external_user_id: user });
+    /** The engine's clock of the harness (2026-11-20T12:00:00Z) in Unix seconds. */
+    const START = Date.parse('2026-11-20T12:00:00Z') / 1000;
+
+    it('is empty with updated_at null before anything is reported', async () => {
+      await expect(progressOf('nobody-yet')).resolves.toEqual({ status_text: '', updated_at: null });
+    });
+
+    it('says "Writing the answer…" while the text streams, and keeps it after the answer ends', async () => {
+      await addDocs();
+      let during: Promise<unknown> | undefined;
+      await assistant().ask(
+        'frob',
+        { question: 'How do I install Frobnicator?', external_user_id: 'u1', fetch_existing: false },
+        { onText: () => void (during ??= progressOf('u1')) },
+      );
+      await expect(during).resolves.toEqual({ status_text: 'Writing the answer…', updated_at: START });
+      await expect(progressOf('u1')).resolves.toEqual({ status_text: 'Writing the answer…', updated_at: START });
+    });
+
+    it('keeps one line per guru and end user, none for answers asked without one', async () => {
+      await addDocs();
+      await current().createGuru('other');
+      await assistant().ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
+      await assistant().ask('frob', { question: 'How do I install Frobnicator?', external_user_id: 'alice', fetch_existing: false });
+      await expect(progressOf('alice')).resolves.toMatchObject({ status_text: 'Writing the answer…' });
+      await expect(progressOf('bob')).resolves.toEqual({ status_text: '', updated_at: null });
+      await expect(progressOf('alice', 'other')).resolves.toEqual({ status_text: '', updated_at: null });
+    });
+
+    it('moves updated_at with each answer, and expires two minutes after the last update', async () => {
+      await addDocs();
+      const ask = (question: string) => assistant().ask('frob', { question, external_user_id: 'u2', fetch_existing: false });
+      const first = await ask('How do I install Frobnicator?');
+      current().setClock(new Date((START + 30.25) * 1000));
+      await assistant().ask('frob', { question: 'And the settings?', session_id: first.session_id, external_user_id: 'u2', fetch_existing: false });
+      await expect(progressOf('u2')).resolves.toEqual({ status_text: 'Writing the answer…', updated_at: START + 30.25 });
+
+      current().setClock(new Date((START + 30.25 + 119) * 1000));
+      await expect(progressOf('u2')).resolves.toMatchObject({ status_text: 'Writing the answer…' });
+      current().setClock(new Date((START + 30.25 + 121) * 1000));
+      await expect(progressOf('u2')).resolves.toEqual({ status_text: '', updated_at: null });
+      await ask('Where are the settings?');
+      await expect(progressOf('u2')).resolves.toEqual({ status_text: 'Writing the answer…', updated_at: START + 30.25 + 121 });
+    });
+
+    it.each([
+      ['no external_user_id', undefined, 'external_user_id is required'],
+      ['an empty one', '', 'external_user_id must not be empty'],
+      ['a blank one', '   ', 'external_user_id must not be empty'],
+      ['one over 256 characters', 'u'.repeat(257), 'external_user_id must be at most 256 characters'],
+    ])('refuses %s, saying so', async (_name, user, message) => {
+      await expect(assistant().answerProgress('frob', { external_user_id: user } as { external_user_id: string })).rejects.toMatchObject({
+        status: 400,
+        field: 'msg',
+        message,
+      });
+    });
+
+    it("answers for an unknown guru with the operation's error", async () => {
+      await expectUnknownGuru(progressOf('u1', 'nope'), { status: 404, message: 'Guru type nope not found' });
+    });
+  });
+
   describe('votes', () => {
     async function answered() {
       await addDocs();

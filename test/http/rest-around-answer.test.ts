@@ -54,6 +54,51 @@ describe('REST endpoints around an answer', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
+  describe('GET {guru}/answer-progress/', () => {
+    const progress = (query: string, options: { key?: string } = {}) =>
+      call(server.url, 'GET', `/api/v1/frob/answer-progress/${query}`, { key: options.key ?? key });
+
+    it('answers the end user\'s line with updated_at in Unix seconds, and an empty line for others', async () => {
+      const before = Date.now() / 1000;
+      await ask('How do I install Frobnicator?', { external_user_id: 'poller 1/ü' });
+      const after = Date.now() / 1000;
+      const reply = await progress(`?external_user_id=${encodeURIComponent('poller 1/ü')}`);
+      expect(reply.status).toBe(200);
+      const line = reply.json as { status_text: string; updated_at: number };
+      expect(line.status_text).toBe('Writing the answer…');
+      expect(line.updated_at).toBeGreaterThanOrEqual(before);
+      expect(line.updated_at).toBeLessThanOrEqual(after);
+
+      const nobody = await call(server.url, 'GET', '/api/v1/frob/answer-progress?external_user_id=nobody', { key });
+      expect(nobody.status).toBe(200);
+      expect(nobody.json).toEqual({ status_text: '', updated_at: null });
+    });
+
+    it.each([
+      { query: '', problem: 'external_user_id is required' },
+      { query: '?', problem: 'external_user_id is required' },
+      { query: '?user=u1', problem: 'external_user_id is required' },
+      { query: '?external_user_id=', problem: 'external_user_id must not be empty' },
+      { query: '?external_user_id=%20%20', problem: 'external_user_id must not be empty' },
+      { query: `?external_user_id=${'u'.repeat(257)}`, problem: 'external_user_id must be at most 256 characters' },
+    ])('answers 400 for the query "$query", saying what is wrong', async ({ query, problem }) => {
+      const reply = await progress(query);
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual({ msg: problem });
+    });
+
+    it('refuses a missing, unknown or other guru\'s key with 401, and POST with 405', async () => {
+      for (const options of [{ key: '' }, { key: 'guru_nope' }, { key: otherKey }]) {
+        const reply = await progress('?external_user_id=u1', options);
+        expect(reply.status).toBe(401);
+        expect(reply.json).toEqual({ msg: 'Invalid API key' });
+      }
+      const post = await call(server.url, 'POST', '/api/v1/frob/answer-progress/?external_user_id=u1', { key, body: {} });
+      expect(post.status).toBe(405);
+      expect(post.headers.allow).toBe('GET');
+    });
+  });
+
   describe('POST {guru}/record_vote/', () => {
     const vote = (body: unknown, options: { key?: string; path?: string } = {}) =>
       call(server.url, 'POST', options.path ?? '/api/v1/frob/record_vote/', { key: options.key ?? key, body });
@@ -147,6 +192,19 @@ describe('REST rate limit around an answer', () => {
     await limiter?.close();
     await backend?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('counts progress polls against the end user\'s limit shared with asking', async () => {
+    const progress = (user: string) => call(server.url, 'GET', `/api/v1/limited/answer-progress/?external_user_id=${user}`, { key });
+    const ask = (user: string) => call(server.url, 'POST', '/api/v1/limited/answer/', { key, body: { question: 'anything', external_user_id: user } });
+    expect((await ask('carol')).status).toBe(200);
+    expect((await progress('carol')).status).toBe(200);
+    const throttled = await progress('carol');
+    expect(throttled.status).toBe(429);
+    const seconds = Number(throttled.headers['retry-after']);
+    expect(throttled.json).toEqual({ msg: `Request was throttled. Expected available in ${seconds} seconds.` });
+    expect((await ask('carol')).status).toBe(429);
+    expect((await progress('dave')).status).toBe(200);
   });
 
   it('throttles votes with 429 and the seconds to wait', async () => {

@@ -42,6 +42,27 @@ describe('MCP tools around an answer', () => {
     return Answer.parse(result.structuredContent);
   }
 
+  describe('answer_progress', () => {
+    it("reads the end user's line, and says when nothing is in progress", async () => {
+      await ask('How do I install Frobnicator?', { external_user_id: 'mcp-user' });
+      const line = await call('answer_progress', { external_user_id: 'mcp-user' });
+      expect(line.isError, textOf(line)).toBeFalsy();
+      expect(line.structuredContent).toEqual({ status_text: 'Writing the answer…', updated_at: expect.any(Number) });
+      const at = new Date((line.structuredContent as { updated_at: number }).updated_at * 1000).toISOString();
+      expect(textOf(line)).toBe(`Writing the answer… (updated ${at})`);
+
+      const none = await call('answer_progress', { external_user_id: 'someone-else' });
+      expect(none.structuredContent).toEqual({ status_text: '', updated_at: null });
+      expect(textOf(none)).toBe('No answer in progress: nothing was reported for this end user in the last 2 minutes.');
+    });
+
+    it('refuses a blank end user, saying so', async () => {
+      const blank = await call('answer_progress', { external_user_id: '  ' });
+      expect(blank.isError).toBe(true);
+      expect(textOf(blank).split('\n')[0]).toBe('external_user_id must not be empty');
+    });
+  });
+
   describe('record_vote', () => {
     it('records a vote, then says the answer already has one', async () => {
       const answer = await ask('How do I install Frobnicator?');

@@ -20,6 +20,7 @@ import type { TestBackend } from './support.js';
 
 const ALL_TOOLS = [
   'add_sources',
+  'answer_progress',
   'ask',
   'crawl_status',
   'create_guru',

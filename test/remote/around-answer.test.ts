@@ -24,6 +24,21 @@ describe('RemoteAssistant around an answer', () => {
     return { service, assistant };
   }
 
+  describe('answerProgress', () => {
+    it('asks {guru}/answer-progress/ with the end user in the query, and again after a 5xx', async () => {
+      const { service, assistant } = await connect((_request, res, index) => {
+        if (index === 0) json(res, 503, { msg: 'Service busy' });
+        else json(res, 200, { status_text: 'Writing the answer…', updated_at: 1795176000.25 });
+      });
+      await expect(assistant.answerProgress('frob', { external_user_id: 'a b/ü&x=1' })).resolves.toEqual({
+        status_text: 'Writing the answer…',
+        updated_at: 1795176000.25,
+      });
+      const url = `/api/v1/frob/answer-progress/?external_user_id=${encodeURIComponent('a b/ü&x=1').replaceAll('%20', '+')}`;
+      expect(service.requests.map((request) => `${request.method} ${request.url}`)).toEqual([`GET ${url}`, `GET ${url}`]);
+    });
+  });
+
   describe('recordVote', () => {
     it('posts the vote to {guru}/record_vote/ as it is', async () => {
       const { service, assistant } = await connect((_request, res) => json(res, 200, { vote: 'upvote', feedback: 'Nice' }));

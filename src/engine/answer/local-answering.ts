@@ -9,6 +9,7 @@ import { AskInput, type Answer, type Reference } from '../../core/schemas.js';
 import { sessionUri } from '../../core/uris.js';
 import { parseRequest } from '../../core/validate.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
+import type { AnswerStage, ProgressReporter } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
 import type { LocalSessions, QuestionRow } from '../sessions/local-sessions.js';
 import { Answerer } from './answerer.js';
@@ -37,11 +38,13 @@ export class LocalAnswering implements Answering {
   readonly #search: LocalSearch;
   readonly #sessions: LocalSessions;
   readonly #answerer: Answerer;
+  readonly #progress: ProgressReporter;
 
-  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions) {
+  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter) {
     this.#gurus = gurus;
     this.#search = search;
     this.#sessions = sessions;
+    this.#progress = progress;
     this.#answerer = new Answerer(search.retriever, (guruId) => search.indexedChunks(guruId));
   }
 
@@ -61,14 +64,20 @@ export class LocalAnswering implements Answering {
       if (existing) return this.#stream(this.#answerOf(guru, existing), options);
     }
 
+    // Each stage goes to the end user's progress line (GET answer-progress), then to the caller.
+    const stage = async (line: AnswerStage) => {
+      if (externalUserId !== null) await this.#progress.report(guru.id, externalUserId, line);
+      options.onStage?.(line);
+    };
+    if (binge) await stage('Gathering context');
     const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
-    options.onStage?.('Searching the knowledge base');
+    await stage('Searching the knowledge base');
     const related = await this.#search.relatedChunks(guru.id, parent ? `${parent.question}\n${question}` : question);
     const draft = this.#answerer.draft(
       { guruId: guru.id, guruName: guru.name, question, ...(parent ? { previousQuestion: parent.question } : {}) },
       related?.slice(0, RELATED_ANSWER_CHUNKS),
     );
-    options.onStage?.('Writing the answer');
+    await stage('Writing the answer');
 
     // Stored before it is streamed: a caller that goes away mid-stream can still fetch it.
     const row = this.#sessions.recordTurn(binge?.id, {

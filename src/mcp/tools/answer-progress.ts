@@ -1,0 +1,40 @@
+/** `answer_progress`: the live progress line of an end user's answer, for showing while it is written. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { AnswerProgress } from '../../core/schemas.js';
+import { toolResult } from '../results.js';
+import { guarded, guruSlugParameter } from './context.js';
+import type { ToolContext } from './context.js';
+
+const AnswerProgressParameters = z.object({
+  // Checked by the port, so that a blank id gets the spec's message rather than a schema error.
+  external_user_id: z.string().describe('The end user whose answer to follow: the external_user_id passed to ask'),
+  guru_slug: guruSlugParameter,
+});
+type AnswerProgressParameters = z.infer<typeof AnswerProgressParameters>;
+
+export function registerAnswerProgressTool(server: McpServer, context: ToolContext): void {
+  server.registerTool(
+    'answer_progress',
+    {
+      title: 'Progress of an answer',
+      description: [
+        "Read the progress line of an end user's answer while ask is writing it (asked with that external_user_id, from any client): a short stage such as \"Searching the knowledge base…\" or \"Writing the answer…\", and updated_at in Unix seconds.",
+        'The last line stays for about 2 minutes after its update; an empty status_text with updated_at null means nothing was reported in that time. Compare updated_at with when the question was sent to skip a line of an earlier question. Poll at most every 1 to 2 seconds.',
+      ].join(' '),
+      inputSchema: AnswerProgressParameters,
+      outputSchema: AnswerProgress,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    guarded(context, 'answer_progress', 'answer_progress', async (args: AnswerProgressParameters) => {
+      const guru = await context.gurus.select('answer_progress', args.guru_slug);
+      const progress = await context.assistant.answerProgress(guru, { external_user_id: args.external_user_id });
+      return toolResult(progress, renderProgress(progress));
+    }),
+  );
+}
+
+function renderProgress(progress: AnswerProgress): string {
+  if (progress.updated_at === null) return 'No answer in progress: nothing was reported for this end user in the last 2 minutes.';
+  return `${progress.status_text} (updated ${new Date(progress.updated_at * 1000).toISOString()})`;
+}
