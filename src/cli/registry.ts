@@ -313,7 +313,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     options: {
       session: { type: 'string', value: 'ID', description: 'continue the conversation of an earlier answer' },
-      json: { ...JSON_OUTPUT, description: 'print the answer object as JSON (no streaming)' },
+      'follow-ups': { type: 'boolean', description: 'then show up to 3 questions to ask next (as guru-mcp follow-ups does)' },
+      json: { ...JSON_OUTPUT, description: 'print the answer object as JSON (no streaming); with --follow-ups it has follow_up_examples' },
     },
     audience: 'people',
     examples: ['guru-mcp ask docs "How do I rotate an API key?"', 'guru-mcp ask docs --session SESSION_ID "and for a second guru?"'],
@@ -376,6 +377,24 @@ export const COMMANDS: readonly CommandSpec[] = [
     audience: 'people',
     examples: ['guru-mcp vote docs how-do-i-rotate-keys-3f9a1c07d2e4 down --feedback "Misses the second guru"'],
     load: () => import('./commands/vote.js'),
+  },
+  {
+    name: 'follow-ups',
+    summary: 'suggest up to 3 questions to ask after an answer, each one the guru can answer',
+    details: [
+      '<answer> is the slug of an answer, as printed by guru-mcp ask. The questions are about the sections of the knowledge base next to the ones the answer cited that the session has not covered yet. They are made once and stored: asking again shows the same ones.',
+    ],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'answer', required: true },
+    ],
+    options: {
+      session: { type: 'string', value: 'ID', description: 'the session of the answer; refused when the answer is not in it' },
+      json: { ...JSON_OUTPUT, description: 'print {"follow_up_examples","question_slug","cached"}' },
+    },
+    audience: 'people',
+    examples: ['guru-mcp follow-ups docs how-do-i-rotate-keys-3f9a1c07d2e4', 'guru-mcp ask docs --follow-ups "How do I rotate an API key?"'],
+    load: () => import('./commands/follow-ups.js'),
   },
   {
     name: 'answer-progress',

@@ -20,6 +20,8 @@ import type {
   CreateGuruRequest,
   DataSource,
   DeletedSession,
+  FollowUpRequest,
+  FollowUpResponse,
   Guru,
   Integration,
   IntegrationInput,
@@ -87,6 +89,15 @@ export interface Crawling {
   stopCrawl(guru: string, crawlId: number): Promise<Crawl>;
 }
 
+export interface FollowUps {
+  /**
+   * Up to 3 questions a user would plausibly ask after an answer (named by
+   * `question_slug`, or its question text), grounded in what the knowledge base
+   * can answer. Made on the first call and stored: later calls say `cached: true`.
+   */
+  followUpExamples(guru: string, request: FollowUpRequest): Promise<FollowUpResponse>;
+}
+
 export interface Progress {
   /**
    * The progress line of the end user's latest answer: its stage while it is
@@ -111,7 +122,7 @@ export interface VideoLists {
 }
 
 /** The whole service, as the transports see it. */
-export interface Assistant extends Answering, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists {
+export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists {
   /** Releases connections, timers and files. */
   close(): Promise<void>;
 }

@@ -150,11 +150,15 @@ export type Answer = z.infer<typeof Answer>;
 // ---------------------------------------------------------------------------
 // Follow-up examples
 
-export const FollowUpRequest = z.object({
-  question_slug: Identifier.optional(),
-  question: z.string().min(1).max(MAX_QUESTION_CHARS).optional(),
-  binge_id: SessionId.optional(),
-});
+export const FollowUpRequest = z
+  .object({
+    question_slug: Identifier.optional(),
+    question: z.string().trim().min(1).max(MAX_QUESTION_CHARS).optional(),
+    binge_id: SessionId.optional(),
+  })
+  .refine((body) => body.question_slug !== undefined || body.question !== undefined, {
+    message: 'Question slug or question text is required',
+  });
 export type FollowUpRequest = z.infer<typeof FollowUpRequest>;
 
 export const FollowUpResponse = z.looseObject({

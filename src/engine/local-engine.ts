@@ -18,6 +18,8 @@ import type {
   CreatedGuru,
   CreateGuruRequest,
   DeletedSession,
+  FollowUpRequest,
+  FollowUpResponse,
   Guru,
   ImportUrlRequest,
   Integration,
@@ -41,6 +43,7 @@ import { silentLogger } from '../log.js';
 import { LocalAnswering } from './answer/local-answering.js';
 import type { EngineContext, EngineSettings } from './context.js';
 import { LocalCrawling } from './crawl/local-crawling.js';
+import { LocalFollowUps } from './follow-ups/local-follow-ups.js';
 import { LocalGurus } from './gurus/local-gurus.js';
 import { LocalDataSources } from './ingest/local-data-sources.js';
 import { LocalIntegrations } from './ingest/local-integrations.js';
@@ -66,6 +69,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #votes: LocalVotes;
   readonly #progress: LocalProgress;
   readonly #answering: LocalAnswering;
+  readonly #followUps: LocalFollowUps;
   readonly #crawling: LocalCrawling;
   readonly #videoLists: LocalVideoLists;
   /** Aborted on close: background work started by open() stops. */
@@ -81,6 +85,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#votes = new LocalVotes(this.#gurus, this.#sessions);
     this.#progress = new LocalProgress(context, this.#gurus);
     this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress);
+    this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions);
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
@@ -116,9 +121,12 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#context.db.close();
   }
 
-  // Answering, Progress, Searching
+  // Answering, FollowUps, Progress, Searching
   ask(guru: string, input: AskInput, options?: AskOptions): Promise<Answer> {
     return this.#answering.ask(guru, input, options);
+  }
+  followUpExamples(guru: string, request: FollowUpRequest): Promise<FollowUpResponse> {
+    return this.#followUps.followUpExamples(guru, request);
   }
   answerProgress(guru: string, query: AnswerProgressQuery): Promise<AnswerProgress> {
     return this.#progress.answerProgress(guru, query);

@@ -12,6 +12,7 @@ import {
   AnswerProgressQuery,
   AskRequest,
   CreateDataSourcesRequest,
+  FollowUpRequest,
   ImportUrlRequest,
   ListDataSourcesQuery,
   ListSessionsRequest,
@@ -111,6 +112,13 @@ export function createRestApi(options: RestApiOptions): RestHandler {
         if (!stream) return ok(await assistant.ask(guru, input, { origin: 'API', signal }));
         return streamText(res, (onText) => assistant.ask(guru, input, { origin: 'API', signal, onText }));
       },
+    },
+    {
+      method: 'POST',
+      path: '/:guru_slug/follow-up/examples',
+      operation: 'follow_up',
+      maxBodyBytes: BODY_LIMITS.request,
+      run: async ({ guru, body }) => ok(await assistant.followUpExamples(guru, parseRequest(FollowUpRequest, body, 'follow_up'))),
     },
     {
       method: 'GET',

@@ -14,6 +14,7 @@ import { registerSubscriptions } from './subscriptions.js';
 import { registerAnswerProgressTool } from './tools/answer-progress.js';
 import { registerAskTool } from './tools/ask.js';
 import { registerCrawlTools } from './tools/crawls.js';
+import { registerFollowUpTool } from './tools/follow-ups.js';
 import type { ToolContext } from './tools/context.js';
 import { registerGuruTools } from './tools/gurus.js';
 import { registerSearchTool } from './tools/search.js';
@@ -79,6 +80,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerVideoListTools(server, context);
   registerVoteTool(server, context);
   registerAnswerProgressTool(server, context);
+  registerFollowUpTool(server, context);
   registerResources(server, context);
   const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
   whenClosed(server, () => subscriptions.close());

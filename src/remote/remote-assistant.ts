@@ -17,6 +17,7 @@ import {
   CreatedDataSource,
   DataSourceListResponse,
   DeletedSession,
+  FollowUpResponse,
   MessageResponse,
   PlaylistImport,
   RecordedVote,
@@ -27,6 +28,7 @@ import {
 import type {
   AnswerProgressQuery,
   CreateDataSourcesRequest,
+  FollowUpRequest,
   ListDataSourcesQuery,
   ImportUrlRequest,
   ListSessionsRequest,
@@ -88,6 +90,12 @@ export class RemoteAssistant implements Assistant {
       stream: false,
     };
     return this.#client.json(endpoint, Answer, { ...call, body: fetchExisting });
+  }
+
+  async followUpExamples(guru: string, request: FollowUpRequest): Promise<FollowUpResponse> {
+    // The first call stores the examples and later ones return them: safe to send again.
+    const endpoint: Endpoint = { operation: 'follow_up', method: 'POST', path: pathOf(guru, 'follow-up', 'examples'), idempotent: true, guru };
+    return this.#client.json(endpoint, FollowUpResponse, { body: request });
   }
 
   async answerProgress(guru: string, query: AnswerProgressQuery): Promise<AnswerProgress> {

@@ -71,6 +71,36 @@ describe('CLI commands around an answer', () => {
   const ask = async (question: string): Promise<Answer> =>
     JSON.parse((await run('ask', ['frob', question], { json: true })).stdout) as Answer;
 
+  describe('follow-ups', () => {
+    it('ask --follow-ups shows the questions to ask next after the answer; follow-ups shows them again', async () => {
+      const shown = await run('ask', ['frob', 'How do I install Frobnicator?'], { 'follow-ups': true });
+      const [, after] = shown.stdout.split(/^You could ask next:$/m);
+      const suggested = [...(after ?? '').matchAll(/^ {2}\d\. (.+)$/gm)].map((match) => match[1]);
+      expect(suggested.length).toBeGreaterThan(0);
+      const slug = /^Vote: guru-mcp vote frob (\S+) up\|down$/m.exec(shown.stdout)?.[1];
+
+      const again = await run('follow-ups', ['frob', slug!], { json: true });
+      expect(JSON.parse(again.stdout)).toEqual({ follow_up_examples: suggested, question_slug: slug, cached: true });
+
+      const json = JSON.parse((await run('ask', ['frob', 'Where does Frobnicator read its settings?'], { 'follow-ups': true, json: true })).stdout) as Answer & {
+        follow_up_examples: string[];
+      };
+      expect(json.follow_up_examples).toEqual(expect.any(Array));
+      expect(json.slug).toEqual(expect.any(String));
+    });
+
+    it('says when there is nothing to suggest, and names an unknown answer', async () => {
+      const nothing = await ask('What is the capital of Mongolia?');
+      expect(await run('follow-ups', ['frob', nothing.slug])).toEqual({
+        code: 0,
+        stdout: 'No follow-up questions: the knowledge base has nothing more around this answer.\n',
+      });
+      const unknown = await runCli(['follow-ups', 'frob', 'no-such-answer', '--data-dir', dataDir]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('Question does not exist');
+    });
+  });
+
   describe('answer-progress', () => {
     it("shows the end user's line, or that nothing is in progress", async () => {
       const backend = await openBackend(config, silentLogger);

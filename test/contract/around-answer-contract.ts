@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Assistant } from '../../src/core/assistant.js';
-import { RecordedVote, type RecordVoteRequest } from '../../src/core/schemas.js';
+import { FollowUpResponse, RecordedVote, type FollowUpRequest, type RecordVoteRequest } from '../../src/core/schemas.js';
 import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE } from './fixtures.js';
 import type { ContractHarness } from './harness.js';
 
@@ -30,6 +30,122 @@ export function aroundAnswerContract(current: CurrentHarness): void {
   function expectUnknownGuru(call: Promise<unknown>, notFound: { status: number; message: string }) {
     return expect(call).rejects.toMatchObject(notFound);
   }
+
+  describe('follow-up examples', () => {
+    const examples = (request: FollowUpRequest, guru = 'frob') => assistant().followUpExamples(guru, request);
+
+    /** A manual whose sections are far apart in words: a question finds one of them. */
+    const CLI_GUIDE = `# The frob command
+
+## Running a job
+
+Start a frobnication job in the foreground with frob run and the job file.
+
+## Scheduling work
+
+Schedule recurring work with frob schedule --at 02:00; schedules survive restarts of the machine.
+
+## Logs
+
+Every run writes its log under ~/.frob/logs, one file per run, kept for thirty days.
+
+## Exit codes
+
+Zero means success, three a failure, four an unreadable input file.
+`;
+
+    async function addManual(): Promise<void> {
+      await assistant().createDataSources('frob', { text_sources: [{ name: 'Command line', content: CLI_GUIDE }, { name: 'Pancakes', content: COOKING }] });
+      await current().whenIdle();
+    }
+
+    it('suggests questions about the knowledge around the cited passages, stored on the first call', async () => {
+      await addDocs();
+      const answer = await assistant().ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
+      const first = await examples({ question_slug: answer.slug });
+      expect(FollowUpResponse.parse(first)).toEqual(first);
+      // The answer quoted both sections of the install guide; what is left around it is the configuration.
+      expect(first).toEqual({
+        follow_up_examples: [
+          'What should I know about the configuration file when configuring Frobnicator?',
+          'What should I know about environment variables when configuring Frobnicator?',
+        ],
+        question_slug: answer.slug,
+        cached: false,
+      });
+      await expect(examples({ question_slug: answer.slug, binge_id: answer.session_id })).resolves.toEqual({ ...first, cached: true });
+      await expect(examples({ question: '  How do I install   Frobnicator? ' })).resolves.toEqual({ ...first, cached: true });
+    });
+
+    it('asks about the sections next to the cited one, nearest first, each a question the guru can answer', async () => {
+      await addManual();
+      const answer = await assistant().ask('frob', { question: 'How do I start a job in the foreground?', fetch_existing: false });
+      expect(answer.references.map((reference) => reference.title)).toEqual(['Command line']);
+      const { follow_up_examples: suggested } = await examples({ question_slug: answer.slug });
+      // The next two sections; the exit codes lie further away, and nothing else matched the question.
+      expect(suggested).toEqual(['What does scheduling work involve?', 'What should I know about logs in the frob command?']);
+      for (const question of suggested) {
+        const followUp = await assistant().ask('frob', { question, fetch_existing: false });
+        expect(followUp.trust_score, question).toBeGreaterThan(0);
+        expect(followUp.references[0]?.title, question).toBe('Command line');
+      }
+    });
+
+    it('leaves out what the session has already covered', async () => {
+      await addManual();
+      const first = await assistant().ask('frob', { question: 'How do I start a job in the foreground?', fetch_existing: false });
+      const [next] = (await examples({ question_slug: first.slug })).follow_up_examples;
+      const second = await assistant().ask('frob', { question: next!, session_id: first.session_id, fetch_existing: false });
+      const after = await examples({ question_slug: second.slug, binge_id: first.session_id });
+      // Around the scheduling section: running a job was the first answer, so what is left is after it.
+      expect(next).toBe('What does scheduling work involve?');
+      expect(after).toEqual({
+        follow_up_examples: ['What should I know about logs in the frob command?', 'What should I know about exit codes in the frob command?'],
+        question_slug: second.slug,
+        cached: false,
+      });
+    });
+
+    it('suggests nothing after an answer that found nothing, and says so from then on', async () => {
+      await addDocs();
+      const nothing = await assistant().ask('frob', { question: 'What is the capital of Mongolia?', fetch_existing: false });
+      await expect(examples({ question_slug: nothing.slug })).resolves.toEqual({ follow_up_examples: [], question_slug: nothing.slug, cached: false });
+      await expect(examples({ question_slug: nothing.slug })).resolves.toEqual({ follow_up_examples: [], question_slug: nothing.slug, cached: true });
+    });
+
+    it.each([
+      ['neither question_slug nor question', {}, 'Question slug or question text is required'],
+      ['only a session', { binge_id: 'some-session' }, 'Question slug or question text is required'],
+      ['an empty question_slug', { question_slug: '' }, 'question_slug must not be empty'],
+      ['a blank question', { question: '   ' }, 'question must not be empty'],
+      ['a question_slug over 256 characters', { question_slug: 'q'.repeat(257) }, 'question_slug must be at most 256 characters'],
+      ['a question that is not text', { question: 42 }, 'question must be a string'],
+    ])('refuses %s, saying so', async (_name, request, message) => {
+      await expect(examples(request as FollowUpRequest)).rejects.toMatchObject({ status: 400, field: 'error', message });
+    });
+
+    it('answers "Binge does not exist" for an unknown, deleted or foreign session, "Question does not exist" for an unknown answer', async () => {
+      await addDocs();
+      const answer = await assistant().ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
+      const noBinge = { status: 400, field: 'error', message: 'Binge does not exist' };
+      const noQuestion = { status: 404, field: 'error', message: 'Question does not exist' };
+      await expect(examples({ question_slug: answer.slug, binge_id: 'no-such-session' })).rejects.toMatchObject(noBinge);
+      await expect(examples({ question_slug: 'no-such-answer' })).rejects.toMatchObject(noQuestion);
+      await expect(examples({ question: 'Never asked?' })).rejects.toMatchObject(noQuestion);
+      const elsewhere = await assistant().ask('frob', { question: 'pancakes', fetch_existing: false });
+      await expect(examples({ question_slug: answer.slug, binge_id: elsewhere.session_id })).rejects.toMatchObject(noQuestion);
+
+      await current().createGuru('other');
+      await expect(examples({ question_slug: answer.slug }, 'other')).rejects.toMatchObject(noQuestion);
+      await expect(examples({ question: 'pancakes', binge_id: elsewhere.session_id }, 'other')).rejects.toMatchObject(noBinge);
+      await assistant().deleteSession('frob', elsewhere.session_id);
+      await expect(examples({ question: 'pancakes', binge_id: elsewhere.session_id })).rejects.toMatchObject(noBinge);
+    });
+
+    it("answers for an unknown guru with the operation's error", async () => {
+      await expectUnknownGuru(examples({ question: 'hi' }, 'nope'), { status: 404, message: 'Guru type does not exist' });
+    });
+  });
 
   describe('answer progress', () => {
     const progressOf = (user: string, guru = 'frob') => assistant().answerProgress(guru, { external_user_id: user });

@@ -54,6 +54,65 @@ describe('REST endpoints around an answer', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
+  describe('POST {guru}/follow-up/examples/', () => {
+    const examples = (body: unknown, options: { key?: string } = {}) =>
+      call(server.url, 'POST', '/api/v1/frob/follow-up/examples/', { key: options.key ?? key, body });
+
+    it('makes the examples on the first call and answers them as cached afterwards', async () => {
+      const answer = await ask('How do I install Frobnicator?');
+      const first = await examples({ question_slug: answer.slug, binge_id: answer.session_id });
+      expect(first.status).toBe(200);
+      const body = first.json as { follow_up_examples: string[]; question_slug: string; cached: boolean };
+      expect(body).toMatchObject({ question_slug: answer.slug, cached: false });
+      expect(body.follow_up_examples.length).toBeGreaterThan(0);
+      const again = await call(server.url, 'POST', '/api/v1/frob/follow-up/examples', { key, body: { question: answer.question } });
+      expect(again.status).toBe(200);
+      expect(again.json).toEqual({ ...body, cached: true });
+    });
+
+    it('answers 404 and 400 with the spec messages in "error"', async () => {
+      const answer = await ask('Where does Frobnicator read its settings?');
+      const unknown = await examples({ question_slug: 'nothing-like-it' });
+      expect(unknown.status).toBe(404);
+      expect(unknown.json).toEqual({ error: 'Question does not exist' });
+      const noBinge = await examples({ question_slug: answer.slug, binge_id: 'no-such-binge' });
+      expect(noBinge.status).toBe(400);
+      expect(noBinge.json).toEqual({ error: 'Binge does not exist' });
+    });
+
+    it('refuses a missing, unknown or other guru\'s key with 401 in "error"', async () => {
+      for (const options of [{ key: '' }, { key: 'guru_nope' }, { key: otherKey }]) {
+        const reply = await examples({ question: 'x' }, options);
+        expect(reply.status).toBe(401);
+        expect(reply.json).toEqual({ error: 'Invalid API key' });
+      }
+    });
+
+    it.each([
+      ...NOT_OBJECTS.map((body) => ({ name: `a body of ${JSON.stringify(body)}`, body, problem: 'The request must be a JSON object' })),
+      { name: 'an empty body', body: {}, problem: 'Question slug or question text is required' },
+      { name: 'a JSON null', body: null, problem: 'Question slug or question text is required' },
+      { name: 'only a binge_id', body: { binge_id: 'b' }, problem: 'Question slug or question text is required' },
+      { name: 'a numeric question_slug', body: { question_slug: 12 }, problem: 'question_slug must be a string' },
+      { name: 'a question_slug list', body: { question_slug: ['a'] }, problem: 'question_slug must be a string' },
+      { name: 'a null question', body: { question: null }, problem: 'question must be a string' },
+      { name: 'a question over 10,000 characters', body: { question: 'q'.repeat(10_001) }, problem: 'question must be at most 10000 characters' },
+      { name: 'a binge_id over 256 characters', body: { question: 'q', binge_id: 'b'.repeat(257) }, problem: 'binge_id must be at most 256 characters' },
+    ])('answers 400 for $name, saying what is wrong', async ({ body, problem }) => {
+      const reply = await examples(body);
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual({ error: problem });
+    });
+
+    it('answers a body that is not JSON with 400, and GET with 405', async () => {
+      const broken = await call(server.url, 'POST', '/api/v1/frob/follow-up/examples/', { key, rawBody: '{"question": ', headers: { 'content-type': 'application/json' } });
+      expect(broken.status).toBe(400);
+      expect(broken.json).toEqual({ error: 'Invalid JSON body' });
+      const get = await call(server.url, 'GET', '/api/v1/frob/follow-up/examples/', { key });
+      expect(get.status).toBe(405);
+    });
+  });
+
   describe('GET {guru}/answer-progress/', () => {
     const progress = (query: string, options: { key?: string } = {}) =>
       call(server.url, 'GET', `/api/v1/frob/answer-progress/${query}`, { key: options.key ?? key });
@@ -205,6 +264,16 @@ describe('REST rate limit around an answer', () => {
     expect(throttled.json).toEqual({ msg: `Request was throttled. Expected available in ${seconds} seconds.` });
     expect((await ask('carol')).status).toBe(429);
     expect((await progress('dave')).status).toBe(200);
+  });
+
+  it('throttles follow-up examples with 429 "Rate limit exceeded" in "error"', async () => {
+    const examples = () => call(server.url, 'POST', '/api/v1/limited/follow-up/examples/', { key, body: { question_slug: 'x' } });
+    expect((await examples()).status).toBe(404);
+    expect((await examples()).status).toBe(404);
+    const throttled = await examples();
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(throttled.json).toEqual({ error: 'Rate limit exceeded' });
   });
 
   it('throttles votes with 429 and the seconds to wait', async () => {

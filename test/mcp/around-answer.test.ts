@@ -42,6 +42,32 @@ describe('MCP tools around an answer', () => {
     return Answer.parse(result.structuredContent);
   }
 
+  describe('follow_up_examples', () => {
+    it('suggests questions after an answer, then the same ones as cached', async () => {
+      const answer = await ask('How do I install Frobnicator?');
+      const first = await call('follow_up_examples', { question_slug: answer.slug, binge_id: answer.session_id });
+      expect(first.isError, textOf(first)).toBeFalsy();
+      const { follow_up_examples: suggested } = first.structuredContent as { follow_up_examples: string[] };
+      expect(first.structuredContent).toEqual({ follow_up_examples: suggested, question_slug: answer.slug, cached: false });
+      expect(suggested.length).toBeGreaterThan(0);
+      expect(textOf(first)).toBe(
+        [`Possible follow-up questions (answer ${answer.slug}):`, ...suggested.map((question, index) => `${index + 1}. ${question}`)].join('\n'),
+      );
+      const again = await call('follow_up_examples', { question: 'How do I install Frobnicator?' });
+      expect(again.structuredContent).toEqual({ follow_up_examples: suggested, question_slug: answer.slug, cached: true });
+    });
+
+    it("reports the spec's errors as isError results", async () => {
+      const neither = await call('follow_up_examples', {});
+      expect(neither.isError).toBe(true);
+      expect(textOf(neither).split('\n')[0]).toBe('Question slug or question text is required');
+      const unknown = await call('follow_up_examples', { question_slug: 'nope' });
+      expect(textOf(unknown)).toBe('Question does not exist');
+      const noBinge = await call('follow_up_examples', { question_slug: 'nope', binge_id: 'nope' });
+      expect(textOf(noBinge)).toBe('Binge does not exist');
+    });
+  });
+
   describe('answer_progress', () => {
     it("reads the end user's line, and says when nothing is in progress", async () => {
       await ask('How do I install Frobnicator?', { external_user_id: 'mcp-user' });

@@ -25,6 +25,7 @@ const ALL_TOOLS = [
   'crawl_status',
   'create_guru',
   'delete_session',
+  'follow_up_examples',
   'get_session',
   'import_channel',
   'import_playlist',

@@ -24,6 +24,30 @@ describe('RemoteAssistant around an answer', () => {
     return { service, assistant };
   }
 
+  describe('followUpExamples', () => {
+    it('posts to {guru}/follow-up/examples/, and again after a 5xx: the examples are stored once', async () => {
+      const examples = { follow_up_examples: ['What about logs?'], question_slug: 'hello-1a2b', cached: false };
+      const { service, assistant } = await connect((_request, res, index) => {
+        if (index === 0) json(res, 502, { error: 'Bad gateway' });
+        else json(res, 200, examples);
+      });
+      await expect(assistant.followUpExamples('frob', { question_slug: 'hello-1a2b', binge_id: 'session-1' })).resolves.toEqual(examples);
+      expect(service.requests.map((request) => [request.method, request.url, request.body])).toEqual([
+        ['POST', '/api/v1/frob/follow-up/examples/', { question_slug: 'hello-1a2b', binge_id: 'session-1' }],
+        ['POST', '/api/v1/frob/follow-up/examples/', { question_slug: 'hello-1a2b', binge_id: 'session-1' }],
+      ]);
+    });
+
+    it("keeps the service's error in its field", async () => {
+      const { assistant } = await connect((_request, res) => json(res, 404, { error: 'Question does not exist' }));
+      await expect(assistant.followUpExamples('frob', { question: 'Never asked?' })).rejects.toMatchObject({
+        status: 404,
+        field: 'error',
+        message: 'Question does not exist',
+      });
+    });
+  });
+
   describe('answerProgress', () => {
     it('asks {guru}/answer-progress/ with the end user in the query, and again after a 5xx', async () => {
       const { service, assistant } = await connect((_request, res, index) => {

@@ -1,10 +1,11 @@
-/** `guru-mcp ask [<slug>] <question...> [--session ID] [--json]` */
+/** `guru-mcp ask [<slug>] <question...> [--session ID] [--follow-ups] [--json]` */
 import { loadRenderer, plainAnswerText, renderedAnswerText } from '../answer-text.js';
 import { withGuru } from '../backend.js';
 import { renderAnswerFooter } from '../answers.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext, Terminal } from '../spec.js';
 import { flag, stringOption } from '../values.js';
+import { renderFollowUps } from './follow-ups.js';
 
 const DIM = '\x1b[2m';
 const NORMAL = '\x1b[22m';
@@ -28,20 +29,24 @@ export async function run(context: CommandContext): Promise<number> {
   const text = json ? undefined : stdout.isTTY ? renderedAnswerText(stdout, loadRenderer(stdout)) : plainAnswerText(stdout);
   const onStage = stageWriter(context.terminal, () => text?.endsMidLine() ?? false);
 
-  const { slug, answer } = await withGuru(context, async ({ assistant }, { slug, args: words }) => ({
-    slug,
-    answer: await assistant.ask(
+  const followUps = flag(context.values, 'follow-ups');
+
+  const { slug, answer, next } = await withGuru(context, async ({ assistant }, { slug, args: words }) => {
+    const answer = await assistant.ask(
       slug,
       { question: words.join(' '), fetch_existing: false, ...(sessionId === undefined ? {} : { session_id: sessionId }) },
       { origin: 'CLI', ...(text === undefined ? {} : { onText: (delta: string) => text.write(delta) }), ...(onStage === undefined ? {} : { onStage }) },
-    ),
-  }));
+    );
+    const next = followUps ? await assistant.followUpExamples(slug, { question_slug: answer.slug, binge_id: answer.session_id }) : undefined;
+    return { slug, answer, next };
+  });
   if (text === undefined) {
-    writeJson(stdout, answer);
+    writeJson(stdout, next === undefined ? answer : { ...answer, follow_up_examples: next.follow_up_examples });
     return 0;
   }
   // A backend that does not stream hands over the whole text at the end.
   await text.end(answer.content);
   writeLines(stdout, ...renderAnswerFooter(answer, slug));
+  if (next !== undefined) writeLines(stdout, '', ...renderFollowUps(next));
   return 0;
 }

@@ -31,7 +31,8 @@ function questionSlug(question: string): string {
   return `${words || 'question'}-${randomBytes(6).toString('hex')}`;
 }
 
-const normalizeQuestion = (text: string): string => text.trim().replace(/\s+/g, ' ');
+/** A question as stored and compared: trimmed, with runs of white space as one space. */
+export const normalizeQuestion = (text: string): string => text.trim().replace(/\s+/g, ' ');
 
 export class LocalAnswering implements Answering {
   readonly #gurus: LocalGurus;

@@ -65,6 +65,11 @@ type NamedQuery<Row> = Statement<[Record<string, unknown>], Row>;
 
 export type SourceHit = Pick<ChunkHit, 'sourceId' | 'sourceType' | 'url' | 'title' | 'labels' | 'score'>;
 
+/** A chunk of the same source as another, `offset` positions after it (before it when negative). */
+export interface NearbyChunk extends ChunkHit {
+  readonly offset: number;
+}
+
 export class Retriever {
   readonly #chunks;
   readonly #sources;
@@ -73,6 +78,7 @@ export class Retriever {
   readonly #termHits;
   readonly #termFrequency;
   readonly #highlight;
+  readonly #nearby;
 
   constructor(db: Db) {
     this.#chunks = [false, true].map((labelled) => db.prepare<Record<string, unknown>, ChunkHit>(chunkHits(labelled)));
@@ -96,6 +102,20 @@ export class Retriever {
       `SELECT rowid AS id, highlight(chunks_fts, 2, char(0xE000), char(0xE001)) AS marked
        FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
     );
+    this.#nearby = db.prepare<{ chunkId: number; radius: number }, NearbyChunk>(
+      `SELECT n.id AS chunkId, n.source_id AS sourceId, s.type AS sourceType, s.url AS url, n.title AS title,
+              n.headings AS headings, n.body AS body, s.labels AS labels, 0 AS score, n.position - c.position AS offset
+       FROM chunks c
+       JOIN chunks n ON n.source_id = c.source_id AND n.id <> c.id AND abs(n.position - c.position) <= @radius
+       JOIN data_sources s ON s.id = n.source_id
+       WHERE c.id = @chunkId
+       ORDER BY abs(n.position - c.position), n.position DESC`,
+    );
+  }
+
+  /** The chunks of the same source within `radius` positions of a chunk: nearest first, the following one before the preceding. */
+  nearby(chunkId: number, radius: number): NearbyChunk[] {
+    return this.#nearby.all({ chunkId, radius });
   }
 
   /** The best chunks for the query, best first. */

@@ -113,9 +113,23 @@ export class LocalSessions implements Sessions {
   }
 
   // -------------------------------------------------------------------------
+  // For follow-up examples
+
+  /** The guru's session of this id, unless it was deleted. */
+  liveSession(guruId: number, sessionId: string): BingeRow | undefined {
+    const binge = this.#sessions.binge(sessionId);
+    return binge && binge.guru_id === guruId && binge.deleted_at === null ? binge : undefined;
+  }
+
+  /** The turns of a session, oldest first. */
+  turns(sessionId: string): QuestionRow[] {
+    return this.#sessions.turns(sessionId);
+  }
+
+  // -------------------------------------------------------------------------
   // For votes
 
-  /** The turn (answer) of the guru with this slug, in any live session. */
+  /** The turn (answer) of the guru with this slug, in any live session (votes, follow-up examples). */
   turn(guruId: number, slug: string): QuestionRow | undefined {
     return this.#sessions.turnBySlug(guruId, slug);
   }

@@ -211,4 +211,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE questions ADD COLUMN voted_at TEXT;
     `,
   },
+  {
+    version: 6,
+    name: 'follow-up examples',
+    sql: `
+      -- The follow-up questions suggested after an answer, made once and then served as stored.
+      CREATE TABLE follow_up_examples (
+        question_id INTEGER PRIMARY KEY REFERENCES questions(id) ON DELETE CASCADE,
+        examples_json TEXT NOT NULL,
+        date_created TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,0 +1,83 @@
+/**
+ * Follow-up examples: the questions a user would plausibly ask after an
+ * answer, made on the first request and stored with the answer, so that later
+ * requests get the same ones (`cached: true`). Without a language model they
+ * come from the knowledge around the cited passages (from-knowledge.ts).
+ */
+import type { FollowUps } from '../../core/assistant.js';
+import { Errors, isGuruError } from '../../core/errors.js';
+import { FollowUpRequest, type FollowUpResponse, type Reference } from '../../core/schemas.js';
+import { parseRequest } from '../../core/validate.js';
+import { describeError } from '../../log.js';
+import { normalizeQuestion } from '../answer/local-answering.js';
+import { timestamp, type EngineContext } from '../context.js';
+import type { LocalGurus } from '../gurus/local-gurus.js';
+import type { LocalSearch } from '../search/local-search.js';
+import type { LocalSessions, QuestionRow } from '../sessions/local-sessions.js';
+import { suggestFromKnowledge, type AnsweredTurn } from './from-knowledge.js';
+import { FollowUpRepository } from './repository.js';
+
+export class LocalFollowUps implements FollowUps {
+  readonly #context: EngineContext;
+  readonly #gurus: LocalGurus;
+  readonly #search: LocalSearch;
+  readonly #sessions: LocalSessions;
+  readonly #examples: FollowUpRepository;
+
+  constructor(context: EngineContext, gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions) {
+    this.#context = context;
+    this.#gurus = gurus;
+    this.#search = search;
+    this.#sessions = sessions;
+    this.#examples = new FollowUpRepository(context.db);
+  }
+
+  async followUpExamples(slug: string, raw: FollowUpRequest): Promise<FollowUpResponse> {
+    const guru = this.#gurus.find('follow_up', slug);
+    const request = parseRequest(FollowUpRequest, raw, 'follow_up');
+    if (request.binge_id !== undefined && this.#sessions.liveSession(guru.id, request.binge_id) === undefined) {
+      throw Errors.bingeDoesNotExist();
+    }
+    const turn = this.#turnOf(guru.id, request);
+    if (turn === undefined) throw Errors.questionDoesNotExist();
+
+    const stored = this.#examples.stored(turn.id);
+    if (stored !== undefined) return { follow_up_examples: stored, question_slug: turn.slug, cached: true };
+    let made: string[];
+    try {
+      made = this.#make(guru.id, turn);
+    } catch (error) {
+      if (isGuruError(error)) throw error;
+      this.#context.logger.error('follow-up examples failed', { error: describeError(error) });
+      throw Errors.followUpFailed();
+    }
+    // Another request may have stored its own meanwhile: then those are the ones.
+    if (this.#examples.store(turn.id, made, timestamp(this.#context))) {
+      return { follow_up_examples: made, question_slug: turn.slug, cached: false };
+    }
+    return { follow_up_examples: this.#examples.stored(turn.id) ?? made, question_slug: turn.slug, cached: true };
+  }
+
+  /** The answer the request names: by slug, else the latest with that question; within the session when one is given. */
+  #turnOf(guruId: number, request: FollowUpRequest): QuestionRow | undefined {
+    const session = request.binge_id ?? null;
+    if (request.question_slug !== undefined) {
+      const turn = this.#sessions.turn(guruId, request.question_slug);
+      return turn && (session === null || turn.binge_id === session) ? turn : undefined;
+    }
+    return this.#sessions.existingAnswer(guruId, normalizeQuestion(request.question ?? ''), session, null);
+  }
+
+  /** The examples for an answer, from its session up to and including it. */
+  #make(guruId: number, turn: QuestionRow): string[] {
+    const turns = this.#sessions.turns(turn.binge_id);
+    const upTo = turns.slice(0, turns.findIndex((earlier) => earlier.id === turn.id) + 1).map(answeredTurn);
+    return suggestFromKnowledge(this.#search.retriever, guruId, answeredTurn(turn), upTo);
+  }
+}
+
+const answeredTurn = (row: QuestionRow): AnsweredTurn => ({
+  question: row.question,
+  content: row.content,
+  references: JSON.parse(row.references_json) as Reference[],
+});

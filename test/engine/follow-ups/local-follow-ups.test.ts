@@ -1,0 +1,68 @@
+/**
+ * What only the embedded engine shows of follow-up examples: where they are
+ * kept, that they go with their session, and the spec's 500 when making them
+ * fails (here: a stored answer whose references cannot be read).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalEngine } from '../../../src/engine/local-engine.js';
+import { createLogger } from '../../../src/log.js';
+import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
+
+describe('LocalFollowUps', () => {
+  let dir: string;
+  let engine: LocalEngine;
+  const logLines: string[] = [];
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-follow-ups-'));
+    logLines.length = 0;
+    engine = LocalEngine.open({ dataDir: dir, logger: createLogger('error', (line) => logLines.push(line)) });
+    await engine.createGuru({ slug: 'frob' });
+    await engine.createDataSources('frob', {
+      text_sources: [
+        { name: 'Install guide', content: INSTALL_GUIDE },
+        { name: 'Configuration', content: CONFIG_GUIDE },
+      ],
+    });
+    await engine.whenIdle();
+  });
+
+  afterEach(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const withDatabase = <T>(use: (db: Database.Database) => T): T => {
+    const db = new Database(join(dir, 'guru.sqlite'));
+    try {
+      return use(db);
+    } finally {
+      db.close();
+    }
+  };
+
+  it('keeps the examples with the answer, and forgets them with its session', async () => {
+    const answer = await engine.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
+    const made = await engine.followUpExamples('frob', { question_slug: answer.slug });
+    const stored = withDatabase((db) => db.prepare('SELECT examples_json FROM follow_up_examples').all());
+    expect(stored).toEqual([{ examples_json: JSON.stringify(made.follow_up_examples) }]);
+    await engine.deleteSession('frob', answer.session_id);
+    expect(withDatabase((db) => db.prepare('SELECT count(*) AS n FROM follow_up_examples').get())).toEqual({ n: 0 });
+  });
+
+  it('answers 500 "An error occurred while generating follow-up examples" when making them fails, and logs why', async () => {
+    const answer = await engine.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
+    withDatabase((db) => db.prepare("UPDATE questions SET references_json = '{broken' WHERE slug = ?").run(answer.slug));
+    await expect(engine.followUpExamples('frob', { question_slug: answer.slug })).rejects.toMatchObject({
+      status: 500,
+      field: 'error',
+      message: 'An error occurred while generating follow-up examples',
+    });
+    expect(logLines.join('\n')).toContain('follow-up examples failed');
+    expect(withDatabase((db) => db.prepare('SELECT count(*) AS n FROM follow_up_examples').get())).toEqual({ n: 0 });
+  });
+});
