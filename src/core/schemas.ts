@@ -519,7 +519,7 @@ export type UpsertProfilesResponse = z.infer<typeof UpsertProfilesResponse>;
 // Answer progress
 
 /** The query of an answer-progress poll: whose line (the `external_user_id` the answer was asked with). */
-export const AnswerProgressQuery = z.object({ external_user_id: z.string().trim().min(1).max(256) });
+export const AnswerProgressQuery = z.object({ external_user_id: z.string().trim().min(1).max(MAX_ID_CHARS) });
 export type AnswerProgressQuery = z.infer<typeof AnswerProgressQuery>;
 
 export const AnswerProgress = z.looseObject({

@@ -11,7 +11,7 @@ import { parseQuery } from '../search/query.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { questionAbout } from './phrasing.js';
 
-export const MAX_FOLLOW_UPS = 3;
+const MAX_FOLLOW_UPS = 3;
 /** Passages of the cited sources taken as what the answer drew on. */
 const CITED_PASSAGES = 6;
 /** How far from a cited passage a neighbouring section may lie, in chunks. */
