@@ -1,4 +1,5 @@
 /** Every command of `guru-mcp`, with its arguments and options. */
+import { END_USER_COMMANDS } from './end-user-commands.js';
 import type { CommandSpec, OptionSpecs } from './spec.js';
 
 /** Options every command takes. They map onto the settings of src/config.ts. */
@@ -321,6 +322,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     audience: 'people',
     load: () => import('./commands/sessions.js'),
   },
+  ...END_USER_COMMANDS,
 ];
 
 export const DEFAULT_COMMAND = 'stdio';

@@ -16,6 +16,9 @@ import type {
   CreatedGuru,
   CreateGuruRequest,
   DeletedSession,
+  EndUserData,
+  EndUserDataQuery,
+  ErasedEndUserData,
   Guru,
   ImportUrlRequest,
   Integration,
@@ -32,11 +35,14 @@ import type {
   SessionList,
   StartCrawlRequest,
   UploadedDocument,
+  UpsertProfilesRequest,
+  UpsertProfilesResponse,
 } from '../core/schemas.js';
 import { silentLogger } from '../log.js';
 import { LocalAnswering } from './answer/local-answering.js';
 import type { EngineContext, EngineSettings } from './context.js';
 import { LocalCrawling } from './crawl/local-crawling.js';
+import { LocalEndUsers } from './end-users/local-end-users.js';
 import { LocalGurus } from './gurus/local-gurus.js';
 import { LocalDataSources } from './ingest/local-data-sources.js';
 import { LocalIntegrations } from './ingest/local-integrations.js';
@@ -57,6 +63,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #answering: LocalAnswering;
   readonly #crawling: LocalCrawling;
   readonly #videoLists: LocalVideoLists;
+  readonly #endUsers: LocalEndUsers;
   /** Aborted on close: background work started by open() stops. */
   readonly #closing = new AbortController();
 
@@ -71,6 +78,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
+    this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search);
   }
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */
@@ -98,6 +106,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     await this.#crawling.close();
     await this.#dataSources.close();
     await this.#search.close();
+    await this.#endUsers.close();
     this.#context.db.close();
   }
 
@@ -148,6 +157,17 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   importPlaylist(request: ImportUrlRequest): Promise<PlaylistImport> {
     return this.#videoLists.importPlaylist(request);
+  }
+
+  // EndUsers
+  getEndUserData(guru: string, externalUserId: string, query: EndUserDataQuery): Promise<EndUserData> {
+    return this.#endUsers.getEndUserData(guru, externalUserId, query);
+  }
+  eraseEndUserData(guru: string, externalUserId: string): Promise<ErasedEndUserData> {
+    return this.#endUsers.eraseEndUserData(guru, externalUserId);
+  }
+  upsertProfiles(guru: string, request: UpsertProfilesRequest): Promise<UpsertProfilesResponse> {
+    return this.#endUsers.upsertProfiles(guru, request);
   }
 
   // GuruAdmin

@@ -14,6 +14,7 @@ import { registerSubscriptions } from './subscriptions.js';
 import { registerAskTool } from './tools/ask.js';
 import { registerCrawlTools } from './tools/crawls.js';
 import type { ToolContext } from './tools/context.js';
+import { registerEndUserTools } from './tools/end-users.js';
 import { registerGuruTools } from './tools/gurus.js';
 import { registerSearchTool } from './tools/search.js';
 import { registerSessionTools } from './tools/sessions.js';
@@ -75,6 +76,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerSessionTools(server, context);
   registerCrawlTools(server, context);
   registerVideoListTools(server, context);
+  registerEndUserTools(server, context);
   registerResources(server, context);
   const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
   whenClosed(server, () => subscriptions.close());

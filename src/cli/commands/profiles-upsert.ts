@@ -1,0 +1,63 @@
+/** `guru-mcp profiles upsert <slug> FILE|- [--json]` */
+import { readFile } from 'node:fs/promises';
+import { isGuruError } from '../../core/errors.js';
+import { UserResult, type UpsertProfilesRequest } from '../../core/schemas.js';
+import { withBackend } from '../backend.js';
+import { CommandFailure } from '../failures.js';
+import { columns, writeJson, writeLines } from '../output.js';
+import type { CommandContext, Terminal } from '../spec.js';
+import { flag } from '../values.js';
+
+async function readInput(file: string, terminal: Terminal): Promise<string> {
+  if (file === '-') {
+    if (terminal.stdin.isTTY) terminal.stderr.write('Reading the profiles (JSON) from stdin; end with Ctrl-D.\n');
+    const chunks: Buffer[] = [];
+    for await (const chunk of terminal.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    throw new CommandFailure(`cannot read ${file}: ${reason}`);
+  }
+}
+
+/** `{"users": [...]}`, or the bare array of users. */
+function requestOf(text: string, file: string): UpsertProfilesRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new CommandFailure(`${file === '-' ? 'stdin' : file} is not JSON`, 'Write {"users": [{"external_user_id": "...", "memory": {...}}]}.');
+  }
+  return (Array.isArray(value) ? { users: value } : value) as UpsertProfilesRequest;
+}
+
+function renderResults(results: readonly UserResult[]): string[] {
+  return columns([
+    ['#', 'EXTERNAL_USER_ID', 'RESULT'],
+    ...results.map((result) => [String(result.user_index), result.external_user_id || '-', result.success ? 'saved' : `failed: ${result.errors.join('; ')}`]),
+  ]);
+}
+
+export async function run(context: CommandContext): Promise<number> {
+  const [slug, file] = context.args as [string, string];
+  const { stdout } = context.terminal;
+  const request = requestOf(await readInput(file, context.terminal), file);
+  const json = flag(context.values, 'json');
+  try {
+    const saved = await withBackend(context, ({ assistant }) => assistant.upsertProfiles(slug, request));
+    if (json) writeJson(stdout, saved);
+    else writeLines(stdout, ...renderResults(saved.users_results), `Saved ${saved.processed_users} of ${saved.total_users} profile(s).`);
+    return 0;
+  } catch (error) {
+    if (!isGuruError(error)) throw error;
+    const results = UserResult.array().safeParse(error.body?.users_results);
+    if (!results.success) throw error;
+    if (json) writeJson(stdout, error.toBody());
+    else writeLines(stdout, ...renderResults(results.data), `${error.message}: the others were saved.`);
+    return 1;
+  }
+}
