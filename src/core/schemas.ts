@@ -506,8 +506,8 @@ export const UpsertProfilesRequest = z.object({
   users: z
     .array(
       z.object({
-        external_user_id: z.unknown(),
-        memory: z.unknown(),
+        external_user_id: z.unknown().optional(),
+        memory: z.unknown().optional(),
       }),
     )
     .min(1)

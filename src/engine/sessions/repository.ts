@@ -190,7 +190,7 @@ export class SessionRepository {
     return this.#db
       .prepare<[number, string, number, number], BingeRow>(
         `SELECT * FROM binges WHERE guru_id = ? AND external_user_id = ? AND deleted_at IS NULL
-         ORDER BY date_created, id LIMIT ? OFFSET ?`,
+         ORDER BY date_created, rowid LIMIT ? OFFSET ?`,
       )
       .all(guruId, externalUserId, limit, offset);
   }

@@ -63,8 +63,8 @@ describe('LocalEndUsers', () => {
   }
 
   async function holdDataOf(externalUserId: string) {
-    const answered = await engine.ask('frob', { question: 'How do I install frobnicator with npm?', external_user_id: externalUserId });
-    await engine.ask('frob', { question: 'What about the zanzibarquux?', session_id: answered.session_id, external_user_id: externalUserId });
+    const answered = await engine.ask('frob', { fetch_existing: false, question: 'How do I install frobnicator with npm?', external_user_id: externalUserId });
+    await engine.ask('frob', { fetch_existing: false, question: 'What about the zanzibarquux?', session_id: answered.session_id, external_user_id: externalUserId });
     await engine.semanticSearch('frob', { question: 'zanzibarquux installer', labels: ['Text'], external_user_id: externalUserId });
     await engine.upsertProfiles('frob', { users: [{ external_user_id: externalUserId, memory: { plan: 'Quetzalcoatl-plan' } }] });
     await remember('frob', externalUserId, ['runs PostgreSQL 15 on Hurdlebox']);
@@ -127,7 +127,7 @@ describe('LocalEndUsers', () => {
   });
 
   it('clears the end user from the tombstones of sessions deleted before the erase', async () => {
-    const answered = await engine.ask('frob', { question: 'How do I install frobnicator?', external_user_id: USER });
+    const answered = await engine.ask('frob', { fetch_existing: false, question: 'How do I install frobnicator?', external_user_id: USER });
     await engine.deleteSession('frob', answered.session_id);
     expect(fileBytes()).toContain(USER);
     const erased = await engine.eraseEndUserData('frob', USER);
