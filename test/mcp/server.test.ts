@@ -24,6 +24,8 @@ const ALL_TOOLS = [
   'crawl_status',
   'create_guru',
   'delete_session',
+  'erase_enduser_data',
+  'get_enduser_data',
   'get_session',
   'import_channel',
   'import_playlist',
@@ -34,6 +36,7 @@ const ALL_TOOLS = [
   'semantic_search',
   'start_crawl',
   'stop_crawl',
+  'upsert_profiles',
 ];
 
 /** Tools that reach outside the server: fetching URL sources, crawling, the video platform's API. */
