@@ -139,4 +139,136 @@ export function endUsersContract(open: OpenHarness): void {
       });
     });
   });
+
+  describe('profiles', () => {
+    it('creates one profile per user, idempotently: a retry changes nothing but updated_at, and keeps created_at', async () => {
+      const request = { users: [{ external_user_id: USER, memory: { plan: 'pro', stack: ['PostgreSQL 15'] } }, { external_user_id: 'second', memory: {} }] };
+      const saved = await assistant.upsertProfiles('frob', request);
+      expect(saved).toEqual({
+        status: 'success',
+        total_users: 2,
+        processed_users: 2,
+        users_results: [
+          { user_index: 0, external_user_id: USER, success: true, errors: [] },
+          { user_index: 1, external_user_id: 'second', success: true, errors: [] },
+        ],
+      });
+      const [before] = (await assistant.getEndUserData('frob', USER, FIRST)).data.profile;
+      harness.setClock(new Date('2026-11-21T08:00:00Z'));
+      expect(await assistant.upsertProfiles('frob', request)).toEqual(saved);
+      const profile = (await assistant.getEndUserData('frob', USER, FIRST)).data.profile;
+      expect(profile).toEqual([{ profile_data: { plan: 'pro', stack: ['PostgreSQL 15'] }, created_at: before?.created_at, updated_at: '2026-11-21T08:00:00.000Z' }]);
+    });
+
+    it('replaces the profile with the memory sent last', async () => {
+      await assistant.upsertProfiles('frob', { users: [{ external_user_id: USER, memory: { plan: 'free', seats: 1 } }] });
+      await assistant.upsertProfiles('frob', { users: [{ external_user_id: USER, memory: { plan: 'pro' } }, { external_user_id: USER, memory: { plan: 'team' } }] });
+      const profile = (await assistant.getEndUserData('frob', USER, FIRST)).data.profile;
+      expect(profile.map((p) => p.profile_data)).toEqual([{ plan: 'team' }]);
+    });
+
+    it('fails the users that are wrong with 400, details and users_results in order, and saves the others', async () => {
+      const request = {
+        users: [
+          { external_user_id: 'good', memory: { a: 1 } },
+          { external_user_id: 'no-memory' },
+          { memory: { b: 2 } },
+          { external_user_id: 'listed', memory: ['not', 'an', 'object'] },
+          { external_user_id: 'huge', memory: { blob: 'x'.repeat(16 * 1024) } },
+        ],
+      };
+      await expect(assistant.upsertProfiles('frob', request)).rejects.toMatchObject({
+        status: 400,
+        field: 'error',
+        message: 'Failed to process some users',
+        body: {
+          details: [
+            'User 1: memory is required',
+            'User 2: external_user_id is required',
+            'User 3: memory must be a JSON object',
+            'User 4: memory must be at most 16 KiB as JSON',
+          ],
+          users_results: [
+            { user_index: 0, external_user_id: 'good', success: true, errors: [] },
+            { user_index: 1, external_user_id: 'no-memory', success: false, errors: ['memory is required'] },
+            { user_index: 2, external_user_id: '', success: false, errors: ['external_user_id is required'] },
+            { user_index: 3, external_user_id: 'listed', success: false, errors: ['memory must be a JSON object'] },
+            { user_index: 4, external_user_id: 'huge', success: false, errors: ['memory must be at most 16 KiB as JSON'] },
+          ],
+        },
+      });
+      expect((await assistant.getEndUserData('frob', 'good', FIRST)).data.profile).toHaveLength(1);
+      expect((await assistant.getEndUserData('frob', 'no-memory', FIRST)).data.profile).toEqual([]);
+    });
+
+    it('refuses an empty list and more than 1000 users as a whole', async () => {
+      await expect(assistant.upsertProfiles('frob', { users: [] })).rejects.toMatchObject({
+        status: 400,
+        message: 'Invalid request parameters: users must have at least 1 item',
+      });
+      const users = Array.from({ length: 1001 }, (_, i) => ({ external_user_id: `u${i}`, memory: {} }));
+      await expect(assistant.upsertProfiles('frob', { users })).rejects.toMatchObject({
+        status: 400,
+        message: 'Invalid request parameters: users must have at most 1000 items',
+      });
+      expect((await assistant.getEndUserData('frob', 'u0', FIRST)).data.profile).toEqual([]);
+    });
+  });
+
+  describe('erasing', () => {
+    it('erases questions, sessions, searches and the profile, answering the counts; a second erase finds nothing', async () => {
+      const { first } = await history('frob', USER);
+      await assistant.upsertProfiles('frob', { users: [{ external_user_id: USER, memory: { plan: 'pro' } }] });
+      expect(await assistant.eraseEndUserData('frob', USER)).toEqual({
+        external_user_id: USER,
+        deleted: { questions: 2, rejected_questions: 1, conversations: 2, searches: 2, profile: 1, memories: 0 },
+      });
+      const after = await assistant.getEndUserData('frob', USER, FIRST);
+      expect(after.data).toMatchObject({ questions: [], rejected_questions: [], conversations: [], searches: [], profile: [], memories: [] });
+      await expect(assistant.getSession('frob', first.session_id)).rejects.toMatchObject({ message: 'Binge not found' });
+      const sessions = await assistant.listSessions('frob', { page_num: 1, search_query: '' });
+      expect([...sessions.today, ...sessions.last_week, ...sessions.older]).toEqual([]);
+      expect(harness.storedRows('questions')).toBe(0);
+      expect(harness.storedRows('searches')).toBe(0);
+      expect((await assistant.eraseEndUserData('frob', USER)).deleted).toEqual({
+        questions: 0,
+        rejected_questions: 0,
+        conversations: 0,
+        searches: 0,
+        profile: 0,
+        memories: 0,
+      });
+    });
+
+    it("keeps other end users' data", async () => {
+      await history('frob', USER);
+      await history('frob', 'someone-else');
+      await assistant.eraseEndUserData('frob', USER);
+      const kept = await assistant.getEndUserData('frob', 'someone-else', FIRST);
+      expect(kept.data.questions).toHaveLength(2);
+      expect(kept.data.searches).toHaveLength(2);
+    });
+  });
+
+  describe('isolation', () => {
+    it('never mixes the same external_user_id in two gurus, on any operation', async () => {
+      await history('frob', USER);
+      await assistant.semanticSearch('quux', { question: 'only in quux', external_user_id: USER });
+      await assistant.upsertProfiles('frob', { users: [{ external_user_id: USER, memory: { guru: 'frob' } }] });
+      await assistant.upsertProfiles('quux', { users: [{ external_user_id: USER, memory: { guru: 'quux' } }] });
+
+      const frob = await assistant.getEndUserData('frob', USER, FIRST);
+      const quux = await assistant.getEndUserData('quux', USER, FIRST);
+      expect(frob.data.questions).toHaveLength(2);
+      expect(quux.data).toMatchObject({ questions: [], rejected_questions: [], conversations: [] });
+      expect(quux.data.searches.map((s) => s.query)).toEqual(['only in quux']);
+      expect(frob.data.searches.map((s) => s.query)).toEqual(['installer', 'wibble']);
+      expect(frob.data.profile.map((p) => p.profile_data)).toEqual([{ guru: 'frob' }]);
+      expect(quux.data.profile.map((p) => p.profile_data)).toEqual([{ guru: 'quux' }]);
+
+      expect((await assistant.eraseEndUserData('quux', USER)).deleted).toMatchObject({ questions: 0, conversations: 0, searches: 1, profile: 1 });
+      const frobAfter = await assistant.getEndUserData('frob', USER, FIRST);
+      expect(frobAfter.data).toEqual(frob.data);
+    });
+  });
 }

@@ -134,4 +134,13 @@ describe('LocalEndUsers', () => {
     expect(erased.deleted).toMatchObject({ questions: 0, conversations: 0 });
     expect(fileBytes()).not.toContain(USER);
   });
+
+  it("keeps one guru's memories of an end user from another's, on reading and erasing", async () => {
+    await engine.createGuru({ slug: 'quux' });
+    await remember('frob', USER, ['uses the frob CLI']);
+    await remember('quux', USER, ['uses the quux API']);
+    expect((await engine.getEndUserData('quux', USER, { limit: 10, offset: 0 })).data.memories).toEqual([{ memory: 'uses the quux API' }]);
+    expect((await engine.eraseEndUserData('quux', USER)).deleted.memories).toBe(1);
+    expect((await engine.getEndUserData('frob', USER, { limit: 10, offset: 0 })).data.memories).toEqual([{ memory: 'uses the frob CLI' }]);
+  });
 });
