@@ -1,27 +1,15 @@
 /** `guru-mcp profiles upsert <slug> FILE|- [--json]` */
-import { readFile } from 'node:fs/promises';
 import { isGuruError } from '../../core/errors.js';
 import { UserResult, type UpsertProfilesRequest } from '../../core/schemas.js';
 import { withBackend } from '../backend.js';
 import { CommandFailure } from '../failures.js';
+import { readStdin, readTextFile } from '../input.js';
 import { columns, writeJson, writeLines } from '../output.js';
 import type { CommandContext, Terminal } from '../spec.js';
 import { flag } from '../values.js';
 
-async function readInput(file: string, terminal: Terminal): Promise<string> {
-  if (file === '-') {
-    if (terminal.stdin.isTTY) terminal.stderr.write('Reading the profiles (JSON) from stdin; end with Ctrl-D.\n');
-    const chunks: Buffer[] = [];
-    for await (const chunk of terminal.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    return Buffer.concat(chunks).toString('utf8');
-  }
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-    throw new CommandFailure(`cannot read ${file}: ${reason}`);
-  }
+function readInput(file: string, terminal: Terminal): Promise<string> {
+  return file === '-' ? readStdin(terminal, 'Reading the profiles (JSON) from stdin; end with Ctrl-D.') : readTextFile(file);
 }
 
 /** `{"users": [...]}`, or the bare array of users. */
