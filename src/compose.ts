@@ -16,7 +16,12 @@ export interface OpenedBackend extends Backend {
   close(): Promise<void>;
 }
 
-export async function openBackend(config: Config, logger: Logger): Promise<OpenedBackend> {
+export interface BackendOptions {
+  /** Work through the queue of sources to process (local engine; default true). */
+  readonly processing?: boolean;
+}
+
+export async function openBackend(config: Config, logger: Logger, options: BackendOptions = {}): Promise<OpenedBackend> {
   if (config.backend === 'remote') return openRemote(config, logger);
   const { LocalEngine } = await import('./engine/local-engine.js');
   const embeddings = embeddingsOf(config);
@@ -27,6 +32,7 @@ export async function openBackend(config: Config, logger: Logger): Promise<Opene
     dataDir: config.dataDir,
     logger,
     allowPrivateNetwork: config.allowPrivateNetwork,
+    processQueue: options.processing ?? true,
     ...(embeddings === undefined ? {} : { embeddings }),
     ...(llm === undefined ? {} : { llm }),
     ...(config.youtubeUrl === undefined ? {} : { youtubeBaseUrl: config.youtubeUrl }),

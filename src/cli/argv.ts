@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from './failures.js';
 import { COMMANDS, COMMON_OPTIONS, DEFAULT_COMMAND, VERSION_OPTION, findCommand, isGroup } from './registry.js';
-import type { CommandSpec, OptionSpecs, OptionValues } from './spec.js';
+import type { CommandSpec, OptionSpecs, OptionValues, PositionalSpec } from './spec.js';
 
 export type HelpTopic =
   | { readonly kind: 'overview' }
@@ -85,17 +85,24 @@ function parseOptions(command: CommandSpec | undefined, argv: readonly string[],
   }
 }
 
-function checkPositionals(command: CommandSpec, positionals: readonly string[]): void {
-  const required = command.positionals.filter((positional) => positional.required);
-  if (positionals.length < required.length) {
-    const missing = required.slice(positionals.length).map((positional) => `<${positional.name}>`);
-    throw new UsageError(`missing ${missing.join(' ')}`, command.name);
+/** Throws the usage error of too few or too many positional arguments for `positionals`. */
+export function checkPositionals(positionals: readonly PositionalSpec[], args: readonly string[], command: string): void {
+  const required = positionals.filter((positional) => positional.required);
+  if (args.length < required.length) {
+    const missing = required.slice(args.length).map((positional) => `<${positional.name}>`);
+    throw new UsageError(`missing ${missing.join(' ')}`, command);
   }
-  const variadic = command.positionals.some((positional) => positional.variadic);
-  if (!variadic && positionals.length > command.positionals.length) {
-    const extra = positionals[command.positionals.length];
-    throw new UsageError(`unexpected argument "${extra}"`, command.name);
+  const variadic = positionals.some((positional) => positional.variadic);
+  if (!variadic && args.length > positionals.length) {
+    const extra = args[positionals.length];
+    throw new UsageError(`unexpected argument "${extra}"`, command);
   }
+}
+
+/** The count check before the backend is open: a guru slug may be left out (guru-argument.ts checks again once that is known). */
+function checkCommandPositionals(command: CommandSpec, args: readonly string[]): void {
+  const positionals = command.positionals.map((positional) => (positional.guru ? { ...positional, required: false } : positional));
+  checkPositionals(positionals, args, command.name);
 }
 
 function helpTopicOf(words: readonly string[]): HelpTopic {
@@ -115,7 +122,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     const { values, positionals } = parseOptions(command, first.rest, VERSION_OPTION);
     if (values.version) return { kind: 'version' };
     if (values.help) return { kind: 'help', topic: { kind: 'overview' } };
-    checkPositionals(command, positionals);
+    checkCommandPositionals(command, positionals);
     return { kind: 'run', command, args: positionals, values };
   }
 
@@ -141,6 +148,6 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
 
   const { values, positionals } = parseOptions(command, rest);
   if (values.help) return { kind: 'help', topic: { kind: 'command', command } };
-  checkPositionals(command, positionals);
+  checkCommandPositionals(command, positionals);
   return { kind: 'run', command, args: positionals, values };
 }

@@ -12,12 +12,12 @@ export function crawlIdOf(argument: string, command: string): number {
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
-/** The status line, the error if any, then (unless `withUrls` is false) every URL found. */
-export function renderCrawl(crawl: Crawl, slug: string, options: { readonly withUrls?: boolean } = {}): string[] {
+/** The status line, the error if any (unless `withError` is false), then (unless `withUrls` is false) every URL found. */
+export function renderCrawl(crawl: Crawl, slug: string, options: { readonly withUrls?: boolean; readonly withError?: boolean } = {}): string[] {
   const queries = crawl.ignore_query_params ? 'query strings ignored' : 'query strings kept';
   const found = crawl.status === 'RUNNING' ? 'discovered so far' : 'discovered';
   const lines = [`Crawl ${crawl.id} ${crawl.status}: ${plural(crawl.discovered_urls.length, 'URL')} ${found} under ${crawl.url} (${queries})`];
-  if (crawl.error_message) lines.push(`Error: ${crawl.error_message}`);
+  if (crawl.error_message && options.withError !== false) lines.push(`Error: ${crawl.error_message}`);
   if (crawl.status === 'RUNNING') {
     const args = `${shellQuote(slug)} ${crawl.id}`;
     lines.push(`Follow it: guru-mcp crawl-status ${args}    Stop it: guru-mcp crawl-stop ${args}`);

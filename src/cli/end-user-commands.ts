@@ -9,7 +9,7 @@ export const END_USER_COMMANDS: readonly CommandSpec[] = [
       'Questions with their answers and where they were asked, the questions the guru declined and why, conversations, searches, the profile and memories. Every page is read, so the whole record is shown.',
     ],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'external_user_id', required: true },
     ],
     options: { json: { type: 'boolean', description: 'print the data bundle as one JSON object (every page merged)' } },
@@ -25,7 +25,7 @@ export const END_USER_COMMANDS: readonly CommandSpec[] = [
       'Asks for confirmation on a terminal; elsewhere (scripts, pipes) --yes is required.',
     ],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'external_user_id', required: true },
     ],
     options: {
@@ -44,7 +44,7 @@ export const END_USER_COMMANDS: readonly CommandSpec[] = [
       'One profile per user and guru: sending the same file again changes nothing more. Prints one row per user; exits with 1 when a user failed (the others are saved).',
     ],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'file', required: true },
     ],
     options: { json: { type: 'boolean', description: 'print the response object' } },

@@ -8,7 +8,7 @@ const PROGRAM = 'guru-mcp';
 function synopsis(command: CommandSpec): string {
   const positionals = command.positionals.map((positional) => {
     const name = `<${positional.name}${positional.variadic ? '...' : ''}>`;
-    return positional.required ? name : `[${name}]`;
+    return positional.required && !positional.guru ? name : `[${name}]`;
   });
   const options = Object.keys(command.options).length > 0 ? ['[options]'] : [];
   return [PROGRAM, command.name, ...positionals, ...options].join(' ');
@@ -23,9 +23,19 @@ function optionLines(options: OptionSpecs): string[] {
   return rows.map(([flag, description]) => `  ${flag.padEnd(width)}  ${description}`);
 }
 
+/** How a left-out slug is understood, for the commands that take one. */
+const IMPLIED_GURU =
+  'The <slug> may be left out when a guru is implied: the default guru (--default-guru, GURU_DEFAULT_GURU), else the only guru there is.';
+const SLUG_OR_WORD = 'The first argument is read as the slug only when a guru of that name exists; otherwise it belongs to the command.';
+
+function guruParagraph(command: CommandSpec): string | undefined {
+  if (command.positionals[0]?.guru !== true) return undefined;
+  return command.positionals.some((positional) => positional.variadic) ? `${IMPLIED_GURU} ${SLUG_OR_WORD}` : IMPLIED_GURU;
+}
+
 function commandHelp(command: CommandSpec): string {
   const lines = [`Usage: ${synopsis(command)}`, '', `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`];
-  for (const paragraph of command.details ?? []) lines.push('', paragraph);
+  for (const paragraph of [...(command.details ?? []), guruParagraph(command)]) if (paragraph !== undefined) lines.push('', paragraph);
   if (Object.keys(command.options).length > 0) lines.push('', 'Options:', ...optionLines(command.options));
   lines.push('', 'Common options:', ...optionLines(COMMON_OPTIONS));
   if (command.examples?.length) lines.push('', 'Examples:', ...command.examples.map((example) => `  ${example}`));
@@ -63,6 +73,7 @@ function overview(): string {
     ...optionLines({ ...COMMON_OPTIONS, ...VERSION_OPTION }),
     '',
     `Run '${PROGRAM} <command> --help' for a command's options.`,
+    `${IMPLIED_GURU} ${SLUG_OR_WORD.replace('The first', "For a question, files or ids, the first")}`,
     'Settings: flags > environment (GURU_*) > config file (--config) > defaults.',
   ].join('\n');
 }

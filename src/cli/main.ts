@@ -8,6 +8,7 @@ import { parseCommandLine } from './argv.js';
 import type { CommandLine } from './argv.js';
 import { CommandFailure, UsageError } from './failures.js';
 import { helpCommandFor, renderHelp } from './help.js';
+import { shareStderr } from './shared-stderr.js';
 import type { CommandContext, Terminal } from './spec.js';
 import type { Config } from '../config.js';
 import { openBackend } from '../compose.js';
@@ -17,7 +18,8 @@ import type { LogLevel } from '../log.js';
 
 type RunCommand = Extract<CommandLine, { kind: 'run' }>;
 
-const terminal: Terminal = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+const stderr = shareStderr(process.stderr);
+const terminal: Terminal = { stdin: process.stdin, stdout: process.stdout, stderr };
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -56,6 +58,7 @@ async function configOf({ command, values }: RunCommand): Promise<Config> {
         defaultGuru: stringValue(values['default-guru']),
         backend: stringValue(values.backend) as Config['backend'] | undefined,
         apiUrl: stringValue(values['api-url']),
+        publicUrl: stringValue(values['public-url']),
         llmUrl: stringValue(values['llm-url']),
         llmModel: stringValue(values['llm-model']),
       },
@@ -77,14 +80,15 @@ async function execute(commandLine: CommandLine): Promise<number> {
   }
   const { values } = commandLine;
   const config = await configOf(commandLine);
-  const logger = createLogger(logLevelOf(commandLine, config));
+  const logger = createLogger(logLevelOf(commandLine, config), (line) => stderr.log(line));
   const context: CommandContext = {
+    command: commandLine.command,
     args: commandLine.args,
     values,
     config,
     logger,
     terminal,
-    openBackend: () => openBackend(config, logger),
+    openBackend: (use) => openBackend(config, logger, { processing: use?.processing ?? false }),
   };
   const module = await commandLine.command.load();
   return module.run(context);

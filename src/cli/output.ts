@@ -1,10 +1,11 @@
 /** Small writers shared by the commands. */
+import type { OutputStream } from './spec.js';
 
-export function writeLines(stream: NodeJS.WritableStream, ...lines: string[]): void {
+export function writeLines(stream: OutputStream, ...lines: string[]): void {
   stream.write(lines.map((line) => `${line}\n`).join(''));
 }
 
-export function writeJson(stream: NodeJS.WritableStream, value: unknown): void {
+export function writeJson(stream: OutputStream, value: unknown): void {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 

@@ -3,12 +3,9 @@
  * place; anywhere else (a pipe, a log file) it writes a plain line whenever the
  * count changes, so logs stay readable.
  */
+import type { OutputStream } from './spec.js';
 
-export interface ProgressStream {
-  write(text: string): unknown;
-  readonly isTTY?: boolean;
-  readonly columns?: number;
-}
+export type ProgressStream = OutputStream;
 
 export interface Progress {
   update(done: number): void;

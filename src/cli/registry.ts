@@ -30,9 +30,11 @@ export const VERSION_OPTION: OptionSpecs = { version: { type: 'boolean', short: 
 
 const JSON_OUTPUT = { type: 'boolean', description: 'print JSON instead of text' } as const;
 const LABEL = { type: 'string', multiple: true, value: 'L' } as const;
+const VERBOSE = { type: 'boolean', description: 'a row for every source; without it, over 20 sources show as counts by status and the failures' } as const;
 
 const VIDEO_IMPORT_OPTIONS: OptionSpecs = {
   add: { type: 'string', value: 'SLUG', description: 'add the videos to this guru and wait until they are processed' },
+  verbose: VERBOSE,
   json: { ...JSON_OUTPUT, description: 'print the import object; with --add {"import","sources","refused"}' },
 };
 
@@ -59,6 +61,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       host: { type: 'string', value: 'HOST', description: 'address to listen on (env GURU_HOST; default 127.0.0.1)' },
       port: { type: 'string', value: 'PORT', description: 'port to listen on, 0 for any free port (env GURU_PORT; default 8787)' },
+      'public-url': {
+        type: 'string',
+        value: 'URL',
+        description: 'URL clients reach the server at, for absolute links in responses (env GURU_PUBLIC_URL; default: relative links)',
+      },
     },
     audience: 'machines',
     examples: ['guru-mcp serve --port 8787'],
@@ -87,7 +94,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'key create',
     summary: "add an API key to a guru and print it (shown once)",
-    positionals: [{ name: 'slug', required: true }],
+    positionals: [{ name: 'slug', required: true, guru: true }],
     options: { json: { ...JSON_OUTPUT, description: 'print {"slug","api_key"}' } },
     audience: 'people',
     load: () => import('./commands/key-create.js'),
@@ -98,11 +105,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     details: [
       'Each FILE becomes one text source named after the file; without any argument the text is read from stdin and --name is required.',
       'Arguments starting with http:// or https:// are URL sources: YouTube URLs become videos (title and transcript), any other URL a web page. With --kind every URL is of that kind; jira, zendesk and confluence need the guru\'s integration (guru-mcp integration set).',
-      'Everything goes in one request. A URL already added answers EXISTS; adding a text with an existing name replaces its content. Exits with 1 when a source fails to process.',
+      'Everything goes in one request. A URL already added is shown as "already added" (in --json, "added": "exists"; with --no-wait its status is EXISTS), and a URL given twice, also as URL#fragment, is one source; adding a text with an existing name replaces its content. Over 20 sources show as counts by status and the failures (every one with --verbose or --json). Exits with 1 when a source fails to process.',
       'PDF, Word and Excel files go through guru-mcp upload.',
     ],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'file|url', required: false, variadic: true },
     ],
     options: {
@@ -110,6 +117,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       name: { type: 'string', value: 'NAME', description: 'source name (stdin, or a single FILE)' },
       label: { ...LABEL, description: 'label for the new sources (repeatable)' },
       'no-wait': { type: 'boolean', description: 'return once the sources are accepted, without waiting' },
+      verbose: VERBOSE,
       json: JSON_OUTPUT,
     },
     audience: 'people',
@@ -130,7 +138,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'Prints one row per file; exits with 1 when a file is refused or fails to process. Local engine only.',
     ],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'file', required: true, variadic: true },
     ],
     options: {
@@ -146,7 +154,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'sources',
     summary: "list a guru's data sources, newest first, with their status and errors",
-    positionals: [{ name: 'slug', required: true }],
+    positionals: [{ name: 'slug', required: true, guru: true }],
     options: {
       page: { type: 'string', value: 'N', description: 'page number (default 1)' },
       'page-size': { type: 'string', value: 'N', description: 'sources per page (default 50, at most 1000)' },
@@ -163,11 +171,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       'Ids are those of guru-mcp sources. An id that is not a source of the guru refuses the whole request. Exits with 1 when a source fails.',
     ],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'id', required: true, variadic: true },
     ],
     options: {
       'no-wait': { type: 'boolean', description: 'return once the request is accepted, without waiting' },
+      verbose: VERBOSE,
       json: JSON_OUTPUT,
     },
     audience: 'people',
@@ -183,13 +192,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       'Ctrl-C stops the crawl (the URLs found so far are kept) and exits with 130. --no-wait returns the running crawl at once; it needs the remote backend, since the embedded engine crawls inside the command.',
     ],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'url', required: true },
     ],
     options: {
       'keep-query': { type: 'boolean', description: 'keep query strings in the URLs found (default: stripped)' },
       add: { type: 'boolean', description: 'add the pages found as web page sources and wait until they are processed' },
       'no-wait': { type: 'boolean', description: 'print the running crawl and return (remote backend only)' },
+      verbose: { ...VERBOSE, description: 'with --add, a row for every source; without it, over 20 show as counts by status and the failures' },
       json: { ...JSON_OUTPUT, description: 'print the crawl object; with --add {"crawl","sources","refused"}' },
     },
     audience: 'people',
@@ -200,7 +210,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'crawl-status',
     summary: 'show a crawl: its status and the URLs found so far',
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'id', required: true },
     ],
     options: { json: { ...JSON_OUTPUT, description: 'print the crawl object' } },
@@ -212,7 +222,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'stop a running crawl, keeping the URLs found so far',
     details: ['A crawl that has already ended is shown as it is.'],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'id', required: true },
     ],
     options: { json: { ...JSON_OUTPUT, description: 'print the crawl object' } },
@@ -248,7 +258,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'Tokens are stored encrypted beside the database and never printed. Setting a kind again replaces it. Local engine only.',
     ],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'kind', required: true },
     ],
     options: {
@@ -266,7 +276,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'integration list',
     summary: "list a guru's integrations (never their tokens)",
-    positionals: [{ name: 'slug', required: true }],
+    positionals: [{ name: 'slug', required: true, guru: true }],
     options: { json: JSON_OUTPUT },
     audience: 'people',
     load: () => import('./commands/integration-list.js'),
@@ -276,7 +286,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "remove a guru's Jira, Zendesk or Confluence credentials",
     details: ['Sources already added stay; reading them again (reindex) needs the integration.'],
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'kind', required: true },
     ],
     options: {},
@@ -287,7 +297,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'search',
     summary: 'find the sources related to a question',
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'question', required: true, variadic: true },
     ],
     options: { label: { ...LABEL, description: 'only sources with this label (repeatable; any matches)' }, json: JSON_OUTPUT },
@@ -299,7 +309,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'ask',
     summary: 'ask a guru; the answer streams to stdout, then its trust score, references and session id',
     positionals: [
-      { name: 'slug', required: true },
+      { name: 'slug', required: true, guru: true },
       { name: 'question', required: true, variadic: true },
     ],
     options: {
@@ -313,14 +323,39 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'sessions',
     summary: "list a guru's conversation sessions, newest first",
-    positionals: [{ name: 'slug', required: true }],
+    positionals: [{ name: 'slug', required: true, guru: true }],
     options: {
       page: { type: 'string', value: 'N', description: 'page number (default 1)' },
       search: { type: 'string', value: 'TEXT', description: 'only sessions whose questions match TEXT' },
       json: JSON_OUTPUT,
     },
     audience: 'people',
+    examples: ['guru-mcp sessions docs --search refund'],
     load: () => import('./commands/sessions.js'),
+  },
+  {
+    name: 'session',
+    summary: 'show a conversation session: every question and answer, with trust scores and references',
+    details: ['Session ids are those of guru-mcp sessions, and the "Session:" line after an answer. On a terminal the answers are rendered; elsewhere they stay Markdown.'],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'id', required: true },
+    ],
+    options: { json: { ...JSON_OUTPUT, description: 'print the session object {"binge_id","root_question_slug","date_created","last_used","conversation"}' } },
+    audience: 'people',
+    examples: ['guru-mcp session docs 0e5881a0-543c-471b-be2a-59fe89d3746e'],
+    load: () => import('./commands/session.js'),
+  },
+  {
+    name: 'session-delete',
+    summary: 'delete a conversation session',
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'id', required: true },
+    ],
+    options: { json: { ...JSON_OUTPUT, description: 'print {"msg","session_id"}' } },
+    audience: 'people',
+    load: () => import('./commands/session-delete.js'),
   },
   ...END_USER_COMMANDS,
 ];

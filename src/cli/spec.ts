@@ -23,26 +23,48 @@ export interface PositionalSpec {
   readonly required: boolean;
   /** Takes every remaining argument; only the last positional may. */
   readonly variadic?: boolean;
+  /**
+   * The guru the command works on (only the first positional). It may be left
+   * out when a guru is implied: the default guru, else the only one (guru-argument.ts).
+   */
+  readonly guru?: true;
 }
 
 /** The parsed values of a command's options, by option name. */
 export type OptionValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
 
+/** An output stream as commands use it: text in, and whether a person watches it. */
+export interface OutputStream {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
 /** Where a command writes; the process streams, named so commands never reach for globals. */
 export interface Terminal {
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+}
+
+/** What a command opens the backend for. */
+export interface BackendUse {
+  /**
+   * Work through the queue of sources to process (local engine). Only commands
+   * that wait for processing say so; the others neither start nor take over work.
+   */
+  readonly processing: boolean;
 }
 
 export interface CommandContext {
-  /** Positional arguments, checked against the command's positionals. */
+  readonly command: CommandSpec;
+  /** Positional arguments, checked against the command's positionals (a guru slug may be missing: see guru-argument.ts). */
   readonly args: readonly string[];
   readonly values: OptionValues;
   readonly config: Config;
   readonly logger: Logger;
   readonly terminal: Terminal;
-  openBackend(): Promise<OpenedBackend>;
+  openBackend(use?: BackendUse): Promise<OpenedBackend>;
 }
 
 export interface CommandModule {

@@ -2,12 +2,14 @@
  * Adding a list of URLs found by the service (a crawl's pages, a channel's
  * videos) as sources, as `crawl --add` and `import --add` do: submitted in
  * batches up to the guru's limit, then followed through processing with the
- * progress bar, one row per source.
+ * progress bar, one row per source (summarised when there are many).
  */
 import type { DataSources } from '../core/assistant.js';
 import { submitUrls, type UrlField, type UrlRefusal } from '../core/submit-urls.js';
-import { exitCodeOf, rowOf, waitWithProgress, writeSourceRows, type SourceRow } from './processing.js';
+import { writeLines } from './output.js';
+import { distinctSources, exitCodeOf, followCreated, renderSourceRows, type SourceRow } from './processing.js';
 import type { CommandContext } from './spec.js';
+import { flag } from './values.js';
 
 export interface AddedUrls {
   readonly rows: SourceRow[];
@@ -17,9 +19,7 @@ export interface AddedUrls {
 
 export async function addUrls(context: CommandContext, sources: DataSources, slug: string, field: UrlField, urls: readonly string[]): Promise<AddedUrls> {
   const { results, refusal } = await submitUrls(sources, slug, field, urls);
-  const outcomes = results.length === 0 ? [] : await waitWithProgress(context, sources, slug, results.map((item) => item.id));
-  const rows = results.map((item, index) => rowOf(item.id, item.type, item.title ?? item.url ?? '', outcomes[index]?.source, item.url));
-  return { rows, refusal };
+  return { rows: await followCreated(context, sources, slug, distinctSources(results)), refusal };
 }
 
 /** The JSON form of a refusal: every URL not added, the service's message and its hint. */
@@ -34,7 +34,7 @@ export function refusalJson(refusal: UrlRefusal | undefined): Record<string, unk
  * a source failed.
  */
 export function reportAdded(context: CommandContext, added: AddedUrls, noun: string, json: boolean): number {
-  if (!json && added.rows.length > 0) writeSourceRows(context, added.rows);
+  if (!json && added.rows.length > 0) writeLines(context.terminal.stdout, ...renderSourceRows(added.rows, flag(context.values, 'verbose')));
   const { stderr } = context.terminal;
   const failedCode = exitCodeOf(context, added.rows);
   if (added.refusal === undefined) return failedCode;

@@ -42,5 +42,5 @@ export async function runImport<List extends VideoList>(context: CommandContext,
     const added = await addUrls(context, assistant, slug, 'youtube_urls', list.videos);
     if (json) writeJson(stdout, { import: list, sources: added.rows, refused: refusalJson(added.refusal) });
     return reportAdded(context, added, 'videos', json);
-  });
+  }, { processing: slug !== undefined });
 }

@@ -51,7 +51,10 @@ import { LocalSessions } from './sessions/local-sessions.js';
 import { openDatabase } from './store/database.js';
 import { LocalVideoLists } from './youtube/local-video-lists.js';
 
-export type LocalEngineOptions = EngineSettings;
+export type LocalEngineOptions = EngineSettings & {
+  /** Work through the queue of sources to process (default true); false for short reads, which neither start nor take over work. */
+  readonly processQueue?: boolean;
+};
 
 export class LocalEngine implements Assistant, GuruAdmin {
   readonly #context: EngineContext;
@@ -89,7 +92,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
       clock: settings.clock ?? (() => new Date()),
       settings,
     });
-    engine.#dataSources.resume();
+    if (settings.processQueue === false) engine.#dataSources.leaveQueue();
+    else engine.#dataSources.resume();
     engine.#crawling.recover();
     void engine.#search.prepareEmbeddings((sourceIds) => engine.#dataSources.queueEmbedding(sourceIds), engine.#closing.signal);
     return engine;

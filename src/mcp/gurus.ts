@@ -32,7 +32,9 @@ export class GuruSelector {
     const slugs = (await admin.listGurus()).map((guru) => guru.slug);
     if (slugs.length === 1) return slugs[0] as string;
     if (slugs.length === 0) {
-      throw Errors.noGuruSelected('No guru exists yet. Create one with create_guru (or `guru-mcp guru create <slug>`), then add knowledge with add_sources.');
+      throw Errors.noGuruSelected(
+        'No guru exists yet. Create one: call create_guru with {"slug": "docs"} (any slug of lowercase letters, digits and hyphens; from a shell: `guru-mcp guru create docs`). Then add knowledge with add_sources and ask again; with one guru, guru_slug can be left out.',
+      );
     }
     throw Errors.noGuruSelected(`Several gurus exist; pass guru_slug as one of: ${slugs.join(', ')}.`);
   }

@@ -5,11 +5,11 @@
  * it and a multi-instance deployment can swap the store for Redis here alone.
  * End users' profiles and memories are durable records in `<dataDir>/endusers.sqlite`.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import KeyvSqlite, { type SqliteDriver } from '@keyv/sqlite';
 import Database from 'better-sqlite3';
 import Keyv from 'keyv';
+import { ensureDataDir, preparePrivateDatabase } from '../data-dir.js';
 import { createLogger, describeError, type Logger } from '../log.js';
 
 /** How long a connection waits for another instance's write lock before failing. */
@@ -24,9 +24,12 @@ const CLEAR_EXPIRED_INTERVAL_MS = 10 * 60_000;
  * otherwise throw, from a timer even.
  */
 export function openStateStore(dataDir: string, namespace: string, logger: Logger = createLogger('warn')): Keyv {
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
+  const path = join(dataDir, 'state.sqlite');
+  // The store opens the file itself; created (or narrowed) first, it and its -wal and -shm stay private.
+  preparePrivateDatabase(path);
   const store = new KeyvSqlite({
-    uri: `sqlite://${join(dataDir, 'state.sqlite')}`,
+    uri: `sqlite://${path}`,
     // Pinned: auto-detection would pick the experimental node:sqlite on newer Node.
     driver: 'better-sqlite3',
     wal: true,
@@ -67,7 +70,9 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
   // One connection for every namespace: better-sqlite3 is synchronous, so sharing it is safe.
   const connect = (): Database.Database => {
     if (connection) return connection;
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    ensureDataDir(dataDir);
+    // Created (or narrowed) before SQLite opens it: it and its -wal and -shm stay private.
+    preparePrivateDatabase(filename);
     const db = new Database(filename);
     try {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/commands/ask.js';
+import { findCommand } from '../../src/cli/registry.js';
 import type { CommandContext, Terminal } from '../../src/cli/spec.js';
 import { openBackend } from '../../src/compose.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -16,7 +18,7 @@ interface Captured {
   readonly stderr: () => string;
 }
 
-function capture(stderrIsTTY: boolean): Captured {
+function capture(stderrIsTTY: boolean, stdoutIsTTY = false): Captured {
   const sink = () => {
     let text = '';
     const stream = new Writable({
@@ -30,7 +32,11 @@ function capture(stderrIsTTY: boolean): Captured {
   const out = sink();
   const err = sink();
   return {
-    terminal: { stdin: Readable.from([]), stdout: out.stream, stderr: Object.assign(err.stream, { isTTY: stderrIsTTY }) },
+    terminal: {
+      stdin: Readable.from([]),
+      stdout: Object.assign(out.stream, { isTTY: stdoutIsTTY, columns: 72 }),
+      stderr: Object.assign(err.stream, { isTTY: stderrIsTTY }),
+    },
     stdout: out.text,
     stderr: err.text,
   };
@@ -47,7 +53,12 @@ describe('guru-mcp ask, stage lines', () => {
     try {
       await backend.admin!.createGuru({ slug: 'docs' });
       await backend.assistant.createDataSources('docs', {
-        text_sources: [{ name: 'keys.md', content: '# API keys\n\nRotate an API key with `guru-mcp key create docs`, then delete the old one.' }],
+        text_sources: [
+          {
+            name: 'keys.md',
+            content: '# API keys\n\nRotate an API key with `guru-mcp key create docs`, then delete the old one. Keep a dump made with pg\\_restore.',
+          },
+        ],
       });
       await (backend.assistant as unknown as { whenIdle(): Promise<void> }).whenIdle();
     } finally {
@@ -59,6 +70,7 @@ describe('guru-mcp ask, stage lines', () => {
 
   const ask = async (captured: Captured, values: CommandContext['values'] = {}) => {
     const context: CommandContext = {
+      command: findCommand('ask')!,
       args: ['docs', 'How', 'do', 'I', 'rotate', 'an', 'API', 'key?'],
       values,
       config,
@@ -90,5 +102,29 @@ describe('guru-mcp ask, stage lines', () => {
     await ask(captured, { json: true });
     expect(captured.stderr()).toContain('Writing the answer');
     expect(JSON.parse(captured.stdout())).toMatchObject({ question: expect.any(String), trust_score: expect.any(Number) });
+  });
+
+  it('renders the answer for a terminal: no Markdown marks, escapes undone, the footer as it is', async () => {
+    const captured = capture(false, true);
+    await ask(captured);
+    // Colours depend on where the tests run; the words do not.
+    const answer = stripVTControlCharacters(captured.stdout().split('\nTrust score:')[0]!);
+    expect(answer).toContain('guru-mcp key create docs');
+    expect(answer).toContain('pg_restore');
+    expect(answer).not.toMatch(/\*\*|`|\\_/);
+    expect(captured.stdout()).toMatch(/^Trust score: \d+\/100$/m);
+    expect(captured.stdout()).toMatch(/^Follow up: guru-mcp ask docs --session \S+ <question\.\.\.>$/m);
+  });
+
+  it('keeps the Markdown in a pipe, and in --json on a terminal', async () => {
+    const piped = capture(false, false);
+    await ask(piped);
+    expect(piped.stdout()).toContain('**');
+    expect(piped.stdout()).toContain('`guru-mcp key create docs`');
+    expect(piped.stdout()).toContain('pg\\_restore');
+
+    const json = capture(false, true);
+    await ask(json, { json: true });
+    expect((JSON.parse(json.stdout()) as { content: string }).content).toContain('**');
   });
 });

@@ -24,7 +24,7 @@ describe('help and version', () => {
     for (const args of [['--help'], ['help'], ['-h']]) {
       const result = await runCli(args);
       expect(result.code).toBe(0);
-      for (const command of ['stdio', 'serve', 'guru create <slug>', 'guru list', 'key create <slug>', 'add <slug>', 'search <slug>', 'ask <slug>', 'sessions <slug>']) {
+      for (const command of ['stdio', 'serve', 'guru create <slug>', 'guru list', 'key create [<slug>]', 'add [<slug>]', 'search [<slug>]', 'ask [<slug>]', 'sessions [<slug>]', 'session [<slug>] <id>', 'session-delete [<slug>] <id>']) {
         expect(result.stdout).toContain(`  ${command}`);
       }
       expect(result.stdout).toContain('--data-dir DIR');
@@ -36,7 +36,8 @@ describe('help and version', () => {
   it('every command has its own help', async () => {
     const ask = await runCli(['ask', '--help']);
     expect(ask.code).toBe(0);
-    expect(ask.stdout).toMatch(/^Usage: guru-mcp ask <slug> <question\.\.\.> \[options\]/);
+    expect(ask.stdout).toMatch(/^Usage: guru-mcp ask \[<slug>\] <question\.\.\.> \[options\]/);
+    expect(ask.stdout).toContain('The first argument is read as the slug only when a guru of that name exists');
     expect(ask.stdout).toContain('--session ID');
     expect(ask.stdout).toContain('--data-dir DIR');
 
@@ -59,8 +60,7 @@ describe('a wrong command line exits with 2 and names the fix', () => {
     { args: ['frobnicate'], message: 'unknown command "frobnicate"', help: 'guru-mcp --help' },
     { args: ['guru'], message: '"guru" needs a subcommand', help: 'guru-mcp guru --help' },
     { args: ['guru', 'delete', 'x'], message: 'unknown command "guru delete"', help: 'guru-mcp guru --help' },
-    { args: ['ask'], message: 'missing <slug> <question>', help: 'guru-mcp ask --help' },
-    { args: ['ask', 'docs'], message: 'missing <question>', help: 'guru-mcp ask --help' },
+    { args: ['ask'], message: 'missing <question>', help: 'guru-mcp ask --help' },
     { args: ['guru', 'create'], message: 'missing <slug>', help: 'guru-mcp guru create --help' },
     { args: ['guru', 'list', 'extra'], message: 'unexpected argument "extra"', help: 'guru-mcp guru list --help' },
     { args: ['search', 'docs', 'q', '--frob'], message: 'unknown option --frob', help: 'guru-mcp search --help' },

@@ -120,12 +120,18 @@ describe('guru-mcp crawl', () => {
     expect(new Set(sources.map((row) => row.id))).toEqual(new Set(lines.slice(2).map((line) => Number(line.split(/\s+/)[0]))));
   });
 
-  it('exits with 1 and says how a crawl that failed ended', async () => {
+  it('exits with 1 and says how a crawl that failed ended, its error once', async () => {
     const result = await cli(['crawl', 'docs', site.url('/missing/')]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^Crawl \d+ FAILED: 0 URLs discovered under /);
-    expect(result.stdout).toContain('Error: Could not crawl');
     expect(result.stderr).toMatch(/guru-mcp: crawl \d+ ended FAILED: Could not crawl/);
+    expect(`${result.stdout}${result.stderr}`.match(/Could not crawl/g)).toHaveLength(1);
+
+    // crawl-status, which succeeds, still shows the error with the crawl.
+    const id = /^Crawl (\d+) FAILED/.exec(result.stdout)![1]!;
+    const status = await cli(['crawl-status', 'docs', id]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('Error: Could not crawl');
   });
 
   it('stops the crawl on Ctrl-C and exits with 130, keeping what was found', async () => {

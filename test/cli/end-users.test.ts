@@ -43,6 +43,9 @@ describe('guru-mcp profiles / enduser', () => {
     expect(text.stdout).toMatch(/Profile:\n {2}\{"plan":"pro"\}/);
     const json = await runCli(['enduser', 'show', 'docs', USER, '--json', ...data()]);
     expect(JSON.parse(json.stdout)).toMatchObject({ external_user_id: USER, data: { profile: [{ profile_data: { plan: 'pro' } }] } });
+    // The only guru is implied when no slug is given.
+    const implied = await runCli(['enduser', 'show', USER, '--json', ...data()]);
+    expect(JSON.parse(implied.stdout)).toEqual(JSON.parse(json.stdout));
   });
 
   it('enduser erase needs --yes off a terminal, then erases and prints the counts', async () => {

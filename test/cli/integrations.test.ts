@@ -166,10 +166,10 @@ describe('guru-mcp integration', () => {
   it('explains itself in --help', async () => {
     const help = await cli(['integration', 'set', '--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('Usage: guru-mcp integration set <slug> <kind> [options]');
+    expect(help.stdout).toContain('Usage: guru-mcp integration set [<slug>] <kind> [options]');
     expect(help.stdout).toContain('GURU_INTEGRATION_TOKEN');
     expect(help.stdout).toContain('--email EMAIL');
     const group = await cli(['integration', '--help']);
-    expect(group.stdout).toMatch(/integration set <slug> <kind>[\s\S]*integration list <slug>[\s\S]*integration remove <slug> <kind>/);
+    expect(group.stdout).toMatch(/integration set \[<slug>\] <kind>[\s\S]*integration list \[<slug>\][\s\S]*integration remove \[<slug>\] <kind>/);
   });
 });

@@ -62,7 +62,7 @@ describe('guru-mcp add', () => {
     });
     expect(result.code).toBe(0);
     const rows = JSON.parse(result.stdout) as { id: number; name: string; status: string; error: string }[];
-    expect(rows).toEqual([{ id: expect.any(Number), type: 'Text', name: 'Billing', status: 'SUCCESS', error: '' }]);
+    expect(rows).toEqual([{ id: expect.any(Number), type: 'Text', name: 'Billing', status: 'SUCCESS', error: '', added: 'success' }]);
   });
 
   it('--no-wait returns once the sources are accepted', async () => {
@@ -158,7 +158,8 @@ describe('guru-mcp ask', () => {
     expect(session.stderr).toContain('guru-mcp: Session no-such-session not found\nhint: ');
     expect(session.stdout).toBe('');
 
-    const guru = await runCli(['ask', 'nope', 'hello', ...data()]);
+    // Named by count: `sessions` takes nothing else, so "nope" can only be a slug.
+    const guru = await runCli(['sessions', 'nope', ...data()]);
     expect(guru.code).toBe(1);
     expect(guru.stderr).toContain('guru-mcp: Guru type nope not found\nhint: ');
     expect(guru.stderr).not.toMatch(/\n\s+at /);

@@ -69,6 +69,16 @@ describe('guru-mcp serve', () => {
     expect({ code, signal }).toEqual({ code: 0, signal: null });
   });
 
+  it('builds paging links under --public-url, whatever the Host header says', async () => {
+    const { url } = await start(['--port', '0', '--data-dir', dataDir, '--public-url', 'https://guru.example.com/base/']);
+    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+    const texts = [1, 2].map((n) => ({ name: `paging-${n}.md`, content: `Paging note ${n}.` }));
+    expect((await fetch(`${url}/api/v1/docs/data-sources/`, { method: 'POST', headers, body: JSON.stringify({ text_sources: texts }) })).status).toBe(200);
+    const listed = await fetch(`${url}/api/v1/docs/data-sources/?page=1&page_size=1`, { headers: { 'x-api-key': apiKey } });
+    const { next } = (await listed.json()) as { next: string | null };
+    expect(next).toMatch(/^https:\/\/guru\.example\.com\/base\/api\/v1\/docs\/data-sources\/\?/);
+  });
+
   it('limits REST requests as GURU_RATE_LIMIT_PER_MINUTE says', async () => {
     // A key of its own: the windows of the other tests' requests live on in the data directory.
     const created = await runCli(['key', 'create', 'docs', '--json', '--data-dir', dataDir]);

@@ -18,6 +18,10 @@ let site: LoopbackServer;
 let youtube: YouTubeStandIn;
 let changelogVersion = 'zanzibar';
 
+const page = (title: string, text: string) => `<!DOCTYPE html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
+/** More pages than a command lists row by row. */
+const KB_PAGES = 22;
+
 const changelog = () => `<!DOCTYPE html><html><head><title>Changelog</title></head>
 <body><main><h1>Changelog</h1><p>Release ${changelogVersion} brings the quibble scheduler.</p></main></body></html>`;
 
@@ -64,6 +68,8 @@ beforeAll(async () => {
   site = await startLoopbackServer({
     '/docs/pooling': respond(DOCS_PAGE),
     '/changelog': (request, response) => respond(changelog())(request, response),
+    '/queued': respond(page('Queued page', 'Read by a command that waits for processing.')),
+    ...Object.fromEntries(Array.from({ length: KB_PAGES }, (_, index) => [`/kb/${index + 1}`, respond(page(`Article ${index + 1}`, `Knowledge article number ${index + 1}.`))])),
   });
   youtube = await startYouTubeStandIn([
     { id: 'dQw4w9WgXcQ', title: 'Calibrating the zorbix coil', captions: [{ start: 0, duration: 5, text: 'Turn the zorbix coil a quarter turn.' }] },
@@ -103,8 +109,22 @@ describe('guru-mcp add with URLs', () => {
     const result = await cli(['add', 'docs', `${site.url('/docs/pooling')}#settings`, '--no-wait', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual([
-      { id: expect.any(Number), type: 'Website', name: 'Connection pooling', url: site.url('/docs/pooling'), status: 'EXISTS', error: '' },
+      { id: expect.any(Number), type: 'Website', name: 'Connection pooling', url: site.url('/docs/pooling'), status: 'EXISTS', error: '', added: 'exists' },
     ]);
+  });
+
+  it('says "already added" for a URL already there, and shows a URL given twice as one source', async () => {
+    const again = await cli(['add', 'docs', site.url('/docs/pooling'), `${site.url('/docs/pooling')}#settings`]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.split('\n').filter((line) => /^\d+\s+Website/.test(line))).toHaveLength(1);
+    expect(again.stdout).toMatch(/^\d+\s+Website\s+SUCCESS \(already added\)\s+Connection pooling$/m);
+    expect(again.stdout).toMatch(/^1 source: 1 SUCCESS; 1 of them already added$/m);
+
+    // New, and the same page again in the same request: one source, new.
+    const twice = await cli(['add', 'docs', site.url('/changelog'), `${site.url('/changelog')}#latest`, '--json']);
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(JSON.parse(twice.stdout)).toEqual([expect.objectContaining({ name: 'Changelog', status: 'SUCCESS', added: 'success' })]);
+    expect(site.requests.filter((request) => request.path === '/changelog')).toHaveLength(1);
   });
 
   it('fails with exit code 1 when a source fails, showing its error', async () => {
@@ -146,6 +166,47 @@ describe('guru-mcp add with URLs', () => {
     const notAUrl = await cli(['add', 'docs', 'https://']);
     expect(notAUrl.code).toBe(1);
     expect(notAUrl.stderr).toMatch(/guru-mcp: Invalid request parameters\nhint: website_urls: /);
+  });
+});
+
+describe('guru-mcp add with many URLs', () => {
+  const urls = () => [...Array.from({ length: KB_PAGES }, (_, index) => site.url(`/kb/${index + 1}`)), site.url('/kb/gone')];
+
+  it('sums them up: counts by status and the failures with their reasons; --verbose and --json list every one', async () => {
+    const result = await cli(['add', 'docs', ...urls()]);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`${KB_PAGES + 1} sources: ${KB_PAGES} SUCCESS, 1 FAIL`);
+    expect(result.stdout).toMatch(/^Failed:\nID\s+TYPE\s+STATUS\s+NAME\s+ERROR\n\d+\s+Website\s+FAIL\s+http:\S+\/kb\/gone\s+\S.*404/m);
+    expect(lines.at(-1)).toBe('Every source: --verbose, or --json.');
+    expect(lines.filter((line) => /^\d+\s+Website/.test(line))).toHaveLength(1);
+    expect(result.stderr).toContain(`guru-mcp: 1 of ${KB_PAGES + 1} sources failed to process`);
+
+    const verbose = await cli(['add', 'docs', ...urls(), '--verbose']);
+    expect(verbose.stdout.split('\n').filter((line) => /^\d+\s+Website/.test(line))).toHaveLength(KB_PAGES + 1);
+    expect(verbose.stdout).toMatch(/^\d+\s+Website\s+SUCCESS \(already added\)\s+Article 7$/m);
+    const json = await cli(['add', 'docs', ...urls(), '--json']);
+    expect(JSON.parse(json.stdout)).toHaveLength(KB_PAGES + 1);
+  });
+});
+
+describe('guru-mcp add --no-wait', () => {
+  it('leaves the sources to a command that processes: read-only commands take no work', async () => {
+    const queued = site.url('/queued');
+    const accepted = await cli(['add', 'docs', queued, '--no-wait', '--json']);
+    expect(JSON.parse(accepted.stdout)).toEqual([expect.objectContaining({ status: 'NOT_PROCESSED', added: 'success' })]);
+
+    for (const args of [['sources', 'docs'], ['search', 'docs', 'queued'], ['ask', 'docs', 'What is queued?'], ['sessions', 'docs']]) {
+      const result = await cli(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    expect(site.requests.filter((request) => request.path === '/queued')).toEqual([]);
+    expect((await listing()).results.find((source) => source.url === queued)).toMatchObject({ status: 'NOT_PROCESSED' });
+
+    // A command that waits for processing takes the work over.
+    const waited = await cli(['add', 'docs', queued]);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stdout).toMatch(/^\d+\s+Website\s+SUCCESS \(already added\)\s+Queued page$/m);
   });
 });
 

@@ -199,4 +199,14 @@ describe('chunkMarkdown', () => {
     expect(first.length).toBeGreaterThan(1000);
     expect(first.every((c) => c.body.trim() !== '' && c.headings.join('/') === 'Big document/Section')).toBe(true);
   });
+
+  it('leaves out an outermost heading that repeats the title, ignoring case, spacing, punctuation and markup', () => {
+    const md = '# 13.7. Locking  and **Indexes**\n\nintro\n\n## Examples\n\nexample text\n\n# Appendix\n\nmore';
+    expect(chunkMarkdown(md, { title: '13.7 locking and indexes' }).map((c) => c.headings)).toEqual([[], ['Examples'], ['Appendix']]);
+    // Without a title, or with another one, the path stays whole; only the outermost heading is compared.
+    expect(chunkMarkdown(md).map((c) => c.headings)).toEqual([['13.7. Locking  and **Indexes**'], ['13.7. Locking  and **Indexes**', 'Examples'], ['Appendix']]);
+    expect(chunkMarkdown(md, { title: 'Locking' }).map((c) => c.headings[0])).toEqual(['13.7. Locking  and **Indexes**', '13.7. Locking  and **Indexes**', 'Appendix']);
+    expect(chunkMarkdown('# Guide\n\n## Examples\n\ntext', { title: 'Examples' }).map((c) => c.headings)).toEqual([['Guide', 'Examples']]);
+    expect(chunkMarkdown('# C++\n\ntext', { title: 'C' }).map((c) => c.headings)).toEqual([['C++']]);
+  });
 });

@@ -46,6 +46,11 @@ describe('ingestion through the engine', () => {
         response.writeHead(200, { 'content-type': 'text/html' });
         response.end(page('Flaky page', '<p>The quokka answers on the second try.</p>'));
       },
+      // HTML lets a page leave out <html>, <head> and <body>.
+      '/refunds': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        response.end('<!doctype html><title>Refund policy</title><h1>Refunds</h1><p>Refunds of a blorpwidget are possible within 30 days.</p>');
+      },
       '/logo.png': (_request, response) => {
         response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64));
       },
@@ -71,12 +76,22 @@ describe('ingestion through the engine', () => {
     const answer = await engine.ask('frob', { question: 'How do I install with zorbix?', fetch_existing: false });
     expect(answer.references[0]).toMatchObject({ title: 'Frobnicator guide', link: site.url('/guide'), icon: `${site.origin}/favicon.ico` });
     expect(answer.content).toContain('Run the zorbix installer');
+    // The page's <h1> repeats its <title>: the place of the passage names it once.
+    expect(answer.content).toContain('From **Frobnicator guide › Installing** [1]');
     const command = await engine.ask('frob', { question: 'npm command for frob', fetch_existing: false });
     expect(command.content).toContain('```sh\nnpm i -g frob\n```');
     expect((await engine.semanticSearch('frob', { question: 'imprint privacy cookie' })).total_sources).toBe(0);
 
     const [again] = await engine.createDataSources('frob', { website_urls: [site.url('/guide').toUpperCase().replace('/GUIDE', '/guide')] });
     expect(again).toMatchObject({ status: 'exists', id: created!.id });
+  });
+
+  it('indexes a page that leaves out the optional <body> tag', async () => {
+    await engine.createDataSources('frob', { website_urls: [site.url('/refunds')] });
+    await engine.whenIdle();
+    expect((await sources())[0]).toMatchObject({ url: site.url('/refunds'), title: 'Refund policy', status: 'SUCCESS', error: '' });
+    const found = await engine.semanticSearch('frob', { question: 'Can I get a refund for my blorpwidget?' });
+    expect(found.sources.map((source) => source.title)).toEqual(['Refund policy']);
   });
 
   it('retries a transient failure and fails a permanent one with the reason', async () => {

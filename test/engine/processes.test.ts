@@ -5,13 +5,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForSources } from '../../src/core/wait-for-sources.js';
 import { LocalEngine } from '../../src/engine/local-engine.js';
+import { leaseOwner } from '../../src/engine/store/jobs.js';
 import { runCli } from '../cli/run-cli.js';
+import { startLoopbackServer } from '../support/loopback-server.js';
 
 describe('several processes on one data directory', () => {
   let dir: string;
@@ -74,7 +77,7 @@ describe('several processes on one data directory', () => {
     db.prepare(
       `INSERT INTO jobs (kind, source_id, attempts, available_at, lease_owner, lease_expires_at, created_at)
        VALUES ('process_source', ?, 1, ?, ?, ?, ?)`,
-    ).run(id, now, `${hostname()}/${deadPid}/x`, now + 600_000, now);
+    ).run(id, now, `${leaseOwner('x').host}/${deadPid}/x`, now + 600_000, now);
     db.close();
 
     const second = LocalEngine.open({ dataDir: dir });
@@ -84,6 +87,37 @@ describe('several processes on one data directory', () => {
       expect(source?.status).toBe('SUCCESS');
     } finally {
       await second.close();
+    }
+  });
+
+  it('keeps the lease of a read that lasts many leases: another process does not take the job', async () => {
+    // Short leases, so that the read below outlasts several of them.
+    const processing = { concurrency: 6, perHost: 4, leaseMs: 300 };
+    let arrived: () => void = () => {};
+    const requested = new Promise<void>((resolve) => (arrived = resolve));
+    const site = await startLoopbackServer({
+      '/slow': async (_request, response) => {
+        arrived();
+        await sleep(2_000);
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('The okapi reads slowly.');
+      },
+    });
+    const first = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, processing });
+    let second: LocalEngine | undefined;
+    try {
+      await first.createGuru({ slug: 'shared' });
+      await first.createDataSources('shared', { website_urls: [site.url('/slow')] });
+      await requested;
+      second = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, processing });
+      await first.whenIdle();
+      await second.whenIdle();
+      const [source] = (await first.listDataSources('shared', { page: 1, page_size: 10 })).results;
+      expect(source?.status).toBe('SUCCESS');
+      expect(site.requests.map((request) => request.path)).toEqual(['/slow']);
+    } finally {
+      await second?.close();
+      await first.close();
+      await site.close();
     }
   });
 });

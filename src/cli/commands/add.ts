@@ -1,10 +1,10 @@
-/** `guru-mcp add <slug> [FILE|URL...] [--kind KIND] [--name NAME] [--label L]... [--no-wait] [--json]` */
+/** `guru-mcp add [<slug>] [FILE|URL...] [--kind KIND] [--name NAME] [--label L]... [--no-wait] [--json]` */
 import { basename, extname } from 'node:path';
-import type { CreateDataSourcesRequest, CreatedDataSource, TextSourceInput } from '../../core/schemas.js';
-import { withBackend } from '../backend.js';
+import type { CreateDataSourcesRequest, TextSourceInput } from '../../core/schemas.js';
+import { withGuru } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import { readStdin, readTextFile } from '../input.js';
-import { exitCodeOf, rowOf, waitWithProgress, writeSourceRows, type SourceRow } from '../processing.js';
+import { acceptedRow, distinctSources, exitCodeOf, followCreated, writeSourceRows } from '../processing.js';
 import type { CommandContext } from '../spec.js';
 import { flag, stringList, stringOption } from '../values.js';
 
@@ -66,46 +66,31 @@ function checkNotEmpty(sources: readonly TextSourceInput[]): void {
   if (empty) throw new CommandFailure(`${empty.name} is empty; there is nothing to add`);
 }
 
-/** What was accepted, before any processing. */
-function acceptedRow(item: CreatedDataSource): SourceRow {
-  return {
-    id: item.id,
-    type: item.type,
-    name: item.title ?? item.url ?? '',
-    ...(item.url === undefined ? {} : { url: item.url }),
-    status: item.status === 'exists' ? 'EXISTS' : 'NOT_PROCESSED',
-    error: '',
-  };
-}
-
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, ...inputs] = context.args as [string, ...string[]];
-  const urls = inputs.filter(isUrl);
-  const files = inputs.filter((input) => !isUrl(input));
   const kind = kindOption(context);
-  if (kind !== undefined && urls.length === 0) throw new UsageError('--kind applies to URL arguments, and none was given', 'add');
-
-  const texts = urls.length > 0 && files.length === 0 ? [] : await textSources(context, files, inputs.length === 0);
-  if (urls.length > 0 && files.length === 0 && stringOption(context.values, 'name') !== undefined) {
-    throw new UsageError('--name names a text source; URL sources are named after their pages', 'add');
-  }
-  checkNotEmpty(texts);
-  const labels = stringList(context.values, 'label');
-  const request: CreateDataSourcesRequest = {
-    ...urlSources(urls, kind),
-    ...(texts.length > 0 ? { text_sources: texts } : {}),
-    ...(labels.length > 0 ? { labels } : {}),
-  };
-
-  const rows = await withBackend(context, async ({ assistant }) => {
-    const created = await assistant.createDataSources(slug, request);
-    if (flag(context.values, 'no-wait')) return created.map(acceptedRow);
-    const outcomes = await waitWithProgress(context, assistant, slug, created.map((item) => item.id));
-    return created.map((item, index) => {
-      const accepted = acceptedRow(item);
-      return rowOf(item.id, item.type, accepted.name, outcomes[index]?.source, item.url);
-    });
-  });
+  const noWait = flag(context.values, 'no-wait');
+  const rows = await withGuru(
+    context,
+    async ({ assistant }, { slug, args: inputs }) => {
+      const urls = inputs.filter(isUrl);
+      const files = inputs.filter((input) => !isUrl(input));
+      if (kind !== undefined && urls.length === 0) throw new UsageError('--kind applies to URL arguments, and none was given', 'add');
+      const texts = urls.length > 0 && files.length === 0 ? [] : await textSources(context, files, inputs.length === 0);
+      if (urls.length > 0 && files.length === 0 && stringOption(context.values, 'name') !== undefined) {
+        throw new UsageError('--name names a text source; URL sources are named after their pages', 'add');
+      }
+      checkNotEmpty(texts);
+      const labels = stringList(context.values, 'label');
+      const request: CreateDataSourcesRequest = {
+        ...urlSources(urls, kind),
+        ...(texts.length > 0 ? { text_sources: texts } : {}),
+        ...(labels.length > 0 ? { labels } : {}),
+      };
+      const created = distinctSources(await assistant.createDataSources(slug, request));
+      return noWait ? created.map(acceptedRow) : followCreated(context, assistant, slug, created);
+    },
+    { processing: !noWait },
+  );
 
   writeSourceRows(context, rows);
   return exitCodeOf(context, rows);

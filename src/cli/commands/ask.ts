@@ -1,26 +1,13 @@
-/** `guru-mcp ask <slug> <question...> [--session ID] [--json]` */
-import type { Answer } from '../../core/schemas.js';
-import { withBackend } from '../backend.js';
-import { shellQuote, writeJson, writeLines } from '../output.js';
+/** `guru-mcp ask [<slug>] <question...> [--session ID] [--json]` */
+import { loadRenderer, plainAnswerText, renderedAnswerText } from '../answer-text.js';
+import { withGuru } from '../backend.js';
+import { renderAnswerFooter } from '../answers.js';
+import { writeJson, writeLines } from '../output.js';
 import type { CommandContext, Terminal } from '../spec.js';
 import { flag, stringOption } from '../values.js';
 
 const DIM = '\x1b[2m';
 const NORMAL = '\x1b[22m';
-
-/** What follows the answer text: how far to trust it, where it comes from, how to go on. */
-export function renderAnswerFooter(answer: Answer, slug: string): string[] {
-  const lines = ['', `Trust score: ${answer.trust_score}/100`];
-  if (answer.references.length > 0) {
-    lines.push('References:');
-    answer.references.forEach((reference, index) => {
-      lines.push(`  ${index + 1}. ${reference.title}${reference.link ? ` <${reference.link}>` : ''}`);
-    });
-  }
-  lines.push(`Session: ${answer.session_id}`);
-  lines.push(`Follow up: guru-mcp ask ${shellQuote(slug)} --session ${shellQuote(answer.session_id)} <question...>`);
-  return lines;
-}
 
 /**
  * Shows where the answer is (searching, writing, a retry wait) to a person at a
@@ -34,32 +21,27 @@ function stageWriter(terminal: Terminal, textEndsMidLine: () => boolean): ((line
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, ...words] = context.args as [string, ...string[]];
   const sessionId = stringOption(context.values, 'session');
   const json = flag(context.values, 'json');
   const { stdout } = context.terminal;
+  // A terminal gets the answer rendered; pipes, files and --json keep the Markdown.
+  const text = json ? undefined : stdout.isTTY ? renderedAnswerText(stdout, loadRenderer(stdout)) : plainAnswerText(stdout);
+  const onStage = stageWriter(context.terminal, () => text?.endsMidLine() ?? false);
 
-  let streamed = '';
-  const onText = (delta: string) => {
-    streamed += delta;
-    stdout.write(delta);
-  };
-  const onStage = stageWriter(context.terminal, () => streamed !== '' && !streamed.endsWith('\n'));
-  const answer = await withBackend(context, ({ assistant }) =>
-    assistant.ask(
+  const { slug, answer } = await withGuru(context, async ({ assistant }, { slug, args: words }) => ({
+    slug,
+    answer: await assistant.ask(
       slug,
       { question: words.join(' '), fetch_existing: false, ...(sessionId === undefined ? {} : { session_id: sessionId }) },
-      { origin: 'CLI', ...(json ? {} : { onText }), ...(onStage === undefined ? {} : { onStage }) },
+      { origin: 'CLI', ...(text === undefined ? {} : { onText: (delta: string) => text.write(delta) }), ...(onStage === undefined ? {} : { onStage }) },
     ),
-  );
-  if (json) {
+  }));
+  if (text === undefined) {
     writeJson(stdout, answer);
     return 0;
   }
   // A backend that does not stream hands over the whole text at the end.
-  if (streamed === '') stdout.write(answer.content);
-  const text = streamed === '' ? answer.content : streamed;
-  if (!text.endsWith('\n')) stdout.write('\n');
+  await text.end(answer.content);
   writeLines(stdout, ...renderAnswerFooter(answer, slug));
   return 0;
 }

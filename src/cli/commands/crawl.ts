@@ -1,8 +1,8 @@
-/** `guru-mcp crawl <slug> <url> [--keep-query] [--add] [--no-wait] [--json]` */
+/** `guru-mcp crawl [<slug>] <url> [--keep-query] [--add] [--no-wait] [--verbose] [--json]` */
 import type { Crawling } from '../../core/assistant.js';
 import type { Crawl } from '../../core/schemas.js';
 import { waitForCrawl } from '../../core/wait-for-crawl.js';
-import { withBackend } from '../backend.js';
+import { withGuru } from '../backend.js';
 import { createDiscoveryCounter, renderCrawl } from '../crawls.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import { shellQuote, writeJson, writeLines } from '../output.js';
@@ -44,16 +44,17 @@ async function follow(context: CommandContext, crawling: Crawling, slug: string,
   }
 }
 
-/** 0 for a crawl that completed; otherwise says how it ended, on stderr, and 1. */
+const completed = (crawl: Crawl): boolean => crawl.status === 'COMPLETED';
+
+/** 0 for a crawl that completed; otherwise says how it ended, with its error, on stderr, and 1. */
 function exitCodeOfCrawl(context: CommandContext, crawl: Crawl): number {
-  if (crawl.status === 'COMPLETED') return 0;
+  if (completed(crawl)) return 0;
   const how = crawl.status === 'STOPPED' ? 'was stopped before it completed' : `ended ${crawl.status}`;
   context.terminal.stderr.write(`guru-mcp: crawl ${crawl.id} ${how}${crawl.error_message ? `: ${crawl.error_message}` : ''}\n`);
   return 1;
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, url] = context.args as [string, string];
   const add = flag(context.values, 'add');
   const noWait = flag(context.values, 'no-wait');
   const json = flag(context.values, 'json');
@@ -66,9 +67,9 @@ export async function run(context: CommandContext): Promise<number> {
     );
   }
 
-  return withBackend(context, async (backend) => {
+  return withGuru(context, async (backend, { slug, args: [url] }) => {
     const { assistant } = backend;
-    const started = await assistant.startCrawl(slug, { url, ignore_query_params: !flag(context.values, 'keep-query') });
+    const started = await assistant.startCrawl(slug, { url: url!, ignore_query_params: !flag(context.values, 'keep-query') });
     if (noWait) {
       if (json) writeJson(stdout, started);
       else writeLines(stdout, ...renderCrawl(started, slug));
@@ -86,13 +87,15 @@ export async function run(context: CommandContext): Promise<number> {
       );
       return INTERRUPTED;
     }
+    // A crawl that did not complete has its error said once, on stderr, by exitCodeOfCrawl.
+    const withError = completed(crawl);
     if (!add) {
       if (json) writeJson(stdout, crawl);
-      else writeLines(stdout, ...renderCrawl(crawl, slug));
+      else writeLines(stdout, ...renderCrawl(crawl, slug, { withError }));
       return exitCodeOfCrawl(context, crawl);
     }
 
-    if (!json) writeLines(stdout, ...renderCrawl(crawl, slug, { withUrls: false }));
+    if (!json) writeLines(stdout, ...renderCrawl(crawl, slug, { withUrls: false, withError }));
     if (crawl.status !== 'COMPLETED' || crawl.discovered_urls.length === 0) {
       if (json) writeJson(stdout, { crawl, sources: [], refused: null });
       return exitCodeOfCrawl(context, crawl);
@@ -100,5 +103,5 @@ export async function run(context: CommandContext): Promise<number> {
     const added = await addUrls(context, assistant, slug, 'website_urls', crawl.discovered_urls);
     if (json) writeJson(stdout, { crawl, sources: added.rows, refused: refusalJson(added.refusal) });
     return reportAdded(context, added, 'pages', json);
-  });
+  }, { processing: add });
 }

@@ -1,6 +1,6 @@
-/** `guru-mcp enduser erase <slug> <external_user_id> [--yes] [--json]` */
-import { createInterface } from 'node:readline/promises';
-import { withBackend } from '../backend.js';
+/** `guru-mcp enduser erase [<slug>] <external_user_id> [--yes] [--json]` */
+import { createInterface } from 'node:readline';
+import { withGuru } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext, Terminal } from '../spec.js';
@@ -8,23 +8,25 @@ import { flag } from '../values.js';
 
 /** Asks on the terminal; only "yes" goes ahead. */
 async function confirmed(terminal: Terminal, question: string): Promise<boolean> {
-  const prompt = createInterface({ input: terminal.stdin, output: terminal.stderr, terminal: false });
+  terminal.stderr.write(question);
+  const lines = createInterface({ input: terminal.stdin, crlfDelay: Infinity });
   try {
-    return (await prompt.question(question)).trim().toLowerCase() === 'yes';
+    for await (const line of lines) return line.trim().toLowerCase() === 'yes';
+    return false;
   } finally {
-    prompt.close();
+    lines.close();
   }
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, externalUserId] = context.args as [string, string];
   const { terminal } = context;
-  if (!flag(context.values, 'yes')) {
-    if (!terminal.stdin.isTTY) throw new UsageError('erasing needs --yes when not run on a terminal (nothing was erased)', 'enduser erase');
-    const question = `Erase everything the guru ${slug} holds about end user ${externalUserId}? This cannot be undone. Type yes to erase: `;
-    if (!(await confirmed(terminal, question))) throw new CommandFailure('not erased');
-  }
-  const erased = await withBackend(context, ({ assistant }) => assistant.eraseEndUserData(slug, externalUserId));
+  const ask = !flag(context.values, 'yes');
+  if (ask && !terminal.stdin.isTTY) throw new UsageError('erasing needs --yes when not run on a terminal (nothing was erased)', 'enduser erase');
+  const { slug, erased } = await withGuru(context, async ({ assistant }, { slug, args: [externalUserId] }) => {
+    const question = `Erase everything the guru ${slug} holds about end user ${externalUserId!}? This cannot be undone. Type yes to erase: `;
+    if (ask && !(await confirmed(terminal, question))) throw new CommandFailure('not erased');
+    return { slug, erased: await assistant.eraseEndUserData(slug, externalUserId!) };
+  });
   if (flag(context.values, 'json')) {
     writeJson(terminal.stdout, erased);
   } else {

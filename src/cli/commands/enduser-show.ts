@@ -1,7 +1,7 @@
-/** `guru-mcp enduser show <slug> <external_user_id> [--json]` */
+/** `guru-mcp enduser show [<slug>] <external_user_id> [--json]` */
 import type { Assistant } from '../../core/assistant.js';
 import type { EndUserData } from '../../core/schemas.js';
-import { withBackend } from '../backend.js';
+import { withGuru } from '../backend.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag } from '../values.js';
@@ -50,8 +50,7 @@ function renderRecord(record: EndUserData): string[] {
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, externalUserId] = context.args as [string, string];
-  const record = await withBackend(context, ({ assistant }) => wholeRecord(assistant, slug, externalUserId));
+  const record = await withGuru(context, ({ assistant }, { slug, args: [externalUserId] }) => wholeRecord(assistant, slug, externalUserId!));
   if (flag(context.values, 'json')) writeJson(context.terminal.stdout, record);
   else writeLines(context.terminal.stdout, ...renderRecord(record));
   return 0;

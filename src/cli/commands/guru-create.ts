@@ -2,6 +2,7 @@
 import { CreateGuruRequest } from '../../core/schemas.js';
 import { adminOf, withBackend } from '../backend.js';
 import { UsageError } from '../failures.js';
+import { nextSteps } from '../first-run.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag, stringOption } from '../values.js';
@@ -25,6 +26,8 @@ export async function run(context: CommandContext): Promise<number> {
       `Created guru ${created.slug} (${created.name}).`,
       `API key: ${created.api_key}`,
       'Store the key now: it is shown only once. `guru-mcp key create` makes another.',
+      '',
+      ...nextSteps(context.config, created.slug),
     );
   }
   return 0;

@@ -1,12 +1,11 @@
-/** `guru-mcp integration list <slug> [--json]` */
-import { adminOf, withBackend } from '../backend.js';
+/** `guru-mcp integration list [<slug>] [--json]` */
+import { adminOf, withGuru } from '../backend.js';
 import { columns, writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag } from '../values.js';
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug] = context.args as [string];
-  const integrations = await withBackend(context, (backend) => adminOf(backend).listIntegrations(slug));
+  const { slug, integrations } = await withGuru(context, async (backend, { slug }) => ({ slug, integrations: await adminOf(backend).listIntegrations(slug) }));
   const { stdout } = context.terminal;
   if (flag(context.values, 'json')) {
     writeJson(stdout, integrations);

@@ -1,14 +1,15 @@
-/** `guru-mcp integration remove <slug> <jira|zendesk|confluence>` */
-import { adminOf, withBackend } from '../backend.js';
+/** `guru-mcp integration remove [<slug>] <jira|zendesk|confluence>` */
+import { adminOf, withGuru } from '../backend.js';
 import { CommandFailure } from '../failures.js';
 import { integrationKindOf } from '../integration-kinds.js';
 import { writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, kindText] = context.args as [string, string];
-  const kind = integrationKindOf(kindText, 'integration remove');
-  const removed = await withBackend(context, (backend) => adminOf(backend).removeIntegration(slug, kind));
+  const { slug, kind, removed } = await withGuru(context, async (backend, { slug, args: [kindText] }) => {
+    const kind = integrationKindOf(kindText!, 'integration remove');
+    return { slug, kind, removed: await adminOf(backend).removeIntegration(slug, kind) };
+  });
   if (!removed) throw new CommandFailure(`${slug} has no ${kind} integration`, `See the integrations with: guru-mcp integration list ${slug}`);
   writeLines(context.terminal.stdout, `Removed the ${kind} integration of ${slug}. Its sources stay; reindexing them needs it again.`);
   return 0;

@@ -1,7 +1,7 @@
-/** `guru-mcp integration set <slug> <jira|zendesk|confluence> --url URL [--email EMAIL] [--json]`; the token from GURU_INTEGRATION_TOKEN or stdin. */
+/** `guru-mcp integration set [<slug>] <jira|zendesk|confluence> --url URL [--email EMAIL] [--json]`; the token from GURU_INTEGRATION_TOKEN or stdin. */
 import type { Integration, IntegrationKind } from '../../core/schemas.js';
 import { integrationKindOf } from '../integration-kinds.js';
-import { adminOf, withBackend } from '../backend.js';
+import { adminOf, withGuru } from '../backend.js';
 import { UsageError } from '../failures.js';
 import { writeJson, writeLines } from '../output.js';
 import { readSecret } from '../secret.js';
@@ -26,22 +26,21 @@ export function describeIntegration(slug: string, integration: Integration): str
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, kindText] = context.args as [string, string];
-  const kind = integrationKindOf(kindText, 'integration set');
-  const baseUrl = siteOf(stringOption(context.values, 'url'), kind);
-  const email = stringOption(context.values, 'email');
-  if (kind === 'zendesk' && email === undefined) {
-    throw new UsageError('--email is required for Zendesk: the email of the agent the API token belongs to', 'integration set');
-  }
+  return withGuru(context, async (backend, { slug, args: [kindText] }) => {
+    const kind = integrationKindOf(kindText!, 'integration set');
+    const baseUrl = siteOf(stringOption(context.values, 'url'), kind);
+    const email = stringOption(context.values, 'email');
+    if (kind === 'zendesk' && email === undefined) {
+      throw new UsageError('--email is required for Zendesk: the email of the agent the API token belongs to', 'integration set');
+    }
 
-  const token = await readSecret(context.terminal, process.env, TOKEN_VARIABLE, `API token for ${kind} at ${baseUrl} (not shown): `);
-  if (token === '') {
-    throw new UsageError(`no token: set ${TOKEN_VARIABLE}, or give the token on stdin`, 'integration set');
-  }
-  const integration = await withBackend(context, (backend) =>
-    adminOf(backend).setIntegration(slug, { kind, base_url: baseUrl, token, ...(email === undefined ? {} : { email }) }),
-  );
-  if (flag(context.values, 'json')) writeJson(context.terminal.stdout, integration);
-  else writeLines(context.terminal.stdout, describeIntegration(slug, integration));
-  return 0;
+    const token = await readSecret(context.terminal, process.env, TOKEN_VARIABLE, `API token for ${kind} at ${baseUrl} (not shown): `);
+    if (token === '') {
+      throw new UsageError(`no token: set ${TOKEN_VARIABLE}, or give the token on stdin`, 'integration set');
+    }
+    const integration = await adminOf(backend).setIntegration(slug, { kind, base_url: baseUrl, token, ...(email === undefined ? {} : { email }) });
+    if (flag(context.values, 'json')) writeJson(context.terminal.stdout, integration);
+    else writeLines(context.terminal.stdout, describeIntegration(slug, integration));
+    return 0;
+  });
 }

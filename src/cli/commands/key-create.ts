@@ -1,12 +1,11 @@
-/** `guru-mcp key create <slug> [--json]` */
-import { adminOf, withBackend } from '../backend.js';
+/** `guru-mcp key create [<slug>] [--json]` */
+import { adminOf, withGuru } from '../backend.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag } from '../values.js';
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug] = context.args as [string];
-  const created = await withBackend(context, (backend) => adminOf(backend).createApiKey(slug));
+  const created = await withGuru(context, (backend, { slug }) => adminOf(backend).createApiKey(slug));
   const { stdout } = context.terminal;
   if (flag(context.values, 'json')) {
     writeJson(stdout, { slug: created.slug, api_key: created.api_key });

@@ -1,7 +1,7 @@
-/** `guru-mcp profiles upsert <slug> FILE|- [--json]` */
+/** `guru-mcp profiles upsert [<slug>] FILE|- [--json]` */
 import { isGuruError } from '../../core/errors.js';
 import { UserResult, type UpsertProfilesRequest } from '../../core/schemas.js';
-import { withBackend } from '../backend.js';
+import { withGuru } from '../backend.js';
 import { CommandFailure } from '../failures.js';
 import { readStdin, readTextFile } from '../input.js';
 import { columns, writeJson, writeLines } from '../output.js';
@@ -31,12 +31,12 @@ function renderResults(results: readonly UserResult[]): string[] {
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, file] = context.args as [string, string];
   const { stdout } = context.terminal;
-  const request = requestOf(await readInput(file, context.terminal), file);
   const json = flag(context.values, 'json');
   try {
-    const saved = await withBackend(context, ({ assistant }) => assistant.upsertProfiles(slug, request));
+    const saved = await withGuru(context, async ({ assistant }, { slug, args: [file] }) =>
+      assistant.upsertProfiles(slug, requestOf(await readInput(file!, context.terminal), file!)),
+    );
     if (json) writeJson(stdout, saved);
     else writeLines(stdout, ...renderResults(saved.users_results), `Saved ${saved.processed_users} of ${saved.total_users} profile(s).`);
     return 0;

@@ -1,8 +1,8 @@
-/** `guru-mcp reindex <slug> ID... [--no-wait] [--json]` */
-import { withBackend } from '../backend.js';
+/** `guru-mcp reindex [<slug>] ID... [--no-wait] [--json]` */
+import { withGuru } from '../backend.js';
 import { UsageError } from '../failures.js';
 import { writeJson, writeLines } from '../output.js';
-import { exitCodeOf, rowOf, waitWithProgress, writeSourceRows, type SourceRow } from '../processing.js';
+import { exitCodeOf, renderSourceRows, rowOf, waitWithProgress, type SourceRow } from '../processing.js';
 import type { CommandContext } from '../spec.js';
 import { flag } from '../values.js';
 
@@ -14,18 +14,18 @@ function idsOf(args: readonly string[]): number[] {
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, ...args] = context.args as [string, ...string[]];
-  const ids = [...new Set(idsOf(args))];
   const json = flag(context.values, 'json');
+  const noWait = flag(context.values, 'no-wait');
 
-  const { msg, rows } = await withBackend(context, async ({ assistant }) => {
+  const { msg, rows } = await withGuru(context, async ({ assistant }, { slug, args }) => {
+    const ids = [...new Set(idsOf(args))];
     const { msg } = await assistant.reindexDataSources(slug, { ids });
-    if (flag(context.values, 'no-wait')) return { msg, rows: undefined };
+    if (noWait) return { msg, rows: undefined };
     if (!json) context.terminal.stderr.write(`${msg}\n`);
     const outcomes = await waitWithProgress(context, assistant, slug, ids, 'Reindexing');
     const rows: SourceRow[] = outcomes.map(({ id, source }) => rowOf(id, source?.type ?? '', source?.url ?? '', source, source?.url));
     return { msg, rows };
-  });
+  }, { processing: !noWait });
 
   if (rows === undefined) {
     if (json) writeJson(context.terminal.stdout, { msg });
@@ -33,6 +33,6 @@ export async function run(context: CommandContext): Promise<number> {
     return 0;
   }
   if (json) writeJson(context.terminal.stdout, { msg, results: rows });
-  else writeSourceRows(context, rows);
+  else writeLines(context.terminal.stdout, ...renderSourceRows(rows, flag(context.values, 'verbose')));
   return exitCodeOf(context, rows);
 }

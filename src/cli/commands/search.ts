@@ -1,6 +1,6 @@
-/** `guru-mcp search <slug> <question...> [--label L]... [--json]` */
+/** `guru-mcp search [<slug>] <question...> [--label L]... [--json]` */
 import type { SemanticSearchResponse } from '../../core/schemas.js';
-import { withBackend } from '../backend.js';
+import { withGuru } from '../backend.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag, stringList } from '../values.js';
@@ -18,9 +18,8 @@ export function renderSearch(response: SemanticSearchResponse): string[] {
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, ...words] = context.args as [string, ...string[]];
   const labels = stringList(context.values, 'label');
-  const response = await withBackend(context, ({ assistant }) =>
+  const response = await withGuru(context, ({ assistant }, { slug, args: words }) =>
     assistant.semanticSearch(slug, { question: words.join(' '), ...(labels.length > 0 ? { labels } : {}) }),
   );
   if (flag(context.values, 'json')) writeJson(context.terminal.stdout, response);

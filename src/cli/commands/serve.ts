@@ -1,6 +1,7 @@
 /** `guru-mcp serve [--host HOST] [--port PORT]` */
 import { openRateLimiter, type OpenedBackend } from '../../compose.js';
 import { CommandFailure } from '../failures.js';
+import { sayHowToStart } from '../first-run.js';
 import { waitForStopSignal } from '../signals.js';
 import type { CommandContext } from '../spec.js';
 
@@ -14,7 +15,7 @@ function listenFailure(error: unknown, host: string, port: number): unknown {
 
 export async function run(context: CommandContext): Promise<number> {
   const { config, logger, terminal } = context;
-  const { host, port } = config;
+  const { host, port, publicUrl } = config;
   const [{ startHttpServer }, { createMcpHttpHandler }, { isLoopbackHost }] = await Promise.all([
     import('../../http/server.js'),
     import('../../mcp/http.js'),
@@ -22,20 +23,22 @@ export async function run(context: CommandContext): Promise<number> {
   ]);
 
   const stopped = waitForStopSignal();
-  const backend: OpenedBackend = await context.openBackend();
+  const backend: OpenedBackend = await context.openBackend({ processing: true });
   const limiter = await openRateLimiter(config, logger);
   // Off loopback, anyone on the network can reach /mcp: it then needs a guru's API key as bearer token.
   // On loopback every local user can, which GURU_MCP_REQUIRE_KEY=1 closes too.
   const mcp = createMcpHttpHandler({ backend, logger, requireBearer: config.mcpRequireKey || !isLoopbackHost(host) });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    server = await startHttpServer({ backend, logger, host, port, limiter, mcp });
+    server = await startHttpServer({ backend, logger, host, port, limiter, mcp, ...(publicUrl === undefined ? {} : { publicUrl }) });
   } catch (error) {
     await mcp.close();
     await limiter.close();
     await backend.close();
     throw listenFailure(error, host, port);
   }
+  // Before the "listening on" line, which tells whoever started the server that it is ready.
+  await sayHowToStart(backend, config, terminal.stderr);
   terminal.stderr.write(`listening on ${server.url}\n`);
 
   const signal = await stopped;

@@ -1,6 +1,6 @@
-/** `guru-mcp sessions <slug> [--page N] [--search TEXT] [--json]` */
+/** `guru-mcp sessions [<slug>] [--page N] [--search TEXT] [--json]` */
 import type { SessionList, SessionSummary } from '../../core/schemas.js';
-import { withBackend } from '../backend.js';
+import { withGuru } from '../backend.js';
 import { UsageError } from '../failures.js';
 import { columns, writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
@@ -33,9 +33,8 @@ function pageOf(context: CommandContext): number {
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug] = context.args as [string];
   const page = pageOf(context);
-  const list = await withBackend(context, ({ assistant }) =>
+  const list = await withGuru(context, ({ assistant }, { slug }) =>
     assistant.listSessions(slug, { page_num: page, search_query: stringOption(context.values, 'search') ?? '' }),
   );
   if (flag(context.values, 'json')) writeJson(context.terminal.stdout, list);

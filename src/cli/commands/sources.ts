@@ -1,7 +1,7 @@
-/** `guru-mcp sources <slug> [--page N] [--page-size N] [--json]` */
+/** `guru-mcp sources [<slug>] [--page N] [--page-size N] [--json]` */
 import type { DataSourcePage } from '../../core/assistant.js';
 import { MAX_SOURCE_PAGE_SIZE } from '../../core/schemas.js';
-import { withBackend } from '../backend.js';
+import { withGuru } from '../backend.js';
 import { columns, writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag, positiveInteger } from '../values.js';
@@ -23,10 +23,9 @@ export function renderSources(page: DataSourcePage): string[] {
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug] = context.args as [string];
   const page = positiveInteger(context.values, 'page', 'sources') ?? 1;
   const pageSize = positiveInteger(context.values, 'page-size', 'sources', MAX_SOURCE_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-  const listing = await withBackend(context, ({ assistant }) => assistant.listDataSources(slug, { page, page_size: pageSize }));
+  const listing = await withGuru(context, ({ assistant }, { slug }) => assistant.listDataSources(slug, { page, page_size: pageSize }));
   if (flag(context.values, 'json')) writeJson(context.terminal.stdout, listing);
   else writeLines(context.terminal.stdout, ...renderSources(listing));
   return 0;

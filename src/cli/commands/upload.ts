@@ -1,9 +1,9 @@
-/** `guru-mcp upload <slug> FILE... [--private] [--label L]... [--no-wait] [--json]` */
+/** `guru-mcp upload [<slug>] FILE... [--private] [--label L]... [--no-wait] [--json]` */
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { UploadFile } from '../../core/assistant.js';
 import type { UploadedDocument } from '../../core/schemas.js';
-import { adminOf, withBackend } from '../backend.js';
+import { adminOf, withGuru } from '../backend.js';
 import { CommandFailure } from '../failures.js';
 import { columns, writeJson, writeLines } from '../output.js';
 import { exitCodeOf, waitWithProgress } from '../processing.js';
@@ -60,23 +60,23 @@ function writeRows(context: CommandContext, rows: readonly UploadRow[]): void {
 }
 
 export async function run(context: CommandContext): Promise<number> {
-  const [slug, ...paths] = context.args as [string, ...string[]];
-  const files = await readFiles(paths);
   const labels = stringList(context.values, 'label');
   const options = { private: flag(context.values, 'private'), ...(labels.length > 0 ? { labels } : {}) };
+  const noWait = flag(context.values, 'no-wait');
 
-  const rows = await withBackend(context, async (backend) => {
+  const rows = await withGuru(context, async (backend, { slug, args: paths }) => {
+    const files = await readFiles(paths);
     const uploaded = await adminOf(backend).uploadDocuments(slug, files, options);
     const accepted = uploaded.map((item, index) => acceptedRow(paths[index] ?? item.name, item));
     const ids = accepted.flatMap((row) => (row.id === undefined ? [] : [row.id]));
-    if (flag(context.values, 'no-wait') || ids.length === 0) return accepted;
+    if (noWait || ids.length === 0) return accepted;
     const outcomes = new Map((await waitWithProgress(context, backend.assistant, slug, ids)).map((outcome) => [outcome.id, outcome.source]));
     return accepted.map((row): UploadRow => {
       if (row.id === undefined) return row;
       const source = outcomes.get(row.id);
       return { ...row, status: source?.status ?? 'MISSING', title: source?.title ?? row.title, error: source?.error ?? '' };
     });
-  });
+  }, { processing: !noWait });
 
   writeRows(context, rows);
   const refused = rows.filter((row) => row.status === 'REFUSED').length;

@@ -20,6 +20,8 @@ export interface Chunk {
 export interface ChunkOptions {
   readonly targetChars?: number;
   readonly maxChars?: number;
+  /** The document's title, kept beside every chunk: an outermost heading that repeats it is left out of the paths. */
+  readonly title?: string;
 }
 
 export const DEFAULT_TARGET_CHARS = 1200;
@@ -53,12 +55,20 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chu
   const limits = resolveLimits(options);
   const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
   const chunks: Chunk[] = [];
+  const title = comparable(options.title ?? '');
   for (const section of parseSections(lines)) {
+    const [outermost, ...inner] = section.headings;
+    const headings = title !== '' && outermost !== undefined && comparable(outermost) === title ? inner : section.headings;
     for (const body of packSection(section.blocks, limits)) {
-      chunks.push({ position: chunks.length, headings: section.headings, body });
+      chunks.push({ position: chunks.length, headings, body });
     }
   }
   return chunks;
+}
+
+/** Text as compared for sameness: case, spacing and punctuation (Markdown markup included) do not count. */
+function comparable(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/[\p{P}\s`]+/gu, '');
 }
 
 function resolveLimits(options: ChunkOptions): Limits {

@@ -217,6 +217,11 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     this.#processor.kick();
   }
 
+  /** Takes no queued work in this process (short reads); reading stays open for crawls and imports. */
+  leaveQueue(): void {
+    void this.#processor.close();
+  }
+
   /** Queues making the vectors of these sources. */
   queueEmbedding(sourceIds: readonly number[]): void {
     this.#context.db

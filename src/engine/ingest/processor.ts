@@ -3,8 +3,8 @@
  * stored text, or its URL) and indexes it as chunks. Jobs live in the
  * database, so any process on the data directory may take them: work queued
  * by another process is found by polling, work left by a process that died is
- * taken over at once (same machine) or when its lease runs out, and no two
- * processes take the same job.
+ * taken over within a poll (same machine: its process is gone) or when its
+ * lease runs out, and no two processes take the same job.
  *
  * Several sources are read at once, but never more than a few from one host.
  * Transient failures (timeouts, 429, 5xx) are retried with backoff, honouring
@@ -20,9 +20,14 @@ import type { SourceRepository } from '../store/sources.js';
 import { chunkMarkdown } from './chunker.js';
 import type { SourceReading, SourceText } from './reading.js';
 
-const LEASE_MS = 60_000;
-/** In-flight leases are renewed this often, so that a slow fetch keeps its job. */
-const RENEW_MS = 20_000;
+/**
+ * How long a claim holds unless renewed: what a process on another machine (or in another
+ * container) waits before it takes over the jobs of one that died. Renewal comes every fifth of
+ * it, and a process blocked waiting for another's write lock (the busy timeout, 5 s) still
+ * renews in time, so a live process keeps its jobs.
+ */
+const LEASE_MS = 10_000;
+const RENEWALS_PER_LEASE = 5;
 const MAX_ATTEMPTS = 4;
 const RETRY_BASE_MS = 2_000;
 const RETRY_MAX_MS = 5 * 60_000;
@@ -42,6 +47,8 @@ export interface ProcessorLimits {
   readonly concurrency: number;
   /** Sources read at once from one host. */
   readonly perHost: number;
+  /** How long a claim holds unless renewed (renewed every fifth of it); 10 s unless set. */
+  readonly leaseMs?: number;
 }
 
 export const DEFAULT_LIMITS: ProcessorLimits = { concurrency: 6, perHost: 4 };
@@ -71,6 +78,7 @@ export class SourceProcessor {
   readonly #reading: SourceReading;
   readonly #logger: Logger;
   readonly #limits: ProcessorLimits;
+  readonly #leaseMs: number;
   readonly #owner = leaseOwner(randomUUID());
   readonly #embedder: Embedder | undefined;
   readonly #store: (job: JobRow, text: SourceText) => void;
@@ -97,26 +105,26 @@ export class SourceProcessor {
     this.#reading = reading;
     this.#logger = logger;
     this.#limits = limits;
+    this.#leaseMs = limits.leaseMs ?? LEASE_MS;
     // Immediate transactions take the write lock before reading, so that two
     // processes never both read and then fail to upgrade to a write.
     const store = stores.db.transaction((job: JobRow, text: SourceText) => this.#index(job, text));
     this.#store = (job, text) => store.immediate(job, text);
     const giveUp = stores.db.transaction((job: JobRow, reason: string) => {
-      if (stores.jobs.renew(job, this.#owner, Date.now() + LEASE_MS)) {
+      if (stores.jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) {
         stores.sources.markFailed(job.source_id, reason);
         stores.jobs.complete(job.id);
       }
     });
     this.#giveUp = (job, reason) => giveUp.immediate(job, reason);
     const finish = stores.db.transaction((job: JobRow) => {
-      if (stores.jobs.renew(job, this.#owner, Date.now() + LEASE_MS)) stores.jobs.complete(job.id);
+      if (stores.jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) stores.jobs.complete(job.id);
     });
     this.#finish = (job) => finish.immediate(job);
-    const released = stores.jobs.releaseDeadLeases(this.#owner);
-    if (released > 0) logger.info('took over work left by a stopped process', { jobs: released });
+    this.#releaseDeadLeases();
     this.#poll = setInterval(() => this.#pollForWork(), POLL_MS);
     this.#poll.unref();
-    this.#renew = setInterval(() => this.#renewLeases(), RENEW_MS);
+    this.#renew = setInterval(() => this.#renewLeases(), this.#leaseMs / RENEWALS_PER_LEASE);
     this.#renew.unref();
   }
 
@@ -146,14 +154,33 @@ export class SourceProcessor {
     this.#inFlight.clear();
   }
 
+  /** Reads only, unless there is work: an idle process writes nothing. */
   #pollForWork(): void {
     if (this.#closed) return;
-    const at = this.#stores.jobs.nextAvailableAt();
-    if (at !== null && at <= Date.now()) this.kick();
+    try {
+      const at = this.#stores.jobs.nextAvailableAt();
+      if (at === null) return;
+      const released = this.#releaseDeadLeases();
+      if (released > 0 || at <= Date.now()) this.kick();
+    } catch (error) {
+      this.#logger.error('could not look for work in the queue', { reason: messageOf(error) });
+    }
+  }
+
+  /** Frees the jobs of processes of this machine that are gone; how many. */
+  #releaseDeadLeases(): number {
+    const released = this.#stores.jobs.releaseDeadLeases(this.#owner);
+    if (released > 0) this.#logger.info('took over work left by a stopped process', { jobs: released });
+    return released;
   }
 
   #renewLeases(): void {
-    for (const job of this.#inFlight.values()) this.#stores.jobs.renew(job, this.#owner, Date.now() + LEASE_MS);
+    if (this.#inFlight.size === 0) return;
+    try {
+      this.#stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+    } catch (error) {
+      this.#logger.warn('could not renew the leases of jobs under way', { reason: messageOf(error) });
+    }
   }
 
   #busyHosts(): string[] {
@@ -165,7 +192,7 @@ export class SourceProcessor {
   #claimJobs(): void {
     try {
       while (!this.#closed && this.#inFlight.size < this.#limits.concurrency) {
-        const job = this.#stores.jobs.claim(this.#owner, Date.now(), LEASE_MS, this.#busyHosts());
+        const job = this.#stores.jobs.claim(this.#owner, Date.now(), this.#leaseMs, this.#busyHosts());
         if (!job) break;
         this.#inFlight.set(job.id, job);
         void this.#run(job).finally(() => {
@@ -240,20 +267,24 @@ export class SourceProcessor {
     const { sources, chunks, jobs } = this.#stores;
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
-    if (!jobs.renew(job, this.#owner, Date.now() + LEASE_MS)) return;
+    if (!jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) return;
     const source = sources.get(job.source_id);
     if (source) {
-      const pieces = chunkMarkdown(text.markdown);
+      const title = text.title || source.title || source.name || '';
+      const pieces = chunkMarkdown(text.markdown, { title });
       if (pieces.length === 0) {
         chunks.replace(source.id, source.guru_id, '', []);
         sources.markFailed(source.id, 'The source has no text to index.');
       } else {
         if (source.url !== null) sources.storeRead(source.id, text.title, text.markdown);
-        chunks.replace(source.id, source.guru_id, text.title || source.title || source.name || '', pieces);
+        chunks.replace(source.id, source.guru_id, title, pieces);
         sources.markSucceeded(source.id);
         if (this.#embedder) jobs.enqueue('embed_source', source.id, null, Date.now());
       }
     }
+    // Renewals cannot run while this transaction blocks the event loop; renewed here, the other
+    // jobs under way are not seen expired by a process that gets the write lock after a long one.
+    jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
     jobs.complete(job.id);
   }
 }

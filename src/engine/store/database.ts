@@ -4,8 +4,8 @@
  * each other instead of failing, and the numbered migrations.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDataDir, preparePrivateDatabase } from '../../data-dir.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 export type Db = Database.Database;
@@ -13,8 +13,10 @@ export type Db = Database.Database;
 export const DATABASE_FILE = 'guru.sqlite';
 
 export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, DATABASE_FILE));
+  ensureDataDir(dataDir);
+  const path = join(dataDir, DATABASE_FILE);
+  preparePrivateDatabase(path);
+  const db = new Database(path);
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Db } from './database.js';
 
@@ -16,12 +17,26 @@ export interface JobRow {
 /** Who holds a lease: `host/pid/instance`, so that leases of processes that died can be told apart. */
 export interface LeaseOwner {
   readonly id: string;
+  /** Where `pid` means this process: the host name, with the PID namespace where there is one (containers). */
   readonly host: string;
   readonly pid: number;
 }
 
+/**
+ * The host name and, on Linux, the PID namespace (`myhost:pid:[4026531836]`): containers that
+ * share a data directory and a host name number their processes apart, and one must not judge
+ * another's process dead by a PID of its own.
+ */
+function processSpace(): string {
+  try {
+    return `${hostname()}:${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return hostname();
+  }
+}
+
 export function leaseOwner(instance: string): LeaseOwner {
-  const host = hostname();
+  const host = processSpace();
   return { id: `${host}/${process.pid}/${instance}`, host, pid: process.pid };
 }
 
@@ -48,6 +63,7 @@ export class JobRepository {
   readonly #owners;
   readonly #releaseOwner;
   readonly #renew;
+  readonly #renewOwner;
 
   constructor(db: Db) {
     this.#enqueue = db.prepare<[JobKind, number, string | null, number, number]>(
@@ -67,6 +83,7 @@ export class JobRepository {
     this.#renew = db.prepare<[number, number, string, number]>(
       'UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ?',
     );
+    this.#renewOwner = db.prepare<[number, string]>('UPDATE jobs SET lease_expires_at = ? WHERE lease_owner = ?');
     this.#complete = db.prepare<[number]>('DELETE FROM jobs WHERE id = ?');
     this.#release = db.prepare<[number, number, string, number]>(
       'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ?',
@@ -94,6 +111,11 @@ export class JobRepository {
   /** Extends the lease of this claim; false when the claim is no longer current (taken over or queued anew). */
   renew(job: JobRow, owner: LeaseOwner, until: number): boolean {
     return this.#renew.run(until, job.id, owner.id, job.attempts).changes > 0;
+  }
+
+  /** Extends every lease `owner` still holds, in one statement. */
+  renewAll(owner: LeaseOwner, until: number): void {
+    this.#renewOwner.run(until, owner.id);
   }
 
   complete(id: number): void {

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { hostname } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GuruError } from '../../../src/core/errors.js';
 import { Crawl } from '../../../src/core/schemas.js';
 import { INTERRUPTED_MESSAGE, LINK_LIMIT, type CrawlProgress } from '../../../src/engine/crawl/crawler.js';
 import { CrawlRepository } from '../../../src/engine/crawl/repository.js';
+import { leaseOwner } from '../../../src/engine/store/jobs.js';
 import { redirect, respond, startLoopbackServer, type LoopbackServer, type Route } from '../../support/loopback-server.js';
 import { Hanging, Meter, openHarness, page, pages, type Harness } from './sites.js';
 
@@ -574,7 +574,8 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
     const h = harness();
     const child = spawn(process.execPath, ['-e', '']);
     await once(child, 'exit');
-    const dead = { id: `${hostname()}/${child.pid}/x`, host: hostname(), pid: child.pid! };
+    const { host } = leaseOwner('x');
+    const dead = { id: `${host}/${child.pid}/x`, host, pid: child.pid! };
     const crawls = new CrawlRepository(h.db);
     const left = (guruId: number, owner = dead, leaseExpiresAt = Date.now() + 60_000) =>
       crawls.create({ guruId, url: 'https://example.com/', ignoreQueryParams: true, linkLimit: 1500, startTime: new Date().toISOString(), owner, leaseExpiresAt });

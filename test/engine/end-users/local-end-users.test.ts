@@ -4,7 +4,7 @@
  * database files, and tombstones that keep nothing. The behaviour both
  * backends share is in test/contract/end-users-contract.ts.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -73,6 +73,8 @@ describe('LocalEndUsers', () => {
 
   it('reads memories written through the record store, on the first page only', async () => {
     await holdDataOf(USER);
+    // Like the database, the record store is its user's alone.
+    expect(statSync(join(dir, RECORDS_FILE)).mode & 0o077).toBe(0);
     const first = await engine.getEndUserData('frob', USER, { limit: 1, offset: 0 });
     expect(first.data.memories).toEqual([{ memory: 'runs PostgreSQL 15 on Hurdlebox' }]);
     const second = await engine.getEndUserData('frob', USER, { limit: 1, offset: 1 });

@@ -97,6 +97,37 @@ describe('extractHtml: titles', () => {
   });
 });
 
+describe('extractHtml: pages that leave out the optional <html>, <head> and <body> tags', () => {
+  it('reads a page without any of them as it reads the page with them', () => {
+    const content = '<h1>Refunds</h1><p>Refunds are possible within 30 days of purchase.</p>';
+    const withTags = extractHtml(`<!doctype html><html><head><title>Refund policy</title></head><body>${content}</body></html>`, URL);
+    const withoutTags = extractHtml(`<!doctype html><title>Refund policy</title>${content}`, URL);
+    expect(withoutTags).toEqual(withTags);
+    expect(withoutTags.title).toBe('Refund policy');
+    expect(withoutTags.markdown).toContain('Refunds are possible within 30 days of purchase.');
+  });
+
+  it('reads a page whose head elements stand without <head>, before its <body>, leaving them out', () => {
+    const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Shipping</title><link rel="stylesheet" href="/site.css">
+      <script>var CHROME = 1;</script><body><h1>Shipping times</h1><p>Parcels leave the warehouse within two days.</p></body></html>`;
+    const { title, markdown } = extractHtml(html, URL);
+    expect(title).toBe('Shipping');
+    expect(markdown).toContain('Parcels leave the warehouse within two days.');
+    expect(markdown).not.toContain('CHROME');
+  });
+
+  it('keeps content that stands outside <body> in the order of the page', () => {
+    const html = `<html><head><title>Returns</title></head><p>Returns are free.</p><body><p>Send the parcel back within a month.</p></body>
+      <p>Refunds follow within a week.</p></html>`;
+    expect(extractHtml(html, URL).markdown).toBe('Returns are free.\n\nSend the parcel back within a month.\n\nRefunds follow within a week.');
+  });
+
+  it('leaves a well-formed page as it is', () => {
+    const html = '<!doctype html><html><head><title>Plain</title></head><body><p>Nothing to move.</p></body></html>';
+    expect(extractHtml(html, URL)).toEqual({ title: 'Plain', markdown: 'Nothing to move.' });
+  });
+});
+
 describe('extractHtml: odd HTML', () => {
   it.each([
     ['an empty string', ''],
@@ -106,6 +137,7 @@ describe('extractHtml: odd HTML', () => {
     ['angle brackets', '<<<>>> <!-- <p> --> </div></div></html><html>'],
     ['binary noise', String.fromCharCode(...Array.from({ length: 512 }, (_, index) => (index * 37) % 256))],
     ['a deep nesting', `${'<div>'.repeat(2000)}deep text${'</div>'.repeat(2000)}`],
+    ['a deep nesting in a body', `<html><body>${'<div>'.repeat(2000)}deep text${'</div>'.repeat(2000)}</body></html>`],
   ])('does not throw on %s', (_name, html) => {
     const result = extractHtml(html, URL);
     expect(typeof result.markdown).toBe('string');

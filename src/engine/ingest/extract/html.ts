@@ -6,7 +6,8 @@
  * Never throws: odd HTML gives less Markdown, not an error.
  */
 import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
+import type { parseHTML } from 'linkedom';
+import { parseDocument } from './html-document.js';
 import { htmlToMarkdown } from './markdown.js';
 
 export interface ExtractedHtml {
@@ -30,6 +31,9 @@ const CONTAINER_SELECTOR = 'main, [role="main"], #docContent, article';
 /** Below this much text (and below a third of the page's text) a container does not count as the content. */
 const MIN_CONTAINER_CHARACTERS = 500;
 
+/** Nesting depth of a page's body beyond which Readability is not tried; real pages stay well below it. */
+const MAX_READABLE_DEPTH = 100;
+
 /** Elements that are never content, wherever they are. */
 const NOISE_ELEMENTS = new Set([
   'script', 'style', 'noscript', 'template', 'link', 'meta', 'svg', 'canvas', 'iframe', 'object', 'embed',
@@ -51,7 +55,7 @@ export function extractHtml(html: string, url: string): ExtractedHtml {
 }
 
 function extract(html: string, url: string): ExtractedHtml {
-  const { document } = parseHTML(html);
+  const document = parseDocument(html);
   const title = metadataTitle(document) ?? url;
   const base = baseUrl(document, url);
   const container = contentContainer(document);
@@ -64,7 +68,7 @@ function extract(html: string, url: string): ExtractedHtml {
   if (markdown !== '') return { title: article?.title ?? title, markdown };
 
   // Readability found nothing (and changed the document): start again from the source.
-  const fresh = parseHTML(html).document;
+  const fresh = parseDocument(html);
   const fallback = fresh.querySelector('main, [role="main"], article') ?? fresh.body ?? fresh.documentElement;
   return { title, markdown: fallback ? toMarkdown(prepare(fallback, base, true)) : '' };
 }
@@ -108,7 +112,21 @@ function contentContainer(document: Doc): El | undefined {
   return undefined;
 }
 
+/** Whether elements nest more than `limit` deep below `root`; stops looking once they do. */
+function nestsDeeperThan(root: El, limit: number): boolean {
+  const stack: Array<readonly [El, number]> = [[root, 0]];
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [element, depth] = entry;
+    if (depth > limit) return true;
+    for (const child of Array.from(element.children)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function readable(document: Doc): { title: string | undefined; content: El } | undefined {
+  // Readability's work grows with about the cube of the nesting depth (minutes for 2,000 nested
+  // <div>s); pages nested that deep are taken as they are.
+  if (nestsDeeperThan(document.body, MAX_READABLE_DEPTH)) return undefined;
   // keepClasses: the language-* classes of code blocks name their languages.
   const reader = new Readability<El>(document as unknown as Document, {
     keepClasses: true,
