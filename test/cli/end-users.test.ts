@@ -3,7 +3,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { spawn } from 'node:child_process';
+import { cleanEnv, MAIN, runCli, type CliResult } from './run-cli.js';
+
+/** Runs the bin on a terminal (util-linux `script` gives it one), typing `input`. */
+function runOnTerminal(args: readonly string[], input: string): Promise<CliResult> {
+  const command = [process.execPath, MAIN, ...args].map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr: '' }));
+    child.stdin.end(input);
+  });
+}
 
 const USER = 'cli-user-42';
 let dataDir: string;
@@ -60,5 +74,19 @@ describe('guru-mcp profiles / enduser', () => {
       `Erased end user ${USER} in docs: 0 questions, 0 rejected questions, 0 conversations, 0 searches, 1 profile, 0 memories.\n`,
     );
     expect(JSON.parse((await runCli(['enduser', 'show', 'docs', USER, '--json', ...data()])).stdout).data.profile).toEqual([]);
+  });
+
+  it('enduser erase asks on a terminal: anything but yes erases nothing, yes erases', async () => {
+    await runCli(['profiles', 'upsert', 'docs', '-', ...data()], { input: JSON.stringify([{ external_user_id: 'asked', memory: {} }]) });
+    const declined = await runOnTerminal(['enduser', 'erase', 'docs', 'asked', ...data()], 'no\n');
+    expect(declined.code).toBe(1);
+    expect(declined.stdout).toContain('Erase everything the guru docs holds about end user asked? This cannot be undone. Type yes to erase:');
+    expect(declined.stdout).toContain('guru-mcp: not erased');
+    expect(JSON.parse((await runCli(['enduser', 'show', 'docs', 'asked', '--json', ...data()])).stdout).data.profile).toHaveLength(1);
+
+    const accepted = await runOnTerminal(['enduser', 'erase', 'docs', 'asked', ...data()], 'yes\n');
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain('Erased end user asked in docs:');
+    expect(JSON.parse((await runCli(['enduser', 'show', 'docs', 'asked', '--json', ...data()])).stdout).data.profile).toEqual([]);
   });
 });
