@@ -1,4 +1,5 @@
 /** Every command of `guru-mcp`, with its arguments and options. */
+import { END_USER_COMMANDS } from './end-user-commands.js';
 import type { CommandSpec, OptionSpecs } from './spec.js';
 
 /** Options every command takes. They map onto the settings of src/config.ts. */
@@ -411,6 +412,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['guru-mcp answer-progress docs 6f1c2a9e-user'],
     load: () => import('./commands/answer-progress.js'),
   },
+  ...END_USER_COMMANDS,
 ];
 
 export const DEFAULT_COMMAND = 'stdio';

@@ -22,6 +22,9 @@ import type {
   DeletedSession,
   FollowUpRequest,
   FollowUpResponse,
+  EndUserData,
+  EndUserDataQuery,
+  ErasedEndUserData,
   Guru,
   Integration,
   IntegrationInput,
@@ -37,6 +40,8 @@ import type {
   SessionConversation,
   SessionList,
   UploadedDocument,
+  UpsertProfilesRequest,
+  UpsertProfilesResponse,
 } from './schemas.js';
 
 /** Which surface a question came in through; stored as the question's `source`. */
@@ -121,8 +126,18 @@ export interface VideoLists {
   importPlaylist(request: ImportUrlRequest): Promise<PlaylistImport>;
 }
 
+/** What a guru holds about one end user (an integration's `external_user_id`): reading, erasing, profiles. */
+export interface EndUsers {
+  /** One page of everything held about the end user in this guru; the profile on every page, memories on the first. */
+  getEndUserData(guru: string, externalUserId: string, query: EndUserDataQuery): Promise<EndUserData>;
+  /** Erases everything held about the end user in this guru, for good, and says how much of each kind went. */
+  eraseEndUserData(guru: string, externalUserId: string): Promise<ErasedEndUserData>;
+  /** Creates or replaces one profile per end user; a user that fails does not stop the others. */
+  upsertProfiles(guru: string, request: UpsertProfilesRequest): Promise<UpsertProfilesResponse>;
+}
+
 /** The whole service, as the transports see it. */
-export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists {
+export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists, EndUsers {
   /** Releases connections, timers and files. */
   close(): Promise<void>;
 }

@@ -456,7 +456,10 @@ export const EndUserData = z.looseObject({
         date_created: Timestamp,
       }),
     ),
-    rejected_questions: z.array(z.looseObject({})),
+    /** The questions the guru declined (DESIGN.md): why, in `reason`. */
+    rejected_questions: z.array(
+      z.looseObject({ slug: z.string(), question: z.string(), user_question: z.string(), date_created: Timestamp, reason: z.string() }),
+    ),
     conversations: z.array(z.looseObject({ id: z.string(), date_created: Timestamp, last_used: Timestamp })),
     searches: z.array(z.looseObject({ query: z.string(), selected_labels: z.array(z.string()), date_created: Timestamp })),
     profile: z.array(
@@ -477,25 +480,42 @@ export const EndUserData = z.looseObject({
 });
 export type EndUserData = z.infer<typeof EndUserData>;
 
+/** Records of each kind an erase removed. */
+export const ErasedCounts = z.looseObject({
+  questions: z.number().int(),
+  rejected_questions: z.number().int(),
+  conversations: z.number().int(),
+  searches: z.number().int(),
+  profile: z.number().int(),
+  memories: z.number().int(),
+});
+export type ErasedCounts = z.infer<typeof ErasedCounts>;
+
 export const ErasedEndUserData = z.looseObject({
   external_user_id: z.string(),
-  deleted: z.record(z.string(), z.number().int()),
+  deleted: ErasedCounts,
 });
 export type ErasedEndUserData = z.infer<typeof ErasedEndUserData>;
 
 // ---------------------------------------------------------------------------
 // Profiles
 
+/** Profiles one upsert request may carry. */
+export const MAX_PROFILES_PER_REQUEST = 1000;
+/** One profile's `memory`, as JSON in UTF-8. */
+export const MAX_PROFILE_BYTES = 16 * 1024;
+
+/** Each user is checked on its own (a bad one fails alone, in `users_results`), so its members are not typed here. */
 export const UpsertProfilesRequest = z.object({
   users: z
     .array(
       z.object({
-        external_user_id: z.unknown(),
-        memory: z.unknown(),
+        external_user_id: z.unknown().optional(),
+        memory: z.unknown().optional(),
       }),
     )
     .min(1)
-    .max(1000),
+    .max(MAX_PROFILES_PER_REQUEST),
 });
 export type UpsertProfilesRequest = z.infer<typeof UpsertProfilesRequest>;
 

@@ -91,3 +91,12 @@ export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, ope
   if (result.success) return result.data;
   throw Errors.invalidInput(operation, describeIssues(result.error));
 }
+
+/** One part of a request checked on its own (one user of a bulk request): its value, or each of its problems. */
+export function checkPart<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+): { readonly ok: true; readonly value: z.output<S> } | { readonly ok: false; readonly problems: string[] } {
+  const result = schema.safeParse(value, { error: describeIssue });
+  return result.success ? { ok: true, value: result.data } : { ok: false, problems: result.error.issues.map((issue) => issue.message) };
+}

@@ -20,6 +20,9 @@ import type {
   DeletedSession,
   FollowUpRequest,
   FollowUpResponse,
+  EndUserData,
+  EndUserDataQuery,
+  ErasedEndUserData,
   Guru,
   ImportUrlRequest,
   Integration,
@@ -38,12 +41,15 @@ import type {
   SessionList,
   StartCrawlRequest,
   UploadedDocument,
+  UpsertProfilesRequest,
+  UpsertProfilesResponse,
 } from '../core/schemas.js';
 import { silentLogger } from '../log.js';
 import { LocalAnswering } from './answer/local-answering.js';
 import type { EngineContext, EngineSettings } from './context.js';
 import { LocalCrawling } from './crawl/local-crawling.js';
 import { LocalFollowUps } from './follow-ups/local-follow-ups.js';
+import { LocalEndUsers } from './end-users/local-end-users.js';
 import { LocalGurus } from './gurus/local-gurus.js';
 import { LocalDataSources } from './ingest/local-data-sources.js';
 import { LocalIntegrations } from './ingest/local-integrations.js';
@@ -72,6 +78,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #followUps: LocalFollowUps;
   readonly #crawling: LocalCrawling;
   readonly #videoLists: LocalVideoLists;
+  readonly #endUsers: LocalEndUsers;
   /** Aborted on close: background work started by open() stops. */
   readonly #closing = new AbortController();
 
@@ -89,6 +96,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
+    this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search);
   }
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */
@@ -118,6 +126,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     await this.#dataSources.close();
     await this.#search.close();
     await this.#progress.close();
+    await this.#endUsers.close();
     this.#context.db.close();
   }
 
@@ -179,6 +188,17 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   importPlaylist(request: ImportUrlRequest): Promise<PlaylistImport> {
     return this.#videoLists.importPlaylist(request);
+  }
+
+  // EndUsers
+  getEndUserData(guru: string, externalUserId: string, query: EndUserDataQuery): Promise<EndUserData> {
+    return this.#endUsers.getEndUserData(guru, externalUserId, query);
+  }
+  eraseEndUserData(guru: string, externalUserId: string): Promise<ErasedEndUserData> {
+    return this.#endUsers.eraseEndUserData(guru, externalUserId);
+  }
+  upsertProfiles(guru: string, request: UpsertProfilesRequest): Promise<UpsertProfilesResponse> {
+    return this.#endUsers.upsertProfiles(guru, request);
   }
 
   // GuruAdmin

@@ -26,6 +26,7 @@ import { describeError, type Logger } from '../log.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
 import { BodyTooLargeError, KiB, MiB, parseJsonBody, readBody } from './body.js';
 import { sendGuruError, sendJson } from './respond.js';
+import { endUserRoutes } from './end-user-routes.js';
 import { createRouter, type RoutePattern } from './router.js';
 
 export const REST_PREFIX = '/api/v1';
@@ -43,10 +44,10 @@ export type RestHandler = (req: IncomingMessage, res: ServerResponse, url: URL) 
 
 /** Marks a reply the route wrote to the response itself (a stream). */
 const RESPONDED = Symbol('responded');
-type Reply = { readonly status: number; readonly json: unknown } | typeof RESPONDED;
-const ok = (json: unknown): Reply => ({ status: 200, json });
+export type Reply = { readonly status: number; readonly json: unknown } | typeof RESPONDED;
+export const ok = (json: unknown): Reply => ({ status: 200, json });
 
-interface RestCall {
+export interface RestCall {
   readonly res: ServerResponse;
   readonly url: URL;
   /** The guru of the caller's key (and of the path, where it names one). */
@@ -56,7 +57,7 @@ interface RestCall {
   readonly body: unknown;
 }
 
-interface RestRoute extends RoutePattern {
+export interface RestRoute extends RoutePattern {
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly operation: Operation;
   readonly maxBodyBytes: number;
@@ -66,7 +67,7 @@ interface RestRoute extends RoutePattern {
    * member read, so a caller cannot pick a new end user per request to escape the
    * limit on other routes.
    */
-  readonly endUserIn?: 'body' | 'query';
+  readonly endUserIn?: 'body' | 'query' | 'path';
   readonly run: (call: RestCall) => Promise<Reply>;
 }
 
@@ -75,7 +76,7 @@ interface RestRoute extends RoutePattern {
  * src/core/schemas.ts), so that a larger one is refused while it is read, before
  * any of it is parsed.
  */
-const BODY_LIMITS = {
+export const BODY_LIMITS = {
   /** Routes that take no body (anything sent is ignored). */
   none: 16 * KiB,
   /**
@@ -237,6 +238,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       maxBodyBytes: BODY_LIMITS.request,
       run: async ({ body }) => ok(await assistant.importPlaylist(parseRequest(ImportUrlRequest, body, 'import_playlist'))),
     },
+    ...endUserRoutes(assistant),
   ];
   const route = createRouter(routes);
 
@@ -304,7 +306,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
     try {
       const caller = await authenticate(req, operation, params);
       const body = parseJsonBody(await readBody(req, endpoint.maxBodyBytes));
-      await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url));
+      await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url, params));
       if (!body.ok) throw Errors.invalidInput(operation, body.problem);
       const reply = await endpoint.run({ res, url, guru: caller.guru, params, body: body.value ?? {} });
       if (reply !== RESPONDED) sendJson(res, reply.status, reply.json);
@@ -334,7 +336,8 @@ function crawlIdOf(params: Readonly<Record<string, string>>, operation: 'crawl_s
 }
 
 /** The end user a request is made for, where its operation defines one. */
-function endUserOf(route: RestRoute, body: unknown, url: URL): string | undefined {
+function endUserOf(route: RestRoute, body: unknown, url: URL, params: Readonly<Record<string, string>>): string | undefined {
+  if (route.endUserIn === 'path') return params.external_user_id;
   if (route.endUserIn === 'query') return url.searchParams.get('external_user_id') ?? undefined;
   if (route.endUserIn === 'body' && typeof body === 'object' && body !== null && 'external_user_id' in body) {
     return typeof body.external_user_id === 'string' ? body.external_user_id : undefined;

@@ -16,6 +16,7 @@ import { registerAskTool } from './tools/ask.js';
 import { registerCrawlTools } from './tools/crawls.js';
 import { registerFollowUpTool } from './tools/follow-ups.js';
 import type { ToolContext } from './tools/context.js';
+import { registerEndUserTools } from './tools/end-users.js';
 import { registerGuruTools } from './tools/gurus.js';
 import { registerSearchTool } from './tools/search.js';
 import { registerSessionTools } from './tools/sessions.js';
@@ -81,6 +82,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerVoteTool(server, context);
   registerAnswerProgressTool(server, context);
   registerFollowUpTool(server, context);
+  registerEndUserTools(server, context);
   registerResources(server, context);
   const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
   whenClosed(server, () => subscriptions.close());

@@ -18,12 +18,15 @@ import {
   DataSourceListResponse,
   DeletedSession,
   FollowUpResponse,
+  EndUserData,
+  ErasedEndUserData,
   MessageResponse,
   PlaylistImport,
   RecordedVote,
   SemanticSearchResponse,
   SessionConversation,
   SessionList,
+  UpsertProfilesResponse,
 } from '../core/schemas.js';
 import type {
   AnswerProgressQuery,
@@ -36,6 +39,8 @@ import type {
   ReindexRequest,
   SemanticSearchRequest,
   StartCrawlRequest,
+  EndUserDataQuery,
+  UpsertProfilesRequest,
 } from '../core/schemas.js';
 import { silentLogger, type Logger } from '../log.js';
 import { pathOf, type Endpoint } from './endpoint.js';
@@ -187,6 +192,35 @@ export class RemoteAssistant implements Assistant {
   async importPlaylist(request: ImportUrlRequest): Promise<PlaylistImport> {
     const endpoint: Endpoint = { operation: 'import_playlist', method: 'POST', path: pathOf('youtube', 'playlist'), idempotent: true };
     return this.#client.json(endpoint, PlaylistImport, { body: request });
+  }
+
+  async getEndUserData(guru: string, externalUserId: string, query: EndUserDataQuery): Promise<EndUserData> {
+    const endpoint: Endpoint = {
+      operation: 'enduser_data',
+      method: 'GET',
+      path: pathOf(guru, 'end-users', externalUserId, 'data'),
+      idempotent: true,
+      guru,
+    };
+    return this.#client.json(endpoint, EndUserData, { query: { limit: query.limit, offset: query.offset } });
+  }
+
+  async eraseEndUserData(guru: string, externalUserId: string): Promise<ErasedEndUserData> {
+    const endpoint: Endpoint = {
+      operation: 'erase_enduser_data',
+      method: 'DELETE',
+      path: pathOf(guru, 'end-users', externalUserId, 'data'),
+      // Sent again, it ends in the same state (nothing held); only its counts are then zero.
+      idempotent: true,
+      guru,
+    };
+    return this.#client.json(endpoint, ErasedEndUserData);
+  }
+
+  async upsertProfiles(guru: string, request: UpsertProfilesRequest): Promise<UpsertProfilesResponse> {
+    // The spec makes upserting idempotent: a retry creates no duplicates.
+    const endpoint: Endpoint = { operation: 'upsert_profiles', method: 'POST', path: pathOf(guru, 'profiles'), idempotent: true, guru };
+    return this.#client.json(endpoint, UpsertProfilesResponse, { body: request });
   }
 
   close(): Promise<void> {

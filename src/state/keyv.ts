@@ -3,9 +3,11 @@
  * windows, answer-progress lines, caches) lives in `<dataDir>/state.sqlite`, one
  * namespace per use, so that several server instances on one data directory share
  * it and a multi-instance deployment can swap the store for Redis here alone.
+ * End users' profiles and memories are durable records in `<dataDir>/endusers.sqlite`.
  */
 import { join } from 'node:path';
-import KeyvSqlite from '@keyv/sqlite';
+import KeyvSqlite, { type SqliteDriver } from '@keyv/sqlite';
+import Database from 'better-sqlite3';
 import Keyv from 'keyv';
 import { ensureDataDir, preparePrivateDatabase } from '../data-dir.js';
 import { createLogger, describeError, type Logger } from '../log.js';
@@ -39,4 +41,79 @@ export function openStateStore(dataDir: string, namespace: string, logger: Logge
     logger.warn('state store failed', { namespace, error: describeError(error) });
   });
   return keyv;
+}
+
+/** The file of durable end-user records (profiles and memories) in the data directory. */
+export const RECORDS_FILE = 'endusers.sqlite';
+
+/**
+ * Durable records kept with Keyv: end users' profiles and memories. Unlike the
+ * state store, nothing here is disposable, so a failing store throws (a reader
+ * must not take a miss for "nothing held"), nothing expires, and deleted rows
+ * are overwritten (`secure_delete`), so that erased data leaves the file.
+ */
+export interface RecordStore {
+  /** The records of one namespace (one per guru and kind keeps gurus apart). Store failures reject. */
+  namespace(name: string): Keyv;
+  /**
+   * Copies the write-ahead log into the database file and empties it, so that
+   * no older copy of an erased record stays in the log. Waits (busy timeout) for
+   * other processes' readers; if they outlast it, the log is emptied by a later call.
+   */
+  compact(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): RecordStore {
+  const filename = join(dataDir, file);
+  let connection: Database.Database | undefined;
+  // One connection for every namespace: better-sqlite3 is synchronous, so sharing it is safe.
+  const connect = (): Database.Database => {
+    if (connection) return connection;
+    ensureDataDir(dataDir);
+    // Created (or narrowed) before SQLite opens it: it and its -wal and -shm stay private.
+    preparePrivateDatabase(filename);
+    const db = new Database(filename);
+    try {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('secure_delete = ON');
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    connection = db;
+    return db;
+  };
+  const driver: SqliteDriver = {
+    name: 'custom',
+    connect: async () => {
+      const db = connect();
+      return {
+        query: async (sql: string, ...parameters: unknown[]) => {
+          const statement = db.prepare(sql);
+          const values = parameters.map((value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : value));
+          if (statement.reader) return statement.all(...values);
+          statement.run(...values);
+          return [];
+        },
+        // The connection is the record store's, closed with it.
+        close: async () => {},
+      };
+    },
+  };
+  return {
+    namespace(name) {
+      const keyv = new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${filename}`, driver }), namespace: name });
+      keyv.throwOnEmitError = true;
+      return keyv;
+    },
+    async compact() {
+      connection?.pragma('wal_checkpoint(TRUNCATE)');
+    },
+    async close() {
+      connection?.close();
+      connection = undefined;
+    },
+  };
 }

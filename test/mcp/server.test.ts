@@ -25,7 +25,9 @@ const ALL_TOOLS = [
   'crawl_status',
   'create_guru',
   'delete_session',
+  'erase_enduser_data',
   'follow_up_examples',
+  'get_enduser_data',
   'get_session',
   'import_channel',
   'import_playlist',
@@ -37,6 +39,7 @@ const ALL_TOOLS = [
   'semantic_search',
   'start_crawl',
   'stop_crawl',
+  'upsert_profiles',
 ];
 
 /** Tools that reach outside the server: fetching URL sources, crawling, the video platform's API. */

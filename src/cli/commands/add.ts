@@ -1,11 +1,11 @@
 /** `guru-mcp add [<slug>] [FILE|URL...] [--kind KIND] [--name NAME] [--label L]... [--no-wait] [--json]` */
-import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { CreateDataSourcesRequest, TextSourceInput } from '../../core/schemas.js';
 import { withGuru } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
+import { readStdin, readTextFile } from '../input.js';
 import { acceptedRow, distinctSources, exitCodeOf, followCreated, writeSourceRows } from '../processing.js';
-import type { CommandContext, Terminal } from '../spec.js';
+import type { CommandContext } from '../spec.js';
 import { flag, stringList, stringOption } from '../values.js';
 
 export const URL_KINDS = ['website', 'youtube', 'jira', 'zendesk', 'confluence'] as const;
@@ -45,28 +45,11 @@ function urlSources(urls: readonly string[], kind: UrlKind | undefined): Partial
   return lists;
 }
 
-async function readStdin(terminal: Terminal): Promise<string> {
-  if (terminal.stdin.isTTY) terminal.stderr.write('Reading the source text from stdin; end it with Ctrl-D.\n');
-  const chunks: Buffer[] = [];
-  for await (const chunk of terminal.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function readSourceFile(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-    throw new CommandFailure(`cannot read ${file}: ${reason}`);
-  }
-}
-
 async function textSources(context: CommandContext, files: readonly string[], readsStdin: boolean): Promise<TextSourceInput[]> {
   const name = stringOption(context.values, 'name');
   if (readsStdin) {
     if (name === undefined) throw new UsageError('reading a source from stdin needs --name NAME', 'add');
-    return [{ name, content: await readStdin(context.terminal) }];
+    return [{ name, content: await readStdin(context.terminal, 'Reading the source text from stdin; end it with Ctrl-D.') }];
   }
   if (name !== undefined && files.length !== 1) {
     throw new UsageError('--name names a single text source; give one FILE, or none to read stdin', 'add');
@@ -75,7 +58,7 @@ async function textSources(context: CommandContext, files: readonly string[], re
   if (document !== undefined) {
     throw new UsageError(`${document} is a document; add PDF, Word and Excel files with 'guru-mcp upload <slug> FILE...'`, 'add');
   }
-  return Promise.all(files.map(async (file) => ({ name: name ?? basename(file), content: await readSourceFile(file) })));
+  return Promise.all(files.map(async (file) => ({ name: name ?? basename(file), content: await readTextFile(file) })));
 }
 
 function checkNotEmpty(sources: readonly TextSourceInput[]): void {

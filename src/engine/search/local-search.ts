@@ -15,7 +15,9 @@ import { parseLabels } from '../store/sources.js';
 import { fuseRanked } from './fusion.js';
 import { parseQuery } from './query.js';
 import { Retriever, type ChunkHit } from './retriever.js';
-import { SearchLogRepository } from './search-log.js';
+import { SearchLogRepository, type LoggedSearch } from './search-log.js';
+import type { GuruRow } from '../gurus/local-gurus.js';
+import { pageOf, type PageWindow, type Paged } from '../store/paging.js';
 import { SemanticSearch } from './semantic.js';
 
 /** Vector neighbours fused into a search, and offered to an answer. */
@@ -82,6 +84,16 @@ export class LocalSearch implements Searching {
       labels: parseLabels(hit.labels),
     }));
     return { sources, total_sources: sources.length, search_mode: related ? 'hybrid' : 'lexical' };
+  }
+
+  /** One page of the end user's logged searches in the guru, oldest first. */
+  endUserSearches(guru: GuruRow, externalUserId: string, window: PageWindow): Paged<LoggedSearch> {
+    return pageOf(this.#searches.ofEndUser(guru.id, externalUserId, window.limit + 1, window.offset), window.limit);
+  }
+
+  /** Deletes the end user's logged searches in the guru; returns how many there were. */
+  eraseEndUserSearches(guru: GuruRow, externalUserId: string): number {
+    return this.#searches.eraseEndUser(guru.id, externalUserId);
   }
 
   /** Chunks close in meaning to the text, best first; undefined when search is lexical now. */

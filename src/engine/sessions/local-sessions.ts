@@ -8,6 +8,7 @@ import { Errors } from '../../core/errors.js';
 import {
   ListSessionsRequest,
   type DeletedSession,
+  type EndUserData,
   type Reference,
   type SessionConversation,
   type SessionList,
@@ -18,11 +19,31 @@ import { sessionUri } from '../../core/uris.js';
 import { parseRequest } from '../../core/validate.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
+import { pageOf, type PageWindow, type Paged } from '../store/paging.js';
 import { SessionRepository, type BingeRow, type NewQuestion, type QuestionRow, type VoteOutcome } from './repository.js';
 
 export type { QuestionRow, VoteOutcome } from './repository.js';
 
 const SESSION_PAGE_SIZE = 20;
+
+/** Why a declined question was not answered: the engine declines only when the knowledge base holds nothing on it. */
+const DECLINED_REASON = 'The knowledge base holds nothing that answers this question.';
+
+type Bundle = EndUserData['data'];
+
+/** What the sessions hold about one end user of a guru, one page of each collection. */
+export interface EndUserHistory {
+  readonly questions: Paged<Bundle['questions'][number]>;
+  readonly rejectedQuestions: Paged<Bundle['rejected_questions'][number]>;
+  readonly conversations: Paged<Bundle['conversations'][number]>;
+}
+
+/** What erasing an end user's sessions removed. */
+export interface ErasedHistory {
+  readonly questions: number;
+  readonly rejectedQuestions: number;
+  readonly conversations: number;
+}
 const DAY_MS = 86_400_000;
 
 /** A turn to record; the session and the time are the capability's to fill in. */
@@ -137,6 +158,51 @@ export class LocalSessions implements Sessions {
   /** Records a turn's vote unless it has one; it then shows as the turn's `user_vote`. */
   recordVote(turnId: number, vote: Vote, feedback: string | null): VoteOutcome {
     return this.#sessions.vote(turnId, vote, feedback, timestamp(this.#context));
+  }
+
+  // -------------------------------------------------------------------------
+  // For the end-user data of a guru
+
+  /** One page (`window`, per collection) of the end user's questions, declined questions and sessions. */
+  endUserHistory(guru: GuruRow, externalUserId: string, window: PageWindow): EndUserHistory {
+    const { limit, offset } = window;
+    const questions = (declined: boolean) => this.#sessions.endUserQuestions(guru.id, externalUserId, declined, limit + 1, offset);
+    const answered = pageOf(questions(false), limit);
+    const declined = pageOf(questions(true), limit);
+    const binges = pageOf(this.#sessions.endUserBinges(guru.id, externalUserId, limit + 1, offset), limit);
+    return {
+      questions: {
+        hasMore: answered.hasMore,
+        items: answered.items.map((row) => ({
+          slug: row.slug,
+          question: row.question,
+          user_question: row.user_question,
+          content: row.content,
+          source: row.source,
+          date_created: row.date_created,
+        })),
+      },
+      rejectedQuestions: {
+        hasMore: declined.hasMore,
+        items: declined.items.map((row) => ({
+          slug: row.slug,
+          question: row.question,
+          user_question: row.user_question,
+          date_created: row.date_created,
+          reason: DECLINED_REASON,
+        })),
+      },
+      conversations: {
+        hasMore: binges.hasMore,
+        items: binges.items.map((binge) => ({ id: binge.id, date_created: binge.date_created, last_used: binge.last_used })),
+      },
+    };
+  }
+
+  /** Deletes the end user's sessions in the guru with their turns, leaving tombstones with neither text nor user id. */
+  eraseEndUser(guru: GuruRow, externalUserId: string): ErasedHistory {
+    const erased = this.#sessions.eraseEndUser(guru.id, externalUserId, timestamp(this.#context));
+    return { questions: erased.questions, rejectedQuestions: erased.declined, conversations: erased.sessions };
   }
 
   // -------------------------------------------------------------------------

@@ -194,6 +194,56 @@ export class SessionRepository {
     }).immediate();
   }
 
+  /**
+   * The end user's questions in the guru's live sessions, oldest first: the
+   * answered ones, or those the guru declined (no usable context, DESIGN.md).
+   * Oldest first keeps pages stable while new questions come in.
+   */
+  endUserQuestions(guruId: number, externalUserId: string, declined: boolean, limit: number, offset: number): QuestionRow[] {
+    return this.#db
+      .prepare<[number, string, number, number, number], QuestionRow>(
+        `SELECT ${QUESTION_COLUMNS.replace(/(\w+)/g, 'q.$1')} FROM questions q JOIN binges b ON b.id = q.binge_id
+         WHERE b.guru_id = ? AND b.external_user_id = ? AND b.deleted_at IS NULL AND q.can_receive_feedback = ?
+         ORDER BY q.id LIMIT ? OFFSET ?`,
+      )
+      .all(guruId, externalUserId, declined ? 0 : 1, limit, offset);
+  }
+
+  /** The end user's live sessions in the guru, oldest first. */
+  endUserBinges(guruId: number, externalUserId: string, limit: number, offset: number): BingeRow[] {
+    return this.#db
+      .prepare<[number, string, number, number], BingeRow>(
+        `SELECT * FROM binges WHERE guru_id = ? AND external_user_id = ? AND deleted_at IS NULL
+         ORDER BY date_created, rowid LIMIT ? OFFSET ?`,
+      )
+      .all(guruId, externalUserId, limit, offset);
+  }
+
+  /**
+   * Deletes every turn of the end user's sessions in the guru and turns the
+   * sessions into tombstones that keep neither text nor the end user's id.
+   */
+  eraseEndUser(guruId: number, externalUserId: string, now: string): { questions: number; declined: number; sessions: number } {
+    return this.#db
+      .transaction(() => {
+        const mine = 'SELECT id FROM binges WHERE guru_id = @guruId AND external_user_id = @externalUserId';
+        const params = { guruId, externalUserId, now };
+        const counts = this.#db
+          .prepare<Record<string, unknown>, { questions: number; declined: number }>(
+            `SELECT coalesce(sum(can_receive_feedback = 1), 0) AS questions, coalesce(sum(can_receive_feedback = 0), 0) AS declined
+             FROM questions WHERE binge_id IN (${mine})`,
+          )
+          .get(params) ?? { questions: 0, declined: 0 };
+        this.#db.prepare(`DELETE FROM questions WHERE binge_id IN (${mine})`).run(params);
+        const sessions = this.#db
+          .prepare('UPDATE binges SET deleted_at = @now WHERE guru_id = @guruId AND external_user_id = @externalUserId AND deleted_at IS NULL')
+          .run(params).changes;
+        this.#db.prepare('UPDATE binges SET external_user_id = NULL WHERE guru_id = @guruId AND external_user_id = @externalUserId').run(params);
+        return { ...counts, sessions };
+      })
+      .immediate();
+  }
+
   /** Live sessions, most recently used first, with their root question. */
   summaries(filter: SessionFilter): SessionSummaryRow[] {
     const conditions = ['b.guru_id = @guruId', 'b.deleted_at IS NULL'];

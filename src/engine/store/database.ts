@@ -21,10 +21,21 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  // Deleted rows are overwritten, not only unlinked: erased end-user data and deleted sessions leave the file.
+  db.pragma('secure_delete = ON');
   // SQLite's lower() folds ASCII only; labels and other user text need Unicode case folding.
   db.function('casefold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   migrate(db, migrations);
   return db;
+}
+
+/**
+ * Copies the write-ahead log into the database file and empties it, so that no
+ * older copy of deleted rows stays in the log. Waits (busy timeout) for other
+ * connections' readers; if they outlast it, a later checkpoint empties the log.
+ */
+export function checkpoint(db: Db): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
 }
 
 const schemaVersion = (db: Db): number => db.pragma('user_version', { simple: true }) as number;

@@ -223,4 +223,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'end users',
+    sql: `
+      -- Everything held about one end user of a guru is found (and erased) through their sessions.
+      CREATE INDEX binges_guru_user ON binges(guru_id, external_user_id) WHERE external_user_id IS NOT NULL;
+    `,
+  },
 ];

@@ -1,0 +1,153 @@
+/**
+ * End users of a guru (the `external_user_id` of integrations): everything the
+ * guru holds about one, read a page at a time or erased for good, and their
+ * profiles. Sessions and searches are read and erased through their
+ * capabilities; profiles and memories are this capability's own records.
+ */
+import { z } from 'zod';
+import type { EndUsers } from '../../core/assistant.js';
+import { Errors, type Operation } from '../../core/errors.js';
+import {
+  EndUserDataQuery,
+  Identifier,
+  MAX_PROFILE_BYTES,
+  UpsertProfilesRequest,
+  type EndUserData,
+  type ErasedEndUserData,
+  type UpsertProfilesResponse,
+  type UserResult,
+} from '../../core/schemas.js';
+import { checkPart, parseRequest } from '../../core/validate.js';
+import { describeError } from '../../log.js';
+import { openRecordStore } from '../../state/keyv.js';
+import { timestamp, type EngineContext } from '../context.js';
+import type { LocalGurus } from '../gurus/local-gurus.js';
+import type { LocalSearch } from '../search/local-search.js';
+import type { LocalSessions } from '../sessions/local-sessions.js';
+import { checkpoint } from '../store/database.js';
+import { EndUserRecords, type ProfileUpdate } from './records.js';
+
+/** One user of an upsert request; any JSON object is a profile, within the size cap. */
+const ProfileInput = z.object({
+  external_user_id: Identifier,
+  memory: z
+    .looseObject({})
+    .refine((memory) => Buffer.byteLength(JSON.stringify(memory)) <= MAX_PROFILE_BYTES, {
+      message: `memory must be at most ${MAX_PROFILE_BYTES / 1024} KiB as JSON`,
+    }),
+});
+
+const EndUserId = z.object({ external_user_id: Identifier });
+
+export class LocalEndUsers implements EndUsers {
+  readonly #context: EngineContext;
+  readonly #gurus: LocalGurus;
+  readonly #sessions: LocalSessions;
+  readonly #search: LocalSearch;
+  readonly #store;
+  readonly #records: EndUserRecords;
+
+  constructor(context: EngineContext, gurus: LocalGurus, sessions: LocalSessions, search: LocalSearch) {
+    this.#context = context;
+    this.#gurus = gurus;
+    this.#sessions = sessions;
+    this.#search = search;
+    this.#store = openRecordStore(context.settings.dataDir);
+    this.#records = new EndUserRecords(this.#store);
+  }
+
+  async getEndUserData(slug: string, externalUserId: string, input: EndUserDataQuery): Promise<EndUserData> {
+    const guru = this.#gurus.find('enduser_data', slug);
+    const id = this.#endUserId('enduser_data', externalUserId);
+    const query = parseRequest(EndUserDataQuery, input, 'enduser_data');
+    // The records first: when they cannot be read, the request fails before anything else is gathered.
+    let profile;
+    let memories;
+    try {
+      profile = await this.#records.profile(guru.slug, id);
+      memories = query.offset === 0 ? await this.#records.memories(guru.slug, id) : [];
+    } catch (error) {
+      this.#context.logger.error('memory store unreadable', { guru: guru.slug, error: describeError(error) });
+      throw Errors.memoryStoreUnreadable();
+    }
+    const history = this.#sessions.endUserHistory(guru, id, query);
+    const searches = this.#search.endUserSearches(guru, id, query);
+    return {
+      external_user_id: id,
+      data: {
+        questions: history.questions.items,
+        rejected_questions: history.rejectedQuestions.items,
+        conversations: history.conversations.items,
+        searches: searches.items,
+        profile:
+          profile === undefined ? [] : [{ profile_data: profile.profile_data, created_at: profile.created_at, updated_at: profile.updated_at }],
+        memories: memories.map(({ memory }) => ({ memory })),
+        page: {
+          limit: query.limit,
+          offset: query.offset,
+          has_more: {
+            questions: history.questions.hasMore,
+            rejected_questions: history.rejectedQuestions.hasMore,
+            conversations: history.conversations.hasMore,
+            searches: searches.hasMore,
+          },
+        },
+      },
+    };
+  }
+
+  async eraseEndUserData(slug: string, externalUserId: string): Promise<ErasedEndUserData> {
+    const guru = this.#gurus.find('erase_enduser_data', slug);
+    const id = this.#endUserId('erase_enduser_data', externalUserId);
+    // The records first: if their store fails, the request fails and can simply be sent again.
+    const records = await this.#records.erase(guru.slug, id);
+    const history = this.#sessions.eraseEndUser(guru, id);
+    const searches = this.#search.eraseEndUserSearches(guru, id);
+    checkpoint(this.#context.db);
+    this.#context.logger.info('end-user data erased', { guru: guru.slug });
+    return {
+      external_user_id: id,
+      deleted: {
+        questions: history.questions,
+        rejected_questions: history.rejectedQuestions,
+        conversations: history.conversations,
+        searches,
+        profile: records.profile,
+        memories: records.memories,
+      },
+    };
+  }
+
+  async upsertProfiles(slug: string, input: UpsertProfilesRequest): Promise<UpsertProfilesResponse> {
+    const guru = this.#gurus.find('upsert_profiles', slug);
+    const request = parseRequest(UpsertProfilesRequest, input, 'upsert_profiles');
+    const updates: ProfileUpdate[] = [];
+    const results: UserResult[] = request.users.map((user, index) => {
+      const checked = checkPart(ProfileInput, user);
+      const externalUserId = typeof user.external_user_id === 'string' ? user.external_user_id : '';
+      if (!checked.ok) return { user_index: index, external_user_id: externalUserId, success: false, errors: checked.problems };
+      updates.push({ externalUserId: checked.value.external_user_id, data: checked.value.memory });
+      return { user_index: index, external_user_id: externalUserId, success: true, errors: [] };
+    });
+    try {
+      await this.#records.upsertProfiles(guru.slug, updates, timestamp(this.#context));
+    } catch (error) {
+      this.#context.logger.error('saving profiles failed', { guru: guru.slug, error: describeError(error) });
+      throw Errors.profilesInternal();
+    }
+    const failed = results.filter((result) => !result.success);
+    if (failed.length > 0) {
+      const details = failed.map((result) => `User ${result.user_index}: ${result.errors.join('; ')}`);
+      throw Errors.profilesFailed({ details, users_results: results });
+    }
+    return { status: 'success', total_users: results.length, processed_users: updates.length, users_results: results };
+  }
+
+  close(): Promise<void> {
+    return this.#store.close();
+  }
+
+  #endUserId(op: Operation, externalUserId: string): string {
+    return parseRequest(EndUserId, { external_user_id: externalUserId }, op).external_user_id;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The end-user routes over real HTTP: the spec's paths, statuses and bodies,
+ * what a key of another guru gets (Forbidden only where the spec lists it), and
+ * the 500 of an unreadable memory store, caused for real by a corrupt file.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openBackend, openRateLimiter, type OpenedBackend } from '../../src/compose.js';
+import { Config } from '../../src/config.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
+import { silentLogger } from '../../src/log.js';
+import { RECORDS_FILE } from '../../src/state/keyv.js';
+import { call } from './support.js';
+
+const USER = 'b7c1e0f4-user';
+const DATA = `/api/v1/docs/end-users/${USER}/data/`;
+
+describe('REST: end users', () => {
+  let dataDir: string;
+  let backend: OpenedBackend;
+  let server: RunningHttpServer;
+  let base: string;
+  let docsKey: string;
+  let otherKey: string;
+
+  async function start() {
+    backend = await openBackend(Config.parse({ dataDir }), silentLogger);
+    server = await startHttpServer({
+      backend,
+      logger: silentLogger,
+      host: '127.0.0.1',
+      port: 0,
+      limiter: await openRateLimiter(Config.parse({ dataDir, rateLimitPerMinute: 0 }), silentLogger),
+    });
+    base = server.url;
+  }
+
+  async function stop() {
+    await server.close();
+    await backend.close();
+  }
+
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'guru-rest-endusers-'));
+    await start();
+    docsKey = (await backend.admin!.createGuru({ slug: 'docs' })).api_key;
+    otherKey = (await backend.admin!.createGuru({ slug: 'other' })).api_key;
+  });
+
+  afterEach(async () => {
+    await stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('reads the bundle at the spec path with limit and offset from the query, 100 records by default', async () => {
+    await call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, body: { question: 'anything', external_user_id: USER } });
+    const reply = await call(base, 'GET', DATA, { key: docsKey });
+    expect(reply.status).toBe(200);
+    expect(reply.json).toMatchObject({
+      external_user_id: USER,
+      data: { searches: [{ query: 'anything', selected_labels: [] }], page: { limit: 100, offset: 0 } },
+    });
+    const paged = await call(base, 'GET', `${DATA}?limit=1&offset=1`, { key: docsKey });
+    expect(paged.json).toMatchObject({ data: { searches: [], page: { limit: 1, offset: 1 } } });
+    const bad = await call(base, 'GET', `${DATA}?limit=abc`, { key: docsKey });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toEqual({ msg: 'Invalid request parameters: limit must be a number' });
+  });
+
+  it('answers 401 without a key, 401 for the key of another guru on data routes, 403 Forbidden on profiles, 404 for an unknown guru', async () => {
+    expect((await call(base, 'GET', DATA)).json).toEqual({ msg: 'Invalid API key' });
+    for (const method of ['GET', 'DELETE'] as const) {
+      const reply = await call(base, method, DATA, { key: otherKey });
+      expect(reply.status, method).toBe(401);
+      expect(reply.json, method).toEqual({ msg: 'Invalid API key' });
+    }
+    const profiles = await call(base, 'POST', '/api/v1/docs/profiles/', { key: otherKey, body: { users: [{ external_user_id: USER, memory: {} }] } });
+    expect(profiles.status).toBe(403);
+    expect(profiles.json).toEqual({ msg: 'Forbidden' });
+    const unknown = await call(base, 'POST', '/api/v1/nope/profiles/', { key: docsKey, body: { users: [] } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toEqual({ msg: 'Guru type nope not found' });
+  });
+
+  it('answers 500 with no data when the memory store file is corrupt', async () => {
+    await call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, body: { question: 'anything', external_user_id: USER } });
+    await stop();
+    for (const suffix of ['-wal', '-shm']) rmSync(join(dataDir, `${RECORDS_FILE}${suffix}`), { force: true });
+    writeFileSync(join(dataDir, RECORDS_FILE), Buffer.alloc(8192, 'garbage '));
+    await start();
+
+    const reply = await call(base, 'GET', DATA, { key: docsKey });
+    expect(reply.status).toBe(500);
+    expect(reply.json).toEqual({ msg: 'Memory store could not be read' });
+    const saved = await call(base, 'POST', '/api/v1/docs/profiles/', { key: docsKey, body: { users: [{ external_user_id: USER, memory: {} }] } });
+    expect(saved.status).toBe(500);
+    expect(saved.json).toEqual({ error: 'Internal server error while saving profiles' });
+  });
+
+  it('upserts profiles: 200 when all are saved, 400 with details and users_results when some fail', async () => {
+    const ok = await call(base, 'POST', '/api/v1/docs/profiles/', { key: docsKey, body: { users: [{ external_user_id: USER, memory: { plan: 'pro' } }] } });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toEqual({
+      status: 'success',
+      total_users: 1,
+      processed_users: 1,
+      users_results: [{ user_index: 0, external_user_id: USER, success: true, errors: [] }],
+    });
+    const some = await call(base, 'POST', '/api/v1/docs/profiles/', {
+      key: docsKey,
+      body: { users: [{ external_user_id: 'a' }, { external_user_id: 'b', memory: { x: 1 } }] },
+    });
+    expect(some.status).toBe(400);
+    expect(some.json).toEqual({
+      error: 'Failed to process some users',
+      details: ['User 0: memory is required'],
+      users_results: [
+        { user_index: 0, external_user_id: 'a', success: false, errors: ['memory is required'] },
+        { user_index: 1, external_user_id: 'b', success: true, errors: [] },
+      ],
+    });
+    const tooMany = await call(base, 'POST', '/api/v1/docs/profiles/', {
+      key: docsKey,
+      body: { users: Array.from({ length: 1001 }, (_, i) => ({ external_user_id: `u${i}`, memory: {} })) },
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json).toEqual({ msg: 'Invalid request parameters: users must have at most 1000 items' });
+  });
+
+  it('erases at the DELETE path and answers the counts', async () => {
+    await call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, body: { question: 'anything', external_user_id: USER } });
+    const reply = await call(base, 'DELETE', DATA, { key: docsKey });
+    expect(reply.status).toBe(200);
+    expect(reply.json).toEqual({
+      external_user_id: USER,
+      deleted: { questions: 0, rejected_questions: 0, conversations: 0, searches: 1, profile: 0, memories: 0 },
+    });
+  });
+});
