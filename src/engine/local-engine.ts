@@ -96,7 +96,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
-    this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search);
+    this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search, this.#progress);
   }
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */

@@ -19,9 +19,10 @@ import {
 } from '../../core/schemas.js';
 import { checkPart, parseRequest } from '../../core/validate.js';
 import { describeError } from '../../log.js';
-import { openRecordStore } from '../../state/keyv.js';
+import type { RecordStore } from '../../state/keyv.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
+import type { LocalProgress } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
 import type { LocalSessions } from '../sessions/local-sessions.js';
 import { checkpoint } from '../store/database.js';
@@ -44,16 +45,16 @@ export class LocalEndUsers implements EndUsers {
   readonly #gurus: LocalGurus;
   readonly #sessions: LocalSessions;
   readonly #search: LocalSearch;
-  readonly #store;
-  readonly #records: EndUserRecords;
+  readonly #progress: LocalProgress;
+  /** Opened on first use: Keyv and the record store load only when end users' records are touched. */
+  #store: Promise<RecordStore> | undefined;
 
-  constructor(context: EngineContext, gurus: LocalGurus, sessions: LocalSessions, search: LocalSearch) {
+  constructor(context: EngineContext, gurus: LocalGurus, sessions: LocalSessions, search: LocalSearch, progress: LocalProgress) {
     this.#context = context;
     this.#gurus = gurus;
     this.#sessions = sessions;
     this.#search = search;
-    this.#store = openRecordStore(context.settings.dataDir);
-    this.#records = new EndUserRecords(this.#store);
+    this.#progress = progress;
   }
 
   async getEndUserData(slug: string, externalUserId: string, input: EndUserDataQuery): Promise<EndUserData> {
@@ -64,8 +65,8 @@ export class LocalEndUsers implements EndUsers {
     let profile;
     let memories;
     try {
-      profile = await this.#records.profile(guru.slug, id);
-      memories = query.offset === 0 ? await this.#records.memories(guru.slug, id) : [];
+      profile = await (await this.#records()).profile(guru.slug, id);
+      memories = query.offset === 0 ? await (await this.#records()).memories(guru.slug, id) : [];
     } catch (error) {
       this.#context.logger.error('memory store unreadable', { guru: guru.slug, error: describeError(error) });
       throw Errors.memoryStoreUnreadable();
@@ -100,9 +101,10 @@ export class LocalEndUsers implements EndUsers {
     const guru = this.#gurus.find('erase_enduser_data', slug);
     const id = this.#endUserId('erase_enduser_data', externalUserId);
     // The records first: if their store fails, the request fails and can simply be sent again.
-    const records = await this.#records.erase(guru.slug, id);
+    const records = await (await this.#records()).erase(guru.slug, id);
     const history = this.#sessions.eraseEndUser(guru, id);
     const searches = this.#search.eraseEndUserSearches(guru, id);
+    await this.#progress.erase(guru.id, id);
     checkpoint(this.#context.db);
     this.#context.logger.info('end-user data erased', { guru: guru.slug });
     return {
@@ -130,7 +132,7 @@ export class LocalEndUsers implements EndUsers {
       return { user_index: index, external_user_id: externalUserId, success: true, errors: [] };
     });
     try {
-      await this.#records.upsertProfiles(guru.slug, updates, timestamp(this.#context));
+      await (await this.#records()).upsertProfiles(guru.slug, updates, timestamp(this.#context));
     } catch (error) {
       this.#context.logger.error('saving profiles failed', { guru: guru.slug, error: describeError(error) });
       throw Errors.profilesInternal();
@@ -143,8 +145,15 @@ export class LocalEndUsers implements EndUsers {
     return { status: 'success', total_users: results.length, processed_users: updates.length, users_results: results };
   }
 
-  close(): Promise<void> {
-    return this.#store.close();
+  async close(): Promise<void> {
+    const store = this.#store;
+    this.#store = undefined;
+    if (store) await (await store).close();
+  }
+
+  async #records(): Promise<EndUserRecords> {
+    this.#store ??= import('../../state/keyv.js').then(({ openRecordStore }) => openRecordStore(this.#context.settings.dataDir));
+    return new EndUserRecords(await this.#store);
   }
 
   #endUserId(op: Operation, externalUserId: string): string {

@@ -61,6 +61,11 @@ export class LocalProgress implements Progress, ProgressReporter {
     }
   }
 
+  /** Forgets the end user's line (erasing an end user's data). */
+  async erase(guruId: number, externalUserId: string): Promise<void> {
+    await (await this.#open()).delete(lineKey(guruId, externalUserId));
+  }
+
   async close(): Promise<void> {
     const store = this.#store;
     this.#store = undefined;

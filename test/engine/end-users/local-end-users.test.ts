@@ -128,6 +128,15 @@ describe('LocalEndUsers', () => {
     }
   });
 
+  it("forgets the end user's answer-progress line, and only theirs", async () => {
+    await holdDataOf(USER);
+    await holdDataOf('someone-else');
+    expect((await engine.answerProgress('frob', { external_user_id: USER })).status_text).toBe('Writing the answer…');
+    await engine.eraseEndUserData('frob', USER);
+    expect(await engine.answerProgress('frob', { external_user_id: USER })).toEqual({ status_text: '', updated_at: null });
+    expect((await engine.answerProgress('frob', { external_user_id: 'someone-else' })).status_text).toBe('Writing the answer…');
+  });
+
   it('clears the end user from the tombstones of sessions deleted before the erase', async () => {
     const answered = await engine.ask('frob', { fetch_existing: false, question: 'How do I install frobnicator?', external_user_id: USER });
     await engine.deleteSession('frob', answered.session_id);
