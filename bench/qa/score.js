@@ -39,7 +39,8 @@ export function pageOf(link) {
   }
 }
 
-export const wordCount = (text) => (text.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+/** Words a reader reads: a link's target is not read. */
+export const wordCount = (text) => (text.replace(/\]\([^)]*\)/g, ']').match(/[\p{L}\p{N}]+/gu) ?? []).length;
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
 
@@ -97,7 +98,8 @@ export function danglingLeadIns(markdown) {
   const { blocks } = markdownBlocks(markdown);
   const dangling = [];
   blocks.forEach((block, index) => {
-    if (block.kind !== 'text' || CITATION.test(block.text) || !block.text.trimEnd().endsWith(':')) return;
+    // The first block is the answer's own opening line ("Here is what … says:"), not a quote.
+    if (index === 0 || block.kind !== 'text' || CITATION.test(block.text) || !block.text.trimEnd().endsWith(':')) return;
     const next = blocks[index + 1];
     const introduced =
       next !== undefined && (next.kind === 'code' || LIST_OR_TABLE_OR_QUOTE.test(next.text) || !(CITATION.test(next.text) || ELISION.test(next.text)));

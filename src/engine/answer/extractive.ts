@@ -1,102 +1,148 @@
 /**
- * Builds an answer without a language model: the most relevant blocks of the
- * chosen passages, quoted under the page and heading they come from, each
- * citing its numbered reference. Code blocks are quoted whole or not at all.
+ * Builds an answer without a language model: a short window of the best
+ * passage, around the blocks densest in the question's key words, quoted under
+ * the page and heading it comes from and citing its numbered reference. A
+ * sentence that introduces a block ("To build it, run:") is quoted with that
+ * block, code is quoted whole, and every fence is closed.
  */
 import type { Reference } from '../../core/schemas.js';
 import { MARK_CLOSE, MARK_OPEN } from '../search/retriever.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
+import { closeOpenFence, isLeadIn, splitBlocks, wordCount, type Block } from './markdown.js';
 
 const MARKED_WORD = new RegExp(`${MARK_OPEN}([^${MARK_CLOSE}]*)${MARK_CLOSE}`, 'g');
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 
-/** A chosen passage: its source and its body with matched words marked. */
+/** A chosen passage: the chunk found, with the chunks around it in the same section, matched words marked. */
 export interface Passage {
   readonly sourceId: number;
   readonly title: string;
   readonly headings: string;
   readonly url: string | null;
+  /** The chunk before the found one in the same section, marked ('' when none). */
+  readonly before: string;
   readonly marked: string;
+  /** The chunk after the found one in the same section, marked ('' when none). */
+  readonly after: string;
 }
 
-interface Block {
-  readonly text: string;
+/** How many words a quote may take: the first passage, and any further one. */
+export const WORD_BUDGET = { first: 150, further: 60 } as const;
+/** A code block longer than this is not pulled in to complete a lead-in; the lead-in is left out instead. */
+const MAX_ATTACHED_CODE_LINES = 30;
+/** Code, lists and tables that hold the question's words usually are the answer: they weigh this much more. */
+const STRUCTURED_BONUS = 1.25;
+
+interface Scored extends Block {
   readonly index: number;
-  readonly distinctMatches: number;
-  readonly matches: number;
+  readonly focus: boolean;
+  readonly terms: ReadonlySet<string>;
+  readonly weight: number;
 }
 
-/** Splits text into blank-line separated blocks, never inside a fenced code block. */
-export function splitBlocks(text: string): string[] {
-  const blocks: string[] = [];
-  let current: string[] = [];
-  let fence: string | undefined;
-  const flush = () => {
-    if (current.some((line) => line.trim() !== '')) blocks.push(current.join('\n').trim());
-    current = [];
-  };
-  for (const line of text.split('\n')) {
-    const opener = FENCE.exec(line)?.[1];
-    if (fence === undefined && opener !== undefined) {
-      flush();
-      fence = opener;
-      current.push(line);
-      continue;
+/** The question term a marked word stands for: the marked word is the term, stemmed or not. */
+function termOf(word: string, weights: ReadonlyMap<string, number>): string | undefined {
+  const lower = word.toLowerCase();
+  let found: string | undefined;
+  let overlap = 0;
+  for (const term of weights.keys()) {
+    let common = 0;
+    while (common < term.length && common < lower.length && term[common] === lower[common]) common += 1;
+    const enough = common === term.length || common === lower.length || common >= Math.max(3, Math.min(term.length, lower.length) - 3);
+    if (enough && common > overlap) {
+      found = term;
+      overlap = common;
     }
-    if (fence !== undefined) {
-      current.push(line);
-      if (opener !== undefined && opener[0] === fence[0] && opener.length >= fence.length && line.trim() === opener) {
-        fence = undefined;
-        flush();
-      }
-      continue;
-    }
-    if (line.trim() === '') flush();
-    else current.push(line);
   }
-  flush();
-  return blocks;
-}
-
-function scoreBlock(text: string, index: number): Block {
-  const words = [...text.matchAll(MARKED_WORD)].map((m) => (m[1] ?? '').toLowerCase());
-  return { text, index, distinctMatches: new Set(words).size, matches: words.length };
+  return found;
 }
 
 const unmark = (text: string): string => text.replaceAll(MARK_OPEN, '').replaceAll(MARK_CLOSE, '');
 
-const MAX_BLOCK_CHARS = 900;
-
-/** Shortens a long prose block to the sentences around its matches. */
-function trimProse(text: string): string {
-  if (text.length <= MAX_BLOCK_CHARS || FENCE.test(text)) return text;
-  const sentences = text.split(/(?<=[.!?])\s+/);
-  const ranked = sentences
-    .map((sentence, index) => ({ index, score: scoreBlock(sentence, index) }))
-    .sort((a, b) => b.score.distinctMatches - a.score.distinctMatches || b.score.matches - a.score.matches || a.index - b.index);
-  const keep = new Set<number>();
-  let length = 0;
-  for (const { index } of ranked) {
-    const sentence = sentences[index] ?? '';
-    if (length + sentence.length > MAX_BLOCK_CHARS && keep.size > 0) break;
-    keep.add(index);
-    length += sentence.length;
+function scoreBlocks(passage: Passage, weights: ReadonlyMap<string, number>): Scored[] {
+  const parts = [
+    { text: passage.before, focus: false },
+    { text: passage.marked, focus: true },
+    { text: passage.after, focus: false },
+  ];
+  const blocks: Scored[] = [];
+  for (const part of parts) {
+    for (const block of splitBlocks(part.text)) {
+      const terms = new Set([...block.text.matchAll(MARKED_WORD)].flatMap((m) => termOf(m[1] ?? '', weights) ?? []));
+      let weight = 0;
+      for (const term of terms) weight += weights.get(term) ?? 0;
+      if (block.kind !== 'prose') weight *= STRUCTURED_BONUS;
+      blocks.push({ ...block, index: blocks.length, focus: part.focus, terms, weight });
+    }
   }
-  const ordered = [...keep].sort((a, b) => a - b);
-  return ordered
-    .map((index, i) => (i > 0 && index !== (ordered[i - 1] ?? -2) + 1 ? '… ' : '') + sentences[index])
-    .join(' ');
+  return blocks;
 }
 
-/** The blocks of a passage worth quoting, in their original order. */
-export function quoteBlocks(marked: string, maxBlocks = 2): string[] {
-  const blocks = splitBlocks(marked).map(scoreBlock);
-  const matching = blocks.filter((block) => block.matches > 0);
-  const chosen = (matching.length > 0 ? matching : blocks.slice(0, 1))
-    .sort((a, b) => b.distinctMatches - a.distinctMatches || b.matches - a.matches || a.index - b.index)
-    .slice(0, maxBlocks)
-    .sort((a, b) => a.index - b.index);
-  return chosen.map((block) => unmark(trimProse(block.text)));
+/** Shortens a long prose block to its sentences that hold question words, keeping a closing lead-in. */
+function trimProse(block: Scored, maxWords: number, keepLast: boolean): string {
+  if (block.kind !== 'prose' || wordCount(block.text) <= maxWords) return block.text;
+  const sentences = block.text.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}[`*_"(\uE000])/u);
+  const marks = sentences.map((sentence) => [...sentence.matchAll(MARKED_WORD)].length);
+  const order = sentences.map((_, i) => i).sort((a, b) => (marks[b] ?? 0) - (marks[a] ?? 0) || a - b);
+  const keep = new Set<number>(keepLast ? [sentences.length - 1] : []);
+  let words = keepLast ? wordCount(sentences.at(-1) ?? '') : 0;
+  for (const i of order) {
+    const sentenceWords = wordCount(sentences[i] ?? '');
+    if (keep.has(i)) continue;
+    if (keep.size > 0 && (words + sentenceWords > maxWords || (marks[i] ?? 0) === 0)) break;
+    keep.add(i);
+    words += sentenceWords;
+  }
+  const kept = [...keep].sort((a, b) => a - b);
+  return kept.map((i, n) => (n > 0 && i !== (kept[n - 1] ?? -2) + 1 ? '… ' : '') + sentences[i]).join(' ');
+}
+
+const lineCount = (text: string): number => text.split('\n').length;
+
+/**
+ * The blocks to quote: the focus block with the most key-word weight, the
+ * block its lead-in announces (or the lead-in of a code block), then the
+ * neighbours that add question words the quote lacks, within the budget.
+ */
+export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, number>, budget: number): string[] {
+  const blocks = scoreBlocks(passage, weights);
+  const focus = blocks.filter((block) => block.focus);
+  const anchor = [...focus].sort((a, b) => b.weight - a.weight || a.index - b.index)[0];
+  if (!anchor) return [];
+  const chosen = new Set([anchor.index]);
+  const attach = (index: number): void => {
+    const block = blocks[index];
+    if (!block) return;
+    // A lead-in comes with what it announces; code is preceded by the sentence that introduces it.
+    const next = blocks[index + 1];
+    if (isLeadIn(block) && next && !chosen.has(next.index)) {
+      if (next.kind !== 'code' || lineCount(next.text) <= MAX_ATTACHED_CODE_LINES) chosen.add(next.index);
+    }
+    const previous = blocks[index - 1];
+    if (block.kind !== 'prose' && previous && isLeadIn(previous)) chosen.add(previous.index);
+  };
+  attach(anchor.index);
+
+  const covered = new Set(anchor.terms);
+  const words = () => [...chosen].reduce((sum, i) => sum + wordCount(blocks[i]?.text ?? ''), 0);
+  for (;;) {
+    const low = Math.min(...chosen);
+    const high = Math.max(...chosen);
+    const options = [blocks[low - 1], blocks[high + 1]].filter((block): block is Scored => block !== undefined);
+    const gain = (block: Scored) => [...block.terms].filter((term) => !covered.has(term)).reduce((sum, term) => sum + (weights.get(term) ?? 0), 0);
+    const best = options.filter((block) => gain(block) > 0).sort((a, b) => gain(b) - gain(a))[0];
+    if (!best || words() + Math.min(wordCount(best.text), 40) > budget) break;
+    chosen.add(best.index);
+    attach(best.index);
+    for (const term of best.terms) covered.add(term);
+  }
+
+  // A lead-in whose block did not come along is dropped rather than left hanging.
+  const ordered = [...chosen].sort((a, b) => a - b).flatMap((i) => blocks[i] ?? []);
+  const complete = ordered.filter((block, n) => !isLeadIn(block) || ordered[n + 1]?.index === block.index + 1);
+  const kept = complete.length > 0 ? complete : ordered.slice(0, 1);
+  const proseShare = Math.max(40, budget - kept.filter((b) => b.kind !== 'prose').reduce((sum, b) => sum + wordCount(b.text), 0));
+  const perProse = Math.max(40, Math.floor(proseShare / Math.max(1, kept.filter((b) => b.kind === 'prose').length)));
+  return kept.map((block, n) => unmark(trimProse(block, perProse, isLeadIn(block) && ordered[n + 1] !== undefined)));
 }
 
 export const faviconOf = (url: string | null): string => {
@@ -114,11 +160,13 @@ export interface ExtractiveAnswer {
 }
 
 /** Quotes the passages, citing one numbered reference per source. */
-export function composeExtractive(passages: readonly Passage[], partial: boolean): ExtractiveAnswer {
+export function composeExtractive(passages: readonly Passage[], weights: ReadonlyMap<string, number>, partial: boolean): ExtractiveAnswer {
   const references: Reference[] = [];
   const numberOf = new Map<number, number>();
   const sections: string[] = [];
-  for (const passage of passages) {
+  passages.forEach((passage, i) => {
+    const blocks = selectBlocks(passage, weights, i === 0 ? WORD_BUDGET.first : WORD_BUDGET.further);
+    if (blocks.length === 0) return;
     let number = numberOf.get(passage.sourceId);
     if (number === undefined) {
       references.push({ link: passage.url ?? '', icon: faviconOf(passage.url), title: passage.title });
@@ -126,12 +174,10 @@ export function composeExtractive(passages: readonly Passage[], partial: boolean
       numberOf.set(passage.sourceId, number);
     }
     const place = [passage.title, passage.headings].filter((part) => part !== '').join(HEADING_SEPARATOR);
-    sections.push(`From **${place}** [${number}]:\n\n${quoteBlocks(passage.marked).join('\n\n')}`);
-  }
-  const lead = partial
-    ? 'The knowledge base covers this only in part. These are the closest passages:'
-    : 'Here is what the knowledge base says:';
-  return { content: `${lead}\n\n${sections.join('\n\n')}\n`, references };
+    sections.push(closeOpenFence(`From **${place}** [${number}]:\n\n${blocks.join('\n\n')}`));
+  });
+  const lead = partial ? 'The knowledge base covers this only in part. The closest passage:\n\n' : '';
+  return { content: `${lead}${sections.join('\n\n')}\n`, references };
 }
 
 export function noAnswer(guruName: string): ExtractiveAnswer {

@@ -23,6 +23,8 @@ export interface ChunkHit {
   readonly headings: string;
   readonly body: string;
   readonly labels: string;
+  /** 0-based order of the chunk within its source. */
+  readonly position: number;
   /** Higher is better (negated BM25). */
   readonly score: number;
 }
@@ -32,6 +34,9 @@ export interface RetrieveOptions {
   /** Only sources carrying one of these labels (case-insensitive). */
   readonly labels?: readonly string[];
 }
+
+const CHUNK_COLUMNS = `c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
+  c.headings AS headings, c.body AS body, s.labels AS labels, c.position AS position`;
 
 const BM25 = `bm25(chunks_fts, ${COLUMN_WEIGHTS.title}, ${COLUMN_WEIGHTS.headings}, ${COLUMN_WEIGHTS.body})`;
 
@@ -46,8 +51,7 @@ const matches = (labelled: boolean) => `
   WHERE chunks_fts MATCH @match AND c.guru_id = @guruId ${labelled ? LABEL_FILTER : ''}`;
 
 const chunkHits = (labelled: boolean) => `
-  SELECT c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
-         c.headings AS headings, c.body AS body, s.labels AS labels, -${BM25} AS score
+  SELECT ${CHUNK_COLUMNS}, -${BM25} AS score
   ${matches(labelled)}
   ORDER BY score DESC LIMIT @limit`;
 
@@ -69,6 +73,7 @@ export class Retriever {
   readonly #chunks;
   readonly #sources;
   readonly #chunksById;
+  readonly #chunksAround;
   readonly #sourcesById;
   readonly #termHits;
   readonly #termFrequency;
@@ -78,9 +83,13 @@ export class Retriever {
     this.#chunks = [false, true].map((labelled) => db.prepare<Record<string, unknown>, ChunkHit>(chunkHits(labelled)));
     this.#sources = [false, true].map((labelled) => db.prepare<Record<string, unknown>, SourceHit>(sourceHits(labelled)));
     this.#chunksById = db.prepare<[string], ChunkHit>(
-      `SELECT c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
-              c.headings AS headings, c.body AS body, s.labels AS labels, 0 AS score
+      `SELECT ${CHUNK_COLUMNS}, 0 AS score
        FROM chunks c JOIN data_sources s ON s.id = c.source_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+    );
+    this.#chunksAround = db.prepare<[number, number, number], ChunkHit>(
+      `SELECT ${CHUNK_COLUMNS}, 0 AS score
+       FROM chunks c JOIN data_sources s ON s.id = c.source_id
+       WHERE c.source_id = ? AND c.position BETWEEN ? AND ? ORDER BY c.position`,
     );
     this.#sourcesById = db.prepare<[string], SourceHit>(
       `SELECT s.id AS sourceId, s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels, 0 AS score
@@ -114,6 +123,11 @@ export class Retriever {
     return ids.flatMap((id) => found.get(id) ?? []);
   }
 
+  /** The chunks of a source from one position to another, in order. */
+  chunksAround(sourceId: number, from: number, to: number): ChunkHit[] {
+    return this.#chunksAround.all(sourceId, from, to);
+  }
+
   /** The sources of these ids, in the order given. */
   sourcesById(ids: readonly number[]): SourceHit[] {
     const found = new Map(this.#sourcesById.all(JSON.stringify(ids)).map((hit) => [hit.sourceId, hit]));
@@ -127,10 +141,21 @@ export class Retriever {
     return statement.all({ match: query.match, guruId, limit: options.limit, labels: JSON.stringify(labels) });
   }
 
-  /** Which of the given chunks contain each term (after stemming). */
-  termPresence(terms: readonly string[], chunkIds: readonly number[]): Map<string, Set<number>> {
+  /** Which of the given chunks contain each term (after stemming), anywhere or only in their title and headings. */
+  termPresence(terms: readonly string[], chunkIds: readonly number[], where: 'anywhere' | 'headings' = 'anywhere'): Map<string, Set<number>> {
     const ids = JSON.stringify(chunkIds);
-    return new Map(terms.map((term) => [term, new Set(this.#termHits.all(quoteTerm(term), ids).map((row) => row.id))]));
+    const scope = where === 'headings' ? '{title headings} : ' : '';
+    return new Map(terms.map((term) => [term, this.#matching(`${scope}${quoteTerm(term)}`, ids)]));
+  }
+
+  /** Which of the given chunks hold each pair of terms within a few words of each other. */
+  pairPresence(pairs: readonly (readonly [string, string])[], chunkIds: readonly number[], distance: number): Set<number>[] {
+    const ids = JSON.stringify(chunkIds);
+    return pairs.map(([a, b]) => this.#matching(`NEAR(${quoteTerm(a)} ${quoteTerm(b)}, ${distance})`, ids));
+  }
+
+  #matching(match: string, ids: string): Set<number> {
+    return new Set(this.#termHits.all(match, ids).map((row) => row.id));
   }
 
   /** How many of the guru's chunks contain the term. */

@@ -1,0 +1,134 @@
+/**
+ * How well each candidate passage supports an answer to the question, from
+ * signals a reader would use: whether it holds the question's key words
+ * (weighted by rarity in the guru's knowledge), whether its page title or
+ * section heading names them (a passage about the topic, not one that
+ * mentions it), whether the question's words stand together in it as they do
+ * in the question, and whether other passages of the same page agree.
+ */
+import type { ChunkHit } from '../search/retriever.js';
+
+/** The question's words and how much each one matters. */
+export interface KeyTerms {
+  /** Content words in question order. */
+  readonly terms: readonly string[];
+  /** Rarity weight of each word in the guru's knowledge; a word it never uses weighs the most. */
+  readonly weights: ReadonlyMap<string, number>;
+  readonly total: number;
+}
+
+/** Which candidates hold what: filled in by the retriever, read here. */
+export interface Matches {
+  /** Term → candidates holding it anywhere. */
+  readonly anywhere: ReadonlyMap<string, ReadonlySet<number>>;
+  /** Term → candidates whose page title or heading path holds it. */
+  readonly headings: ReadonlyMap<string, ReadonlySet<number>>;
+  /** For each adjacent pair of question words (see `adjacentPairs`), the candidates holding them close together. */
+  readonly pairs: readonly ReadonlySet<number>[];
+  /** Candidates found by meaning (vector search), best first. */
+  readonly related: readonly number[];
+}
+
+export interface Evidence {
+  readonly hit: ChunkHit;
+  /** Weighted share of the question's words the passage holds, 0-1. */
+  readonly coverage: number;
+  /** Weighted share held by its page title or heading path, 0-1. */
+  readonly headingCoverage: number;
+  /** Weighted share of the question's adjacent word pairs that stand close together in it, 0-1. */
+  readonly proximity: number;
+  /** How many other candidates of the same page cover at least half of the question. */
+  readonly support: number;
+  /** 1 for the passage found first by meaning, falling with rank; 0 when not found by meaning. */
+  readonly meaning: number;
+  /** Question words it lacks, heaviest first. */
+  readonly missing: readonly string[];
+  /** Ranking score: higher is better. */
+  readonly score: number;
+}
+
+/** BM25's inverse document frequency; always positive. */
+export const inverseDocumentFrequency = (chunkCount: number, documentFrequency: number): number =>
+  Math.log(1 + (chunkCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+
+/** Numbers (years, versions) name no topic by themselves: they count half. */
+const NUMBER = /^\p{N}+$/u;
+
+export function keyTerms(terms: readonly string[], chunkCount: number, documentFrequency: (term: string) => number): KeyTerms {
+  const weights = new Map(
+    terms.map((term) => {
+      const weight = inverseDocumentFrequency(Math.max(chunkCount, 1), documentFrequency(term));
+      return [term, NUMBER.test(term) ? weight / 2 : weight] as const;
+    }),
+  );
+  let total = 0;
+  for (const weight of weights.values()) total += weight;
+  return { terms, weights, total };
+}
+
+/** Consecutive content words of the question: "foreign key constraints" → (foreign, key), (key, constraints). */
+export function adjacentPairs(terms: readonly string[]): [string, string][] {
+  return terms.slice(1).map((term, i) => [terms[i] as string, term]);
+}
+
+/** Words of a pair or more standing within this many tokens of each other count as together. */
+export const PAIR_DISTANCE = 3;
+
+const SUPPORT_COVERAGE = 0.5;
+const MAX_SUPPORT = 3;
+
+/** Weights of the ranking score's parts; coverage counts 1. */
+const HEADING_WEIGHT = 0.6;
+const PROXIMITY_WEIGHT = 0.4;
+const SUPPORT_WEIGHT = 0.15;
+const MEANING_WEIGHT = 0.3;
+const LEXICAL_RANK_WEIGHT = 0.1;
+
+function share(key: KeyTerms, holds: (term: string) => boolean): number {
+  if (key.total === 0) return 0;
+  let held = 0;
+  for (const [term, weight] of key.weights) if (holds(term)) held += weight;
+  return held / key.total;
+}
+
+/** Scores every candidate (given best first by the search) and returns them best first. */
+export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, matches: Matches): Evidence[] {
+  const pairs = adjacentPairs(key.terms);
+  const pairWeights = pairs.map(([a, b]) => (key.weights.get(a) ?? 0) + (key.weights.get(b) ?? 0));
+  const pairTotal = pairWeights.reduce((sum, weight) => sum + weight, 0);
+  const relatedRank = new Map(matches.related.map((id, rank) => [id, rank]));
+
+  const base = candidates.map((hit, rank) => {
+    const id = hit.chunkId;
+    const coverage = share(key, (term) => matches.anywhere.get(term)?.has(id) ?? false);
+    const headingCoverage = share(key, (term) => !NUMBER.test(term) && (matches.headings.get(term)?.has(id) ?? false));
+    const together = pairs.reduce((sum, _pair, i) => sum + (matches.pairs[i]?.has(id) ? (pairWeights[i] ?? 0) : 0), 0);
+    const proximity = pairTotal === 0 ? 0 : together / pairTotal;
+    const semanticRank = relatedRank.get(id);
+    const meaning = semanticRank === undefined ? 0 : 1 / (1 + semanticRank / 3);
+    const missing = [...key.weights]
+      .filter(([term]) => !(matches.anywhere.get(term)?.has(id) ?? false))
+      .sort((a, b) => b[1] - a[1])
+      .map(([term]) => term);
+    return { hit, rank, coverage, headingCoverage, proximity, meaning, missing };
+  });
+
+  const coveringPerSource = new Map<number, number>();
+  for (const item of base) {
+    if (item.coverage >= SUPPORT_COVERAGE) coveringPerSource.set(item.hit.sourceId, (coveringPerSource.get(item.hit.sourceId) ?? 0) + 1);
+  }
+  return base
+    .map(({ hit, rank, coverage, headingCoverage, proximity, meaning, missing }) => {
+      const others = (coveringPerSource.get(hit.sourceId) ?? 0) - (coverage >= SUPPORT_COVERAGE ? 1 : 0);
+      const support = Math.min(others, MAX_SUPPORT);
+      const score =
+        coverage +
+        HEADING_WEIGHT * headingCoverage +
+        PROXIMITY_WEIGHT * proximity +
+        SUPPORT_WEIGHT * (support / MAX_SUPPORT) +
+        MEANING_WEIGHT * meaning +
+        LEXICAL_RANK_WEIGHT / (1 + rank / 5);
+      return { hit, coverage, headingCoverage, proximity, support, meaning, missing, score };
+    })
+    .sort((a, b) => b.score - a.score);
+}
