@@ -108,6 +108,9 @@ export function danglingLeadIns(markdown) {
   return dangling;
 }
 
+/** The text as a reader sees it: Markdown's backslash escapes (`page\\_size`) undone. */
+export const rendered = (markdown) => markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+
 /** A declined answer: no references, trust 0, no feedback: the guru said it does not know. */
 export const isDeclined = (answer) => answer.references.length === 0 && answer.trust_score === 0 && !answer.can_receive_feedback;
 
@@ -115,7 +118,7 @@ export const isDeclined = (answer) => answer.references.length === 0 && answer.t
 export function scoreAnswer(question, answer, kind, ms) {
   const declined = isDeclined(answer);
   const cited = answer.references.map((reference) => pageOf(reference.link));
-  const missing = kind === 'on-topic' ? missingTerms(answer.content, question.terms) : [];
+  const missing = kind === 'on-topic' ? missingTerms(rendered(answer.content), question.terms) : [];
   const { fencesClosed } = markdownBlocks(answer.content);
   return {
     question: question.question,

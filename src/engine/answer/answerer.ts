@@ -10,12 +10,14 @@ import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { adjacentPairs, keyTerms, PAIR_DISTANCE, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, noAnswer, type Passage } from './extractive.js';
+import { wordCount } from './markdown.js';
 import { judge } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */
 const CANDIDATES = 40;
 /** A second page is quoted only when it holds key words the first lacks and scores this close to it. */
 const SECOND_SOURCE_FLOOR = 0.75;
+const MIN_PASSAGE_WORDS = 8;
 
 export interface AnswerDraft {
   readonly content: string;
@@ -53,7 +55,10 @@ export class Answerer {
     const queries = [own.onlyStopWords ? undefined : own, withContext].filter((query) => query !== undefined);
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
     if (related.length > 0) lists.push([...related]);
-    const candidates = fuseRanked(lists, (hit) => hit.chunkId).slice(0, CANDIDATES);
+    // A chunk that only repeats its page title or heading ("Write-Ahead Logging") answers nothing.
+    const candidates = fuseRanked(lists, (hit) => hit.chunkId)
+      .filter((hit) => wordCount(hit.body) >= MIN_PASSAGE_WORDS)
+      .slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 
     const key = keyTerms(graded.terms, this.#chunkCount(context.guruId), (term) => this.#retriever.documentFrequency(context.guruId, term));
@@ -72,6 +77,7 @@ export class Answerer {
     const ids = candidates.map((hit) => hit.chunkId);
     return weighEvidence(candidates, key, {
       anywhere: this.#retriever.termPresence(key.terms, ids),
+      titles: this.#retriever.termPresence(key.terms, ids, 'title'),
       headings: this.#retriever.termPresence(key.terms, ids, 'headings'),
       pairs: this.#retriever.pairPresence(adjacentPairs(key.terms), ids, PAIR_DISTANCE),
       related: related.map((hit) => hit.chunkId),

@@ -21,7 +21,9 @@ export interface KeyTerms {
 export interface Matches {
   /** Term → candidates holding it anywhere. */
   readonly anywhere: ReadonlyMap<string, ReadonlySet<number>>;
-  /** Term → candidates whose page title or heading path holds it. */
+  /** Term → candidates whose page title holds it. */
+  readonly titles: ReadonlyMap<string, ReadonlySet<number>>;
+  /** Term → candidates whose heading path (within the page) holds it. */
   readonly headings: ReadonlyMap<string, ReadonlySet<number>>;
   /** For each adjacent pair of question words (see `adjacentPairs`), the candidates holding them close together. */
   readonly pairs: readonly ReadonlySet<number>[];
@@ -33,10 +35,14 @@ export interface Evidence {
   readonly hit: ChunkHit;
   /** Weighted share of the question's words the passage holds, 0-1. */
   readonly coverage: number;
-  /** Weighted share held by its page title or heading path, 0-1. */
+  /** Weighted share held by its page title, 0-1. */
+  readonly titleCoverage: number;
+  /** Weighted share held by its heading path, 0-1: the section is about the question. */
   readonly headingCoverage: number;
   /** Weighted share of the question's adjacent word pairs that stand close together in it, 0-1. */
   readonly proximity: number;
+  /** The search's BM25 score relative to the best candidate's, 0-1. */
+  readonly lexical: number;
   /** How many other candidates of the same page cover at least half of the question. */
   readonly support: number;
   /** 1 for the passage found first by meaning, falling with rank; 0 when not found by meaning. */
@@ -78,11 +84,13 @@ const SUPPORT_COVERAGE = 0.5;
 const MAX_SUPPORT = 3;
 
 /** Weights of the ranking score's parts; coverage counts 1. */
-const HEADING_WEIGHT = 0.6;
-const PROXIMITY_WEIGHT = 0.4;
-const SUPPORT_WEIGHT = 0.15;
+const TITLE_WEIGHT = 0.5;
+const HEADING_WEIGHT = 0.5;
+/** The search's own BM25 score, relative to the best one (it counts how often and how densely words occur). */
+const BM25_WEIGHT = 1;
+const PROXIMITY_WEIGHT = 0.6;
+const SUPPORT_WEIGHT = 0.3;
 const MEANING_WEIGHT = 0.3;
-const LEXICAL_RANK_WEIGHT = 0.1;
 
 function share(key: KeyTerms, holds: (term: string) => boolean): number {
   if (key.total === 0) return 0;
@@ -97,11 +105,15 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
   const pairWeights = pairs.map(([a, b]) => (key.weights.get(a) ?? 0) + (key.weights.get(b) ?? 0));
   const pairTotal = pairWeights.reduce((sum, weight) => sum + weight, 0);
   const relatedRank = new Map(matches.related.map((id, rank) => [id, rank]));
+  const topScore = Math.max(0, ...candidates.map((hit) => hit.score));
+  const named = (held: ReadonlyMap<string, ReadonlySet<number>>, id: number) => (term: string) => !NUMBER.test(term) && (held.get(term)?.has(id) ?? false);
 
-  const base = candidates.map((hit, rank) => {
+  const base = candidates.map((hit) => {
     const id = hit.chunkId;
     const coverage = share(key, (term) => matches.anywhere.get(term)?.has(id) ?? false);
-    const headingCoverage = share(key, (term) => !NUMBER.test(term) && (matches.headings.get(term)?.has(id) ?? false));
+    const titleCoverage = share(key, named(matches.titles, id));
+    const headingCoverage = share(key, named(matches.headings, id));
+    const lexical = topScore > 0 ? Math.max(0, hit.score) / topScore : 0;
     const together = pairs.reduce((sum, _pair, i) => sum + (matches.pairs[i]?.has(id) ? (pairWeights[i] ?? 0) : 0), 0);
     const proximity = pairTotal === 0 ? 0 : together / pairTotal;
     const semanticRank = relatedRank.get(id);
@@ -110,7 +122,7 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
       .filter(([term]) => !(matches.anywhere.get(term)?.has(id) ?? false))
       .sort((a, b) => b[1] - a[1])
       .map(([term]) => term);
-    return { hit, rank, coverage, headingCoverage, proximity, meaning, missing };
+    return { hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing };
   });
 
   const coveringPerSource = new Map<number, number>();
@@ -118,17 +130,18 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
     if (item.coverage >= SUPPORT_COVERAGE) coveringPerSource.set(item.hit.sourceId, (coveringPerSource.get(item.hit.sourceId) ?? 0) + 1);
   }
   return base
-    .map(({ hit, rank, coverage, headingCoverage, proximity, meaning, missing }) => {
+    .map(({ hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing }) => {
       const others = (coveringPerSource.get(hit.sourceId) ?? 0) - (coverage >= SUPPORT_COVERAGE ? 1 : 0);
       const support = Math.min(others, MAX_SUPPORT);
       const score =
         coverage +
+        BM25_WEIGHT * lexical +
+        TITLE_WEIGHT * titleCoverage +
         HEADING_WEIGHT * headingCoverage +
         PROXIMITY_WEIGHT * proximity +
         SUPPORT_WEIGHT * (support / MAX_SUPPORT) +
-        MEANING_WEIGHT * meaning +
-        LEXICAL_RANK_WEIGHT / (1 + rank / 5);
-      return { hit, coverage, headingCoverage, proximity, support, meaning, missing, score };
+        MEANING_WEIGHT * meaning;
+      return { hit, coverage, titleCoverage, headingCoverage, proximity, lexical, support, meaning, missing, score };
     })
     .sort((a, b) => b.score - a.score);
 }

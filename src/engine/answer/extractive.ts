@@ -31,6 +31,8 @@ export const WORD_BUDGET = { first: 150, further: 60 } as const;
 const MAX_ATTACHED_CODE_LINES = 30;
 /** Code, lists and tables that hold the question's words usually are the answer: they weigh this much more. */
 const STRUCTURED_BONUS = 1.25;
+/** A quote shorter than this share of its budget is given the blocks around it. */
+const MIN_QUOTE_SHARE = 0.5;
 
 interface Scored extends Block {
   readonly index: number;
@@ -135,6 +137,13 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
     attach(best.index);
     for (const term of best.terms) covered.add(term);
   }
+  // A quote too short to read on its own takes in what follows it (else what precedes it) in its section.
+  while (words() < budget * MIN_QUOTE_SHARE) {
+    const next = blocks[Math.max(...chosen) + 1] ?? blocks[Math.min(...chosen) - 1];
+    if (!next || words() + Math.min(wordCount(next.text), 40) > budget) break;
+    chosen.add(next.index);
+    attach(next.index);
+  }
 
   // A lead-in whose block did not come along is dropped rather than left hanging.
   const ordered = [...chosen].sort((a, b) => a - b).flatMap((i) => blocks[i] ?? []);
@@ -176,7 +185,8 @@ export function composeExtractive(passages: readonly Passage[], weights: Readonl
     const place = [passage.title, passage.headings].filter((part) => part !== '').join(HEADING_SEPARATOR);
     sections.push(closeOpenFence(`From **${place}** [${number}]:\n\n${blocks.join('\n\n')}`));
   });
-  const lead = partial ? 'The knowledge base covers this only in part. The closest passage:\n\n' : '';
+  const closest = sections.length > 1 ? 'These are the closest passages' : 'This is the closest passage';
+  const lead = partial ? `The knowledge base covers this only in part. ${closest}:\n\n` : '';
   return { content: `${lead}${sections.join('\n\n')}\n`, references };
 }
 

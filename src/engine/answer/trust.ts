@@ -1,10 +1,17 @@
 /**
  * Whether the best passage answers the question, and how far to trust it:
- * from the quality of the evidence, not from word overlap alone. A passage
- * that holds the question's rare words, under a heading that names them, with
- * the words standing together as in the question, and backed by other
- * passages of its page, earns a high score; one that only mentions a word or
- * two in passing is declined.
+ * from the quality of the evidence, not from word overlap alone.
+ *
+ * - 0, declined: no passage holds enough of the question's key words (weighted
+ *   by rarity, so a word the knowledge never uses weighs most), or the words
+ *   it holds are scattered in a passage about something else.
+ * - 1-49, partial: the passage misses some of the key words.
+ * - 50-69: it holds the key words, but not all signs of a passage about the
+ *   question are there: check it.
+ * - 70-90: it holds (nearly) all the key words, close together as in the
+ *   question, under a title or heading that names them, and other passages of
+ *   its page agree. Extractive answers quote, they do not reason: the ceiling
+ *   is 90.
  */
 import type { Evidence } from './evidence.js';
 
@@ -17,28 +24,36 @@ export type Verdict =
 
 /** Below this weighted share of the question's words, no passage answers it. */
 export const MIN_COVERAGE = 0.45;
-/** A passage whose heading does not name the topic, nor holds the question's words together, needs this much. */
+/** A passage whose title and heading do not name the topic, nor holds the question's words together, needs this much. */
 export const MIN_LOOSE_COVERAGE = 0.7;
 /** From this share on, an answer is more than partial. */
 export const FULL_COVERAGE = 0.75;
 /** Found by meaning counts as this much coverage (with an embeddings provider). */
 const MEANING_CREDIT = 0.25;
 
-/**
- * Extractive answers quote, they do not reason, so they top out below 100:
- * the strongest evidence scores 90.
- */
+/** What a passage needs for a score of 70 or more. */
+const STRONG = { coverage: 0.9, heading: 0.3, proximity: 0.5, support: 2 } as const;
+
 export const EXTRACTIVE_CEILING = 90;
-/** Partial answers stay below the "rely on it" range. */
-export const PARTIAL_CEILING = 49;
+const BANDS = { partial: [1, 49], checked: [50, 69], strong: [70, EXTRACTIVE_CEILING] } as const;
+
+const within = ([low, high]: readonly [number, number], quality: number): number =>
+  Math.round(low + (high - low) * Math.min(1, Math.max(0, quality)));
 
 export function judge(best: Evidence | undefined): Verdict {
   if (!best) return { kind: 'decline' };
   const coverage = Math.min(1, best.coverage + MEANING_CREDIT * best.meaning);
-  const anchored = best.headingCoverage > 0 || best.proximity > 0 || best.meaning > 0;
+  const heading = Math.max(best.titleCoverage, best.headingCoverage);
+  const anchored = heading > 0 || best.proximity > 0 || best.meaning > 0;
   if (coverage < MIN_COVERAGE || (!anchored && coverage < MIN_LOOSE_COVERAGE)) return { kind: 'decline' };
-  const agreement = Math.min(1, best.support / 2);
-  const quality = 0.5 * coverage + 0.2 * best.headingCoverage + 0.15 * best.proximity + 0.15 * agreement;
-  const trust = Math.max(1, Math.round(EXTRACTIVE_CEILING * quality));
-  return coverage < FULL_COVERAGE ? { kind: 'partial', trust: Math.min(trust, PARTIAL_CEILING) } : { kind: 'answer', trust };
+  const agreement = Math.min(1, best.support / STRONG.support);
+  if (coverage < FULL_COVERAGE) {
+    return { kind: 'partial', trust: within(BANDS.partial, (coverage - MIN_COVERAGE) / (FULL_COVERAGE - MIN_COVERAGE)) };
+  }
+  const quality = (Math.min(1, heading / STRONG.heading) + Math.min(1, best.proximity / STRONG.proximity) + agreement) / 3;
+  const strong =
+    coverage >= STRONG.coverage && heading >= STRONG.heading && best.proximity >= STRONG.proximity && best.support >= STRONG.support;
+  return strong
+    ? { kind: 'answer', trust: within(BANDS.strong, (coverage - STRONG.coverage) / (1 - STRONG.coverage) / 2 + (heading + best.proximity) / 4) }
+    : { kind: 'answer', trust: within(BANDS.checked, (coverage - FULL_COVERAGE) / (1 - FULL_COVERAGE) / 2 + quality / 2) };
 }

@@ -141,10 +141,10 @@ export class Retriever {
     return statement.all({ match: query.match, guruId, limit: options.limit, labels: JSON.stringify(labels) });
   }
 
-  /** Which of the given chunks contain each term (after stemming), anywhere or only in their title and headings. */
-  termPresence(terms: readonly string[], chunkIds: readonly number[], where: 'anywhere' | 'headings' = 'anywhere'): Map<string, Set<number>> {
+  /** Which of the given chunks contain each term (after stemming): anywhere, or only in their page title or heading path. */
+  termPresence(terms: readonly string[], chunkIds: readonly number[], where: 'anywhere' | 'title' | 'headings' = 'anywhere'): Map<string, Set<number>> {
     const ids = JSON.stringify(chunkIds);
-    const scope = where === 'headings' ? '{title headings} : ' : '';
+    const scope = where === 'anywhere' ? '' : `${where} : `;
     return new Map(terms.map((term) => [term, this.#matching(`${scope}${quoteTerm(term)}`, ids)]));
   }
 
