@@ -8,7 +8,7 @@ import type { Reference } from '../../core/schemas.js';
 import { parseQuery, type TextQuery } from '../search/query.js';
 import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
-import { adjacentPairs, keyTerms, PAIR_DISTANCE, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
+import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, noAnswer, type Passage } from './extractive.js';
 import { wordCount } from './markdown.js';
 import { judge } from './trust.js';
@@ -62,7 +62,7 @@ export class Answerer {
     if (candidates.length === 0) return this.#nothing(context);
 
     const key = keyTerms(graded.terms, this.#chunkCount(context.guruId), (term) => this.#retriever.documentFrequency(context.guruId, term));
-    const evidence = this.#weigh(candidates, key, related);
+    const evidence = this.#weigh(candidates, graded, key, related);
     const [best] = evidence;
     const verdict = judge(best);
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
@@ -73,13 +73,12 @@ export class Answerer {
     return { content, references, trustScore: verdict.trust, answered: true };
   }
 
-  #weigh(candidates: readonly ChunkHit[], key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
-    const ids = candidates.map((hit) => hit.chunkId);
+  #weigh(candidates: readonly ChunkHit[], query: TextQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
     return weighEvidence(candidates, key, {
-      anywhere: this.#retriever.termPresence(key.terms, ids),
-      titles: this.#retriever.termPresence(key.terms, ids, 'title'),
-      headings: this.#retriever.termPresence(key.terms, ids, 'headings'),
-      pairs: this.#retriever.pairPresence(adjacentPairs(key.terms), ids, PAIR_DISTANCE),
+      marked: this.#retriever.markedChunks(
+        query,
+        candidates.map((hit) => hit.chunkId),
+      ),
       related: related.map((hit) => hit.chunkId),
     });
   }

@@ -6,7 +6,8 @@
  * mentions it), whether the question's words stand together in it as they do
  * in the question, and whether other passages of the same page agree.
  */
-import type { ChunkHit } from '../search/retriever.js';
+import type { ChunkHit, MarkedChunk } from '../search/retriever.js';
+import { markedTerms, markedWords, together } from './marks.js';
 
 /** The question's words and how much each one matters. */
 export interface KeyTerms {
@@ -17,16 +18,10 @@ export interface KeyTerms {
   readonly total: number;
 }
 
-/** Which candidates hold what: filled in by the retriever, read here. */
+/** What the search found in the candidates, and what was found by meaning. */
 export interface Matches {
-  /** Term → candidates holding it anywhere. */
-  readonly anywhere: ReadonlyMap<string, ReadonlySet<number>>;
-  /** Term → candidates whose page title holds it. */
-  readonly titles: ReadonlyMap<string, ReadonlySet<number>>;
-  /** Term → candidates whose heading path (within the page) holds it. */
-  readonly headings: ReadonlyMap<string, ReadonlySet<number>>;
-  /** For each adjacent pair of question words (see `adjacentPairs`), the candidates holding them close together. */
-  readonly pairs: readonly ReadonlySet<number>[];
+  /** Candidate → its title, headings and body with the question's words marked (absent: none matched). */
+  readonly marked: ReadonlyMap<number, MarkedChunk>;
   /** Candidates found by meaning (vector search), best first. */
   readonly related: readonly number[];
 }
@@ -77,7 +72,7 @@ export function adjacentPairs(terms: readonly string[]): [string, string][] {
   return terms.slice(1).map((term, i) => [terms[i] as string, term]);
 }
 
-/** Words of a pair or more standing within this many tokens of each other count as together. */
+/** Two question words standing within this many words of each other count as together. */
 export const PAIR_DISTANCE = 3;
 
 const SUPPORT_COVERAGE = 0.5;
@@ -106,20 +101,23 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
   const pairTotal = pairWeights.reduce((sum, weight) => sum + weight, 0);
   const relatedRank = new Map(matches.related.map((id, rank) => [id, rank]));
   const topScore = Math.max(0, ...candidates.map((hit) => hit.score));
-  const named = (held: ReadonlyMap<string, ReadonlySet<number>>, id: number) => (term: string) => !NUMBER.test(term) && (held.get(term)?.has(id) ?? false);
 
   const base = candidates.map((hit) => {
-    const id = hit.chunkId;
-    const coverage = share(key, (term) => matches.anywhere.get(term)?.has(id) ?? false);
-    const titleCoverage = share(key, named(matches.titles, id));
-    const headingCoverage = share(key, named(matches.headings, id));
+    const marked = matches.marked.get(hit.chunkId);
+    const inTitle = markedTerms(marked?.title ?? '', key.terms);
+    const inHeadings = markedTerms(marked?.headings ?? '', key.terms);
+    const words = markedWords(marked?.body ?? '', key.terms);
+    const held = new Set([...inTitle, ...inHeadings, ...words.map((word) => word.term)]);
+    const coverage = share(key, (term) => held.has(term));
+    const titleCoverage = share(key, (term) => !NUMBER.test(term) && inTitle.has(term));
+    const headingCoverage = share(key, (term) => !NUMBER.test(term) && inHeadings.has(term));
     const lexical = topScore > 0 ? Math.max(0, hit.score) / topScore : 0;
-    const together = pairs.reduce((sum, _pair, i) => sum + (matches.pairs[i]?.has(id) ? (pairWeights[i] ?? 0) : 0), 0);
-    const proximity = pairTotal === 0 ? 0 : together / pairTotal;
-    const semanticRank = relatedRank.get(id);
+    const close = pairs.reduce((sum, [a, b], i) => sum + (together(words, a, b, PAIR_DISTANCE) ? (pairWeights[i] ?? 0) : 0), 0);
+    const proximity = pairTotal === 0 ? 0 : close / pairTotal;
+    const semanticRank = relatedRank.get(hit.chunkId);
     const meaning = semanticRank === undefined ? 0 : 1 / (1 + semanticRank / 3);
     const missing = [...key.weights]
-      .filter(([term]) => !(matches.anywhere.get(term)?.has(id) ?? false))
+      .filter(([term]) => !held.has(term))
       .sort((a, b) => b[1] - a[1])
       .map(([term]) => term);
     return { hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing };

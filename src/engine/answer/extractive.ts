@@ -9,6 +9,7 @@ import type { Reference } from '../../core/schemas.js';
 import { MARK_CLOSE, MARK_OPEN } from '../search/retriever.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { closeOpenFence, isLeadIn, splitBlocks, wordCount, type Block } from './markdown.js';
+import { markedTerms, unmark } from './marks.js';
 
 const MARKED_WORD = new RegExp(`${MARK_OPEN}([^${MARK_CLOSE}]*)${MARK_CLOSE}`, 'g');
 
@@ -41,25 +42,6 @@ interface Scored extends Block {
   readonly weight: number;
 }
 
-/** The question term a marked word stands for: the marked word is the term, stemmed or not. */
-function termOf(word: string, weights: ReadonlyMap<string, number>): string | undefined {
-  const lower = word.toLowerCase();
-  let found: string | undefined;
-  let overlap = 0;
-  for (const term of weights.keys()) {
-    let common = 0;
-    while (common < term.length && common < lower.length && term[common] === lower[common]) common += 1;
-    const enough = common === term.length || common === lower.length || common >= Math.max(3, Math.min(term.length, lower.length) - 3);
-    if (enough && common > overlap) {
-      found = term;
-      overlap = common;
-    }
-  }
-  return found;
-}
-
-const unmark = (text: string): string => text.replaceAll(MARK_OPEN, '').replaceAll(MARK_CLOSE, '');
-
 function scoreBlocks(passage: Passage, weights: ReadonlyMap<string, number>): Scored[] {
   const parts = [
     { text: passage.before, focus: false },
@@ -69,7 +51,7 @@ function scoreBlocks(passage: Passage, weights: ReadonlyMap<string, number>): Sc
   const blocks: Scored[] = [];
   for (const part of parts) {
     for (const block of splitBlocks(part.text)) {
-      const terms = new Set([...block.text.matchAll(MARKED_WORD)].flatMap((m) => termOf(m[1] ?? '', weights) ?? []));
+      const terms = markedTerms(block.text, [...weights.keys()]);
       let weight = 0;
       for (const term of terms) weight += weights.get(term) ?? 0;
       if (block.kind !== 'prose') weight *= STRUCTURED_BONUS;

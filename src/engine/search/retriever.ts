@@ -67,6 +67,13 @@ const sourceHits = (labelled: boolean) => `
 /** A statement taking named parameters. */
 type NamedQuery<Row> = Statement<[Record<string, unknown>], Row>;
 
+/** A chunk's columns with every matched word wrapped in MARK_OPEN … MARK_CLOSE. */
+export interface MarkedChunk {
+  readonly title: string;
+  readonly headings: string;
+  readonly body: string;
+}
+
 export type SourceHit = Pick<ChunkHit, 'sourceId' | 'sourceType' | 'url' | 'title' | 'labels' | 'score'>;
 
 export class Retriever {
@@ -75,9 +82,9 @@ export class Retriever {
   readonly #chunksById;
   readonly #chunksAround;
   readonly #sourcesById;
-  readonly #termHits;
   readonly #termFrequency;
   readonly #highlight;
+  readonly #highlightAll;
 
   constructor(db: Db) {
     this.#chunks = [false, true].map((labelled) => db.prepare<Record<string, unknown>, ChunkHit>(chunkHits(labelled)));
@@ -95,11 +102,14 @@ export class Retriever {
       `SELECT s.id AS sourceId, s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels, 0 AS score
        FROM data_sources s WHERE s.id IN (SELECT value FROM json_each(?))`,
     );
-    this.#termHits = db.prepare<[string, string], { id: number }>(
-      'SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
-    );
     this.#termFrequency = db.prepare<[string, number], { n: number }>(
       'SELECT count(*) AS n FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.guru_id = ?',
+    );
+    this.#highlightAll = db.prepare<[string, string], { id: number } & MarkedChunk>(
+      `SELECT rowid AS id, highlight(chunks_fts, 0, char(0xE000), char(0xE001)) AS title,
+              highlight(chunks_fts, 1, char(0xE000), char(0xE001)) AS headings,
+              highlight(chunks_fts, 2, char(0xE000), char(0xE001)) AS body
+       FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
     );
     this.#highlight = db.prepare<[string, string], { id: number; marked: string }>(
       `SELECT rowid AS id, highlight(chunks_fts, 2, char(0xE000), char(0xE001)) AS marked
@@ -141,26 +151,15 @@ export class Retriever {
     return statement.all({ match: query.match, guruId, limit: options.limit, labels: JSON.stringify(labels) });
   }
 
-  /** Which of the given chunks contain each term (after stemming): anywhere, or only in their page title or heading path. */
-  termPresence(terms: readonly string[], chunkIds: readonly number[], where: 'anywhere' | 'title' | 'headings' = 'anywhere'): Map<string, Set<number>> {
-    const ids = JSON.stringify(chunkIds);
-    const scope = where === 'anywhere' ? '' : `${where} : `;
-    return new Map(terms.map((term) => [term, this.#matching(`${scope}${quoteTerm(term)}`, ids)]));
-  }
-
-  /** Which of the given chunks hold each pair of terms within a few words of each other. */
-  pairPresence(pairs: readonly (readonly [string, string])[], chunkIds: readonly number[], distance: number): Set<number>[] {
-    const ids = JSON.stringify(chunkIds);
-    return pairs.map(([a, b]) => this.#matching(`NEAR(${quoteTerm(a)} ${quoteTerm(b)}, ${distance})`, ids));
-  }
-
-  #matching(match: string, ids: string): Set<number> {
-    return new Set(this.#termHits.all(match, ids).map((row) => row.id));
-  }
-
   /** How many of the guru's chunks contain the term. */
   documentFrequency(guruId: number, term: string): number {
     return this.#termFrequency.get(quoteTerm(term), guruId)?.n ?? 0;
+  }
+
+  /** Title, headings and body of each given chunk that matches, with every matched word marked. */
+  markedChunks(query: TextQuery, chunkIds: readonly number[]): Map<number, MarkedChunk> {
+    if (query.match === undefined) return new Map();
+    return new Map(this.#highlightAll.all(query.match, JSON.stringify(chunkIds)).map(({ id, ...marked }) => [id, marked]));
   }
 
   /** Chunk bodies with every matched word wrapped in MARK_OPEN … MARK_CLOSE. */
