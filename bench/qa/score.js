@@ -1,4 +1,5 @@
 // Scoring of one question-answering run: what a reader would check in each answer. Pure functions.
+import { URL } from 'node:url';
 
 /**
  * @typedef {{ question: string, pages: string[], terms: (string | string[])[] }} OnTopicQuestion

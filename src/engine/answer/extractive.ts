@@ -28,10 +28,12 @@ export interface Passage {
 
 /** How many words a quote may take: the first passage, and any further one. */
 export const WORD_BUDGET = { first: 150, further: 60 } as const;
-/** A code block longer than this is not pulled in to complete a lead-in; the lead-in is left out instead. */
+/** A code block longer than this is quoted only when it holds the question's words; a lead-in to it is left out instead. */
 const MAX_ATTACHED_CODE_LINES = 30;
 /** Code, lists and tables that hold the question's words usually are the answer: they weigh this much more. */
 const STRUCTURED_BONUS = 1.25;
+/** Prose is never shortened below this many words. */
+const MIN_TRIMMED_WORDS = 40;
 /** A quote shorter than this share of its budget is given the blocks around it. */
 const MIN_QUOTE_SHARE = 0.5;
 
@@ -80,7 +82,7 @@ function trimProse(block: Scored, maxWords: number, keepLast: boolean): string {
   return kept.map((i, n) => (n > 0 && i !== (kept[n - 1] ?? -2) + 1 ? '… ' : '') + sentences[i]).join(' ');
 }
 
-const lineCount = (text: string): number => text.split('\n').length;
+const tooLong = (block: Block): boolean => block.kind === 'code' && block.text.split('\n').length > MAX_ATTACHED_CODE_LINES;
 
 /**
  * The blocks to quote: the focus block with the most key-word weight, the
@@ -98,15 +100,15 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
     if (!block) return;
     // A lead-in comes with what it announces; code is preceded by the sentence that introduces it.
     const next = blocks[index + 1];
-    if (isLeadIn(block) && next && !chosen.has(next.index)) {
-      if (next.kind !== 'code' || lineCount(next.text) <= MAX_ATTACHED_CODE_LINES) chosen.add(next.index);
-    }
+    if (isLeadIn(block) && next && !chosen.has(next.index) && !tooLong(next)) chosen.add(next.index);
     const previous = blocks[index - 1];
     if (block.kind !== 'prose' && previous && isLeadIn(previous)) chosen.add(previous.index);
   };
   attach(anchor.index);
 
   const covered = new Set(anchor.terms);
+  // What a block adds to the quote: prose can be shortened to a few sentences, code and lists cannot.
+  const cost = (block: Scored) => (block.kind === 'prose' ? Math.min(wordCount(block.text), MIN_TRIMMED_WORDS) : wordCount(block.text));
   const words = () => [...chosen].reduce((sum, i) => sum + wordCount(blocks[i]?.text ?? ''), 0);
   for (;;) {
     const low = Math.min(...chosen);
@@ -114,15 +116,16 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
     const options = [blocks[low - 1], blocks[high + 1]].filter((block): block is Scored => block !== undefined);
     const gain = (block: Scored) => [...block.terms].filter((term) => !covered.has(term)).reduce((sum, term) => sum + (weights.get(term) ?? 0), 0);
     const best = options.filter((block) => gain(block) > 0).sort((a, b) => gain(b) - gain(a))[0];
-    if (!best || words() + Math.min(wordCount(best.text), 40) > budget) break;
+    if (!best || words() + cost(best) > budget) break;
     chosen.add(best.index);
     attach(best.index);
     for (const term of best.terms) covered.add(term);
   }
   // A quote too short to read on its own takes in what follows it (else what precedes it) in its section.
   while (words() < budget * MIN_QUOTE_SHARE) {
-    const next = blocks[Math.max(...chosen) + 1] ?? blocks[Math.min(...chosen) - 1];
-    if (!next || words() + Math.min(wordCount(next.text), 40) > budget) break;
+    const fits = (block: Scored | undefined) => block !== undefined && words() + cost(block) <= budget && !tooLong(block);
+    const next = [blocks[Math.max(...chosen) + 1], blocks[Math.min(...chosen) - 1]].find(fits);
+    if (!next) break;
     chosen.add(next.index);
     attach(next.index);
   }
@@ -131,8 +134,8 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
   const ordered = [...chosen].sort((a, b) => a - b).flatMap((i) => blocks[i] ?? []);
   const complete = ordered.filter((block, n) => !isLeadIn(block) || ordered[n + 1]?.index === block.index + 1);
   const kept = complete.length > 0 ? complete : ordered.slice(0, 1);
-  const proseShare = Math.max(40, budget - kept.filter((b) => b.kind !== 'prose').reduce((sum, b) => sum + wordCount(b.text), 0));
-  const perProse = Math.max(40, Math.floor(proseShare / Math.max(1, kept.filter((b) => b.kind === 'prose').length)));
+  const proseShare = Math.max(MIN_TRIMMED_WORDS, budget - kept.filter((b) => b.kind !== 'prose').reduce((sum, b) => sum + wordCount(b.text), 0));
+  const perProse = Math.max(MIN_TRIMMED_WORDS, Math.floor(proseShare / Math.max(1, kept.filter((b) => b.kind === 'prose').length)));
   return kept.map((block, n) => unmark(trimProse(block, perProse, isLeadIn(block) && ordered[n + 1] !== undefined)));
 }
 

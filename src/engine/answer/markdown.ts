@@ -22,10 +22,14 @@ function openingFence(line: string): (Fence & { info: string }) | undefined {
   return { char: run[0] as string, length: run.length, info };
 }
 
+/**
+ * Whether the line ends the fenced block. Unlike CommonMark, an indented fence
+ * closes too: pages converted from HTML indent closing fences, and their
+ * authors meant them to close (normalizeFence moves them to the margin).
+ */
 function closesFence(line: string, fence: Fence): boolean {
-  const match = FENCE.exec(line);
-  const run = match?.[1];
-  return run !== undefined && run[0] === fence.char && run.length >= fence.length && (match?.[2] ?? '').trim() === '';
+  const trimmed = line.trim();
+  return trimmed.length >= fence.length && [...trimmed].every((ch) => ch === fence.char);
 }
 
 export type BlockKind = 'code' | 'list' | 'table' | 'quote' | 'prose';
@@ -98,12 +102,17 @@ export function normalizeFence(text: string): string {
   return [`${marker}${opener.info}`, ...body, marker].join('\n');
 }
 
-/** Closes a fence that the text leaves open, so that what follows it is not swallowed. */
+/** A closing fence as CommonMark reads it: at most three spaces of indent. */
+function closesStrictly(line: string, fence: Fence): boolean {
+  return /^ {0,3}\S/.test(line) && closesFence(line, fence);
+}
+
+/** Closes a fence that the text leaves open (as a renderer reads it), so that what follows it is not swallowed. */
 export function closeOpenFence(text: string): string {
   let fence: Fence | undefined;
   for (const line of text.split('\n')) {
     if (fence === undefined) fence = openingFence(line);
-    else if (closesFence(line, fence)) fence = undefined;
+    else if (closesStrictly(line, fence)) fence = undefined;
   }
   return fence === undefined ? text : `${text.replace(/\n*$/, '')}\n${fence.char.repeat(fence.length)}\n`;
 }

@@ -10,7 +10,7 @@
  *   question are there: check it.
  * - 70-90: it holds (nearly) all the key words, close together as in the
  *   question, under a title or heading that names them, and other passages of
- *   its page agree. Extractive answers quote, they do not reason: the ceiling
+ *   its page (or a search by meaning) agree. Extractive answers quote, they do not reason: the ceiling
  *   is 90.
  */
 import type { Evidence } from './evidence.js';
@@ -28,8 +28,6 @@ export const MIN_COVERAGE = 0.45;
 export const MIN_LOOSE_COVERAGE = 0.7;
 /** From this share on, an answer is more than partial. */
 export const FULL_COVERAGE = 0.75;
-/** Found by meaning counts as this much coverage (with an embeddings provider). */
-const MEANING_CREDIT = 0.25;
 
 /** What a passage needs for a score of 70 or more. */
 const STRONG = { coverage: 0.9, heading: 0.3, proximity: 0.5, support: 2 } as const;
@@ -42,17 +40,20 @@ const within = ([low, high]: readonly [number, number], quality: number): number
 
 export function judge(best: Evidence | undefined): Verdict {
   if (!best) return { kind: 'decline' };
-  const coverage = Math.min(1, best.coverage + MEANING_CREDIT * best.meaning);
+  // Found by meaning (with an embeddings provider) ranks a passage and backs it, but vector search
+  // always returns something, so it cannot stand in for the question's words.
+  const coverage = best.coverage;
   const heading = Math.max(best.titleCoverage, best.headingCoverage);
-  const anchored = heading > 0 || best.proximity > 0 || best.meaning > 0;
+  const anchored = heading > 0 || best.proximity > 0;
   if (coverage < MIN_COVERAGE || (!anchored && coverage < MIN_LOOSE_COVERAGE)) return { kind: 'decline' };
-  const agreement = Math.min(1, best.support / STRONG.support);
+  const backing = best.support + (best.meaning > 0 ? 1 : 0);
+  const agreement = Math.min(1, backing / STRONG.support);
   if (coverage < FULL_COVERAGE) {
     return { kind: 'partial', trust: within(BANDS.partial, (coverage - MIN_COVERAGE) / (FULL_COVERAGE - MIN_COVERAGE)) };
   }
   const quality = (Math.min(1, heading / STRONG.heading) + Math.min(1, best.proximity / STRONG.proximity) + agreement) / 3;
   const strong =
-    coverage >= STRONG.coverage && heading >= STRONG.heading && best.proximity >= STRONG.proximity && best.support >= STRONG.support;
+    coverage >= STRONG.coverage && heading >= STRONG.heading && best.proximity >= STRONG.proximity && backing >= STRONG.support;
   return strong
     ? { kind: 'answer', trust: within(BANDS.strong, (coverage - STRONG.coverage) / (1 - STRONG.coverage) / 2 + (heading + best.proximity) / 4) }
     : { kind: 'answer', trust: within(BANDS.checked, (coverage - FULL_COVERAGE) / (1 - FULL_COVERAGE) / 2 + quality / 2) };
