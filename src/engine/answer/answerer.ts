@@ -11,12 +11,12 @@ import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, noAnswer, type Passage } from './extractive.js';
 import { wordCount } from './markdown.js';
-import { judge } from './trust.js';
+import { judge, STRONG_TRUST } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */
 const CANDIDATES = 40;
-/** A second page is quoted only when it holds key words the first lacks and scores this close to it. */
-const SECOND_SOURCE_FLOOR = 0.75;
+/** A second page is quoted only when it scores this close to the first. */
+const SECOND_SOURCE_FLOOR = 0.5;
 const MIN_PASSAGE_WORDS = 8;
 
 export interface AnswerDraft {
@@ -67,7 +67,7 @@ export class Answerer {
     const verdict = judge(best);
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
 
-    const chosen = [best, ...this.#complement(best, evidence)];
+    const chosen = [best, ...this.#complement(best, evidence, verdict.trust >= STRONG_TRUST)];
     const passages = chosen.map((item) => this.#passage(graded, item.hit));
     const { content, references } = composeExtractive(passages, key.weights, verdict.kind === 'partial');
     return { content, references, trustScore: verdict.trust, answered: true };
@@ -83,15 +83,13 @@ export class Answerer {
     });
   }
 
-  /** A passage of another page that holds key words the best one lacks, when it is nearly as good. */
-  #complement(best: Evidence, evidence: readonly Evidence[]): Evidence[] {
-    if (best.missing.length === 0) return [];
-    const other = evidence.find(
-      (item) =>
-        item.hit.sourceId !== best.hit.sourceId &&
-        item.score >= best.score * SECOND_SOURCE_FLOOR &&
-        best.missing.some((term) => !item.missing.includes(term)),
-    );
+  /**
+   * Unless the best passage is strong evidence, the best passage of another
+   * page too, when it scores close to it: the two most likely pages beat one.
+   */
+  #complement(best: Evidence, evidence: readonly Evidence[], strong: boolean): Evidence[] {
+    if (strong) return [];
+    const other = evidence.find((item) => item.hit.sourceId !== best.hit.sourceId && item.score >= best.score * SECOND_SOURCE_FLOOR);
     return other ? [other] : [];
   }
 

@@ -23,7 +23,7 @@ export type Verdict =
   | { readonly kind: 'answer'; readonly trust: number };
 
 /** Below this weighted share of the question's words, no passage answers it. */
-export const MIN_COVERAGE = 0.45;
+export const MIN_COVERAGE = 0.4;
 /** A passage whose title and heading do not name the topic, nor holds the question's words together, needs this much. */
 export const MIN_LOOSE_COVERAGE = 0.7;
 /** From this share on, an answer is more than partial. */
@@ -33,7 +33,9 @@ export const FULL_COVERAGE = 0.75;
 const STRONG = { coverage: 0.9, heading: 0.3, proximity: 0.5, support: 2 } as const;
 
 export const EXTRACTIVE_CEILING = 90;
-const BANDS = { partial: [1, 49], checked: [50, 69], strong: [70, EXTRACTIVE_CEILING] } as const;
+/** From this score on, the evidence is strong: rely on the answer. */
+export const STRONG_TRUST = 70;
+const BANDS = { partial: [1, 49], checked: [50, STRONG_TRUST - 1], strong: [STRONG_TRUST, EXTRACTIVE_CEILING] } as const;
 
 const within = ([low, high]: readonly [number, number], quality: number): number =>
   Math.round(low + (high - low) * Math.min(1, Math.max(0, quality)));
