@@ -302,14 +302,6 @@ export function assistantContract(open: OpenHarness): void {
       expect(answer.content).toMatch(/^The knowledge base covers this only in part/);
     });
 
-    it('declines when the topic the question is about is missing, even if its other words are there', async () => {
-      await addDocs();
-      const answer = await assistant.ask('frob', { question: 'How do I run frobnicator on kubernetes?', fetch_existing: false });
-      expect(answer.trust_score).toBe(0);
-      expect(answer.references).toEqual([]);
-      expect(answer.can_receive_feedback).toBe(false);
-    });
-
     it('gives questions in any script readable, distinct slugs', async () => {
       const first = await assistant.ask('frob', { question: '如何退款', fetch_existing: false });
       const second = await assistant.ask('frob', { question: '如何退款', fetch_existing: false });
@@ -334,13 +326,15 @@ export function assistantContract(open: OpenHarness): void {
       expect(block).toContain('frob --version');
     });
 
-    it('says plainly when the knowledge base has nothing relevant', async () => {
+    it('says plainly when the knowledge base has nothing relevant, also when the topic asked about is missing but other words are there', async () => {
       await addDocs();
-      const answer = await assistant.ask('frob', { question: 'What is the capital of Mongolia?', fetch_existing: false });
-      expect(answer.trust_score).toBe(0);
-      expect(answer.references).toEqual([]);
-      expect(answer.can_receive_feedback).toBe(false);
-      expect(answer.content).toMatch(/could not find anything/);
+      for (const question of ['What is the capital of Mongolia?', 'How do I run frobnicator on kubernetes?']) {
+        const answer = await assistant.ask('frob', { question, fetch_existing: false });
+        expect(answer.trust_score).toBe(0);
+        expect(answer.references).toEqual([]);
+        expect(answer.can_receive_feedback).toBe(false);
+        expect(answer.content).toMatch(/could not find anything/);
+      }
     });
 
     it('streams the answer text in order, and stores the question once', async () => {

@@ -64,7 +64,7 @@ export class Answerer {
     const key = keyTerms(graded.terms, this.#chunkCount(context.guruId), (term) => this.#retriever.documentFrequency(context.guruId, term));
     const evidence = this.#weigh(candidates, graded, key, related);
     const [best] = evidence;
-    const verdict = judge(best);
+    const verdict = judge(best, key);
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
 
     const chosen = [best, ...this.#complement(best, evidence, verdict.trust >= STRONG_TRUST)];

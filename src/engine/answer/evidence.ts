@@ -16,6 +16,8 @@ export interface KeyTerms {
   /** Rarity weight of each word in the guru's knowledge; a word it never uses weighs the most. */
   readonly weights: ReadonlyMap<string, number>;
   readonly total: number;
+  /** Words the guru's knowledge never uses: each may name a topic it lacks. */
+  readonly unseen: ReadonlySet<string>;
 }
 
 /** What the search found in the candidates, and what was found by meaning. */
@@ -56,15 +58,16 @@ export const inverseDocumentFrequency = (chunkCount: number, documentFrequency: 
 const NUMBER = /^\p{N}+$/u;
 
 export function keyTerms(terms: readonly string[], chunkCount: number, documentFrequency: (term: string) => number): KeyTerms {
+  const frequencies = terms.map(documentFrequency);
   const weights = new Map(
-    terms.map((term) => {
-      const weight = inverseDocumentFrequency(Math.max(chunkCount, 1), documentFrequency(term));
+    terms.map((term, i) => {
+      const weight = inverseDocumentFrequency(Math.max(chunkCount, 1), frequencies[i] ?? 0);
       return [term, NUMBER.test(term) ? weight / 2 : weight] as const;
     }),
   );
   let total = 0;
   for (const weight of weights.values()) total += weight;
-  return { terms, weights, total };
+  return { terms, weights, total, unseen: new Set(terms.filter((_, i) => frequencies[i] === 0)) };
 }
 
 /** Consecutive content words of the question: "foreign key constraints" → (foreign, key), (key, constraints). */
@@ -113,7 +116,8 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
     const headingCoverage = share(key, (term) => !NUMBER.test(term) && inHeadings.has(term));
     const lexical = topScore > 0 ? Math.max(0, hit.score) / topScore : 0;
     const close = pairs.reduce((sum, [a, b], i) => sum + (together(words, a, b, PAIR_DISTANCE) ? (pairWeights[i] ?? 0) : 0), 0);
-    const proximity = pairTotal === 0 ? 0 : close / pairTotal;
+    // A one-word question has no words to stand together: the word itself is enough.
+    const proximity = pairTotal === 0 ? (held.size > 0 ? 1 : 0) : close / pairTotal;
     const semanticRank = relatedRank.get(hit.chunkId);
     const meaning = semanticRank === undefined ? 0 : 1 / (1 + semanticRank / 3);
     const missing = [...key.weights]

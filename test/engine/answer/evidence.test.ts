@@ -51,7 +51,8 @@ describe('weighEvidence', () => {
 });
 
 describe('judge', () => {
-  const decided = (question: string[], frequencies: Record<string, number>, hits: ChunkHit[]) => judge(weigh(question, frequencies, 2000, hits)[0]);
+  const decided = (question: string[], frequencies: Record<string, number>, hits: ChunkHit[]) =>
+    judge(weigh(question, frequencies, 2000, hits)[0], keyTerms(question, 2000, (term) => frequencies[term] ?? 0));
 
   it('declines a question whose only match is an incidental word', () => {
     // "Who won the 2018 World Cup?" against notes that mention 2018 and the world.
@@ -62,11 +63,19 @@ describe('judge', () => {
   });
 
   it('keeps trust below 50 when a heavy word of the question is missing', () => {
-    const verdict = decided(['install', 'frobnicator', 'windows'], { install: 30, frobnicator: 60 }, [
+    const verdict = decided(['install', 'frobnicator', 'windows'], { install: 30, frobnicator: 60, windows: 3 }, [
       candidate(1, 'Install guide', 'Installing Frobnicator', 'Install frobnicator with npm install -g frobnicator.'),
     ]);
     expect(verdict.kind).toBe('partial');
     expect(verdict.kind !== 'decline' && verdict.trust).toBeLessThan(50);
+  });
+
+  it('declines when the heaviest word is one the knowledge never uses and the rest is thin', () => {
+    // "How do I run frobnicator on kubernetes?": the knowledge has frobnicator everywhere, kubernetes nowhere.
+    const verdict = decided(['run', 'frobnicator', 'kubernetes'], { run: 40, frobnicator: 1500 }, [
+      candidate(1, 'Install guide', 'Installing Frobnicator', 'Run the installer to set up frobnicator.'),
+    ]);
+    expect(verdict).toEqual({ kind: 'decline' });
   });
 
   it('trusts a passage 70 or more only when every sign of an answer is there', () => {
