@@ -134,9 +134,48 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
   const ordered = [...chosen].sort((a, b) => a - b).flatMap((i) => blocks[i] ?? []);
   const complete = ordered.filter((block, n) => !isLeadIn(block) || ordered[n + 1]?.index === block.index + 1);
   const kept = complete.length > 0 ? complete : ordered.slice(0, 1);
-  const proseShare = Math.max(MIN_TRIMMED_WORDS, budget - kept.filter((b) => b.kind !== 'prose').reduce((sum, b) => sum + wordCount(b.text), 0));
-  const perProse = Math.max(MIN_TRIMMED_WORDS, Math.floor(proseShare / Math.max(1, kept.filter((b) => b.kind === 'prose').length)));
-  return kept.map((block, n) => unmark(trimProse(block, perProse, isLeadIn(block) && ordered[n + 1] !== undefined)));
+  const shortenable = kept.filter((block) => block.kind !== 'code');
+  const room = Math.max(MIN_TRIMMED_WORDS, budget - kept.filter((b) => b.kind === 'code').reduce((sum, b) => sum + wordCount(b.text), 0));
+  const each = Math.max(MIN_TRIMMED_WORDS, Math.floor(room / Math.max(1, shortenable.length)));
+  return kept.map((block, n) => unmark(block.kind === 'prose' ? trimProse(block, each, isLeadIn(block) && ordered[n + 1] !== undefined) : trimRows(block, each)));
+}
+
+/**
+ * Shortens a long list or table to its items or rows that hold question words
+ * (a table keeps its header), in order, marking what was left out.
+ */
+function trimRows(block: Scored, maxWords: number): string {
+  if ((block.kind !== 'list' && block.kind !== 'table') || wordCount(block.text) <= maxWords) return block.text;
+  const lines = block.text.split('\n');
+  const header = block.kind === 'table' ? lines.slice(0, 2) : [];
+  const rows = block.kind === 'table' ? lines.slice(2) : listItems(lines);
+  const anyMarked = rows.some((row) => row.includes(MARK_OPEN));
+  const kept: string[] = [];
+  let words = wordCount(header.join(' '));
+  for (const row of rows) {
+    if (anyMarked && !row.includes(MARK_OPEN)) continue;
+    const rowWords = wordCount(row);
+    if (kept.length > 0 && words + rowWords > maxWords) break;
+    kept.push(row);
+    words += rowWords;
+  }
+  const omitted = kept.length < rows.length ? (block.kind === 'table' ? [] : ['- …']) : [];
+  return [...header, ...kept, ...omitted].join('\n');
+}
+
+const LIST_MARKER = /^(\s*)(?:[-*+]|\d{1,9}[.)])\s/;
+
+/** A list's items, each with its continuation lines. */
+function listItems(lines: readonly string[]): string[] {
+  const indent = LIST_MARKER.exec(lines[0] ?? '')?.[1]?.length ?? 0;
+  const items: string[] = [];
+  for (const line of lines) {
+    const marker = LIST_MARKER.exec(line);
+    if (marker && (marker[1]?.length ?? 0) <= indent) items.push(line);
+    else if (items.length > 0) items[items.length - 1] += `\n${line}`;
+    else items.push(line);
+  }
+  return items;
 }
 
 export const faviconOf = (url: string | null): string => {
@@ -158,9 +197,12 @@ export function composeExtractive(passages: readonly Passage[], weights: Readonl
   const references: Reference[] = [];
   const numberOf = new Map<number, number>();
   const sections: string[] = [];
+  const quoted = new Set<string>();
   passages.forEach((passage, i) => {
     const blocks = selectBlocks(passage, weights, i === 0 ? WORD_BUDGET.first : WORD_BUDGET.further);
-    if (blocks.length === 0) return;
+    // Documentation often repeats a passage on two pages: quote it once.
+    if (blocks.length === 0 || blocks.some((block) => quoted.has(block))) return;
+    for (const block of blocks) quoted.add(block);
     let number = numberOf.get(passage.sourceId);
     if (number === undefined) {
       references.push({ link: passage.url ?? '', icon: faviconOf(passage.url), title: passage.title });

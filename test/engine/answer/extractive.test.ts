@@ -1,6 +1,6 @@
 /** Choosing what to quote from a passage whose matched words are marked as the search marks them. */
 import { describe, expect, it } from 'vitest';
-import { selectBlocks, type Passage } from '../../../src/engine/answer/extractive.js';
+import { composeExtractive, selectBlocks, type Passage } from '../../../src/engine/answer/extractive.js';
 import { MARK_CLOSE, MARK_OPEN } from '../../../src/engine/search/retriever.js';
 
 const mark = (word: string) => `${MARK_OPEN}${word}${MARK_CLOSE}`;
@@ -29,5 +29,23 @@ describe('selectBlocks', () => {
     const quoted = selectBlocks(passage(`${long} Then ${mark('VACUUM')} rewrites the file. ${long}`), weights, 60);
     expect(quoted.join(' ')).toContain('Then VACUUM rewrites the file.');
     expect(quoted.join(' ').split(/\s+/).length).toBeLessThan(80);
+  });
+});
+
+describe('long lists and tables', () => {
+  it('keeps a table\'s header and the rows holding the question\'s words', () => {
+    const rows = Array.from({ length: 30 }, (_, i) => `| op ${i} | does something rather long and wordy for row number ${i} |`);
+    rows[17] = `| op 17 | runs ${mark('VACUUM')} on the file |`;
+    const table = ['| op | what |', '| --- | --- |', ...rows].join('\n');
+    expect(selectBlocks(passage(table), weights, 60)).toEqual(['| op | what |\n| --- | --- |\n| op 17 | runs VACUUM on the file |']);
+  });
+});
+
+describe('composeExtractive', () => {
+  it('quotes a passage that two pages repeat once, citing the first page', () => {
+    const text = `Run ${mark('VACUUM')} ${mark('FULL')} to rebuild the file.`;
+    const answer = composeExtractive([{ ...passage(text), title: 'Vacuum' }, { ...passage(text), sourceId: 2, title: 'Vacuum (copy)' }], weights, false);
+    expect(answer.references.map((reference) => reference.title)).toEqual(['Vacuum']);
+    expect(answer.content).toBe('From **Vacuum** [1]:\n\nRun VACUUM FULL to rebuild the file.\n');
   });
 });
