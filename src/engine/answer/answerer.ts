@@ -10,14 +10,21 @@ import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, noAnswer, type Passage } from './extractive.js';
-import { wordCount } from './markdown.js';
+import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { judge, STRONG_TRUST } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */
 const CANDIDATES = 40;
 /** A second page is quoted only when it scores this close to the first. */
 const SECOND_SOURCE_FLOOR = 0.5;
-const MIN_PASSAGE_WORDS = 8;
+
+const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+/** A chunk that only repeats its page title or heading ("Write-Ahead Logging") answers nothing. */
+function onlyRepeatsHeading(hit: ChunkHit): boolean {
+  const body = bare(hit.body);
+  return body === '' || body === bare(hit.title) || body === bare(hit.headings.split(HEADING_SEPARATOR).at(-1) ?? '');
+}
 
 export interface AnswerDraft {
   readonly content: string;
@@ -55,9 +62,8 @@ export class Answerer {
     const queries = [own.onlyStopWords ? undefined : own, withContext].filter((query) => query !== undefined);
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
     if (related.length > 0) lists.push([...related]);
-    // A chunk that only repeats its page title or heading ("Write-Ahead Logging") answers nothing.
     const candidates = fuseRanked(lists, (hit) => hit.chunkId)
-      .filter((hit) => wordCount(hit.body) >= MIN_PASSAGE_WORDS)
+      .filter((hit) => !onlyRepeatsHeading(hit))
       .slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 

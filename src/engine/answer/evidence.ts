@@ -57,11 +57,27 @@ export const inverseDocumentFrequency = (chunkCount: number, documentFrequency: 
 /** Numbers (years, versions) name no topic by themselves: they count half. */
 const NUMBER = /^\p{N}+$/u;
 
+/**
+ * How many chunks a knowledge base needs before a word it never uses says much: in a few pages
+ * most words are missing, in thousands a missing word likely names a topic they do not cover.
+ */
+const SMALL_KNOWLEDGE_CHUNKS = 50;
+
+/**
+ * The question's words weighted by rarity. A word the knowledge never uses weighs the most in a
+ * large knowledge base; in a small one, about as much as its rarest word that it does use.
+ */
 export function keyTerms(terms: readonly string[], chunkCount: number, documentFrequency: (term: string) => number): KeyTerms {
+  const chunks = Math.max(chunkCount, 1);
   const frequencies = terms.map(documentFrequency);
+  const seen = frequencies.filter((frequency) => frequency > 0);
+  const neverUsed = inverseDocumentFrequency(chunks, 0);
+  const rarestUsed = seen.length > 0 ? inverseDocumentFrequency(chunks, Math.min(...seen)) : neverUsed;
+  const confidence = chunks / (chunks + SMALL_KNOWLEDGE_CHUNKS);
   const weights = new Map(
     terms.map((term, i) => {
-      const weight = inverseDocumentFrequency(Math.max(chunkCount, 1), frequencies[i] ?? 0);
+      const frequency = frequencies[i] ?? 0;
+      const weight = frequency > 0 ? inverseDocumentFrequency(chunks, frequency) : confidence * neverUsed + (1 - confidence) * rarestUsed;
       return [term, NUMBER.test(term) ? weight / 2 : weight] as const;
     }),
   );

@@ -30,6 +30,13 @@ describe('keyTerms', () => {
     expect(key.weights.get('cup')).toBeGreaterThan(key.weights.get('world') ?? 0);
     expect(key.weights.get('2018')).toBeCloseTo((key.weights.get('world') ?? 0) / 2);
   });
+
+
+  it('in a knowledge base of a few chunks, weighs a missing word about as much as its rarest present one', () => {
+    const key = keyTerms(['npm', 'command', 'frob'], 2, (term) => ({ npm: 1, frob: 1 })[term] ?? 0);
+    expect(key.weights.get('command')).toBeLessThan((key.weights.get('npm') ?? 0) * 1.1);
+    expect(key.unseen).toEqual(new Set(['command']));
+  });
 });
 
 describe('weighEvidence', () => {
