@@ -8,9 +8,9 @@ import type { Reference } from '../../core/schemas.js';
 import { parseQuery, type TextQuery } from '../search/query.js';
 import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
+import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, noAnswer, type Passage } from './extractive.js';
-import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { judge, STRONG_TRUST } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */

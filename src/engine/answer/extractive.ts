@@ -107,7 +107,8 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
   attach(anchor.index);
 
   const covered = new Set(anchor.terms);
-  // What a block adds to the quote: prose can be shortened to a few sentences, code and lists cannot.
+  // What a block adds to the quote: prose can be shortened to a few sentences; code cannot, and
+  // lists and tables are counted whole (they are shortened to their matching items only at the end).
   const cost = (block: Scored) => (block.kind === 'prose' ? Math.min(wordCount(block.text), MIN_TRIMMED_WORDS) : wordCount(block.text));
   const words = () => [...chosen].reduce((sum, i) => sum + wordCount(blocks[i]?.text ?? ''), 0);
   for (;;) {
@@ -130,14 +131,15 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
     attach(next.index);
   }
 
-  // A lead-in whose block did not come along is dropped rather than left hanging.
+  // A lead-in whose block did not come along is dropped rather than left hanging, unless it is all
+  // there is to quote: then its block comes along, however long.
   const ordered = [...chosen].sort((a, b) => a - b).flatMap((i) => blocks[i] ?? []);
   const complete = ordered.filter((block, n) => !isLeadIn(block) || ordered[n + 1]?.index === block.index + 1);
-  const kept = complete.length > 0 ? complete : ordered.slice(0, 1);
+  const kept = complete.length > 0 ? complete : [anchor, ...(blocks[anchor.index + 1] ? [blocks[anchor.index + 1] as Scored] : [])];
   const shortenable = kept.filter((block) => block.kind !== 'code');
   const room = Math.max(MIN_TRIMMED_WORDS, budget - kept.filter((b) => b.kind === 'code').reduce((sum, b) => sum + wordCount(b.text), 0));
   const each = Math.max(MIN_TRIMMED_WORDS, Math.floor(room / Math.max(1, shortenable.length)));
-  return kept.map((block, n) => unmark(block.kind === 'prose' ? trimProse(block, each, isLeadIn(block) && ordered[n + 1] !== undefined) : trimRows(block, each)));
+  return kept.map((block, n) => unmark(block.kind === 'prose' ? trimProse(block, each, isLeadIn(block) && kept[n + 1] !== undefined) : trimRows(block, each)));
 }
 
 /**

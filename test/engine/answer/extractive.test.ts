@@ -24,6 +24,12 @@ describe('selectBlocks', () => {
     expect(quoted.some((block) => block.endsWith(':'))).toBe(false);
   });
 
+  it('quotes a long code block after all when its lead-in is the only thing to quote', () => {
+    const code = ['```', ...Array.from({ length: 40 }, (_, i) => `step ${i}`), '```'].join('\n');
+    const quoted = selectBlocks(passage(`Use ${mark('vacuum')} ${mark('full')} as follows:`, code), weights, 150);
+    expect(quoted).toEqual(['Use vacuum full as follows:', code]);
+  });
+
   it('shortens long prose to the sentences holding the question\'s words', () => {
     const long = Array.from({ length: 30 }, (_, i) => `Sentence ${i} says nothing much at all here.`).join(' ');
     const quoted = selectBlocks(passage(`${long} Then ${mark('VACUUM')} rewrites the file. ${long}`), weights, 60);
