@@ -10,21 +10,19 @@
 //                          on the next run, so that answering can be tried again without ingesting
 //                          (default: a temporary folder, removed afterwards)
 //   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict
-import { spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join, relative, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { setTimeout } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
+import { batchSize, isOn } from '../lib/common.js';
+import { openLocalBackend, waitUntilProcessed } from '../lib/engine.js';
+import { ensureDebianPackage, serveFolder } from '../lib/manual-site.js';
 import { GOALS, missingTerms, scoreAnswer, summarize } from './score.js';
 
 const setsDir = fileURLToPath(new URL('.', import.meta.url));
-const BATCH = 100;
 
 /**
  * @typedef {import('./score.js').OnTopicQuestion} OnTopicQuestion
@@ -40,7 +38,7 @@ export const qaSettings = () => ({
     .map((set) => set.trim())
     .filter(Boolean),
   keepDir: process.env.GURU_BENCH_QA_DATA ? resolve(process.env.GURU_BENCH_QA_DATA) : undefined,
-  verbose: ['1', 'true', 'yes'].includes(process.env.GURU_BENCH_QA_VERBOSE ?? ''),
+  verbose: isOn(process.env.GURU_BENCH_QA_VERBOSE),
 });
 
 /** @returns {QuestionSet} */
@@ -54,22 +52,6 @@ function htmlPages(dir) {
     .map(String)
     .filter((path) => path.endsWith('.html'))
     .sort();
-}
-
-/** Installs the set's Debian package when its folder is missing (as root). Returns why not, or undefined. */
-function ensureInstalled(set) {
-  if (existsSync(set.dir)) return undefined;
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) {
-    return `${set.dir} is missing; install it with \`apt-get install -y ${set.package}\` (as root)`;
-  }
-  console.log(`${set.dir} is missing; installing ${set.package}...`);
-  const aptGet = (...args) =>
-    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  let installed = aptGet('install', '-y', '--no-install-recommends', set.package);
-  if (!installed.error && installed.status !== 0 && aptGet('update').status === 0) {
-    installed = aptGet('install', '-y', '--no-install-recommends', set.package);
-  }
-  return installed.status === 0 && existsSync(set.dir) ? undefined : `${set.package} could not be installed`;
 }
 
 const pageText = (html) =>
@@ -102,39 +84,6 @@ export function checkSet(set) {
   return problems;
 }
 
-const CONTENT_TYPES = { '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript' };
-
-/** The folder's files over HTTP on 127.0.0.1 (GET only; 404 for anything missing or outside it). */
-async function serveFolder(root) {
-  const server = createServer(async (request, response) => {
-    const file = resolve(root, `.${decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname)}`);
-    const body = file.startsWith(`${root}${sep}`) ? await readFile(file).catch(() => undefined) : undefined;
-    if (body === undefined) response.writeHead(404).end();
-    else response.writeHead(200, { 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
-  });
-  await new Promise((done) => server.listen(0, '127.0.0.1', done));
-  return {
-    origin: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((done) => (server.closeAllConnections(), server.close(() => done()))),
-  };
-}
-
-async function openEngine(dataDir) {
-  const { openBackend } = await import('../../dist/compose.js');
-  const { loadConfig } = await import('../../dist/config.js');
-  const { silentLogger } = await import('../../dist/log.js');
-  return openBackend(loadConfig({ flags: { dataDir, allowPrivateNetwork: true }, env: {} }), silentLogger);
-}
-
-async function waitUntilProcessed(assistant, slug) {
-  if (typeof assistant.whenIdle === 'function') return assistant.whenIdle();
-  for (;;) {
-    const listing = await assistant.listDataSources(slug, { page: 1, page_size: 1000 });
-    if (!listing.results.some((source) => source.status === 'NOT_PROCESSED')) return undefined;
-    await setTimeout(200);
-  }
-}
-
 /** Adds the set's pages to a new guru unless the kept data directory already holds them. Returns seconds spent. */
 async function ingest(backend, set, slug, dir) {
   const { assistant, admin } = backend;
@@ -144,11 +93,11 @@ async function ingest(backend, set, slug, dir) {
   const root = resolve(set.dir);
   const site = await serveFolder(root);
   try {
-    const urls = htmlPages(root).map((page) => `${site.origin}/${relative(root, join(root, page)).split(sep).join('/')}`);
+    const urls = htmlPages(root).map((page) => `${site.origin}/${page.split(sep).join('/')}`);
     console.log(`  ingesting ${urls.length} pages of ${set.name} from ${site.origin} into ${dir}...`);
     const started = performance.now();
-    for (let offset = 0; offset < urls.length; offset += BATCH) {
-      await assistant.createDataSources(slug, { website_urls: urls.slice(offset, offset + BATCH) });
+    for (let offset = 0; offset < urls.length; offset += batchSize) {
+      await assistant.createDataSources(slug, { website_urls: urls.slice(offset, offset + batchSize) });
     }
     await waitUntilProcessed(assistant, slug);
     return (performance.now() - started) / 1000;
@@ -166,14 +115,14 @@ async function ask(assistant, slug, question) {
 /** Ingests one set and asks all its questions. */
 export async function runQaSet(name, settings = qaSettings()) {
   const set = readSet(name);
-  const missing = ensureInstalled(set);
+  const missing = ensureDebianPackage(set.package, set.dir);
   if (missing !== undefined) return { set: name, skipped: missing };
   const problems = checkSet(set);
   if (problems.length > 0) throw new Error(`bench/qa/${name}.json:\n  ${problems.join('\n  ')}`);
 
   const dataDir = settings.keepDir ? join(settings.keepDir, name) : mkdtempSync(join(tmpdir(), `guru-bench-qa-${name}-`));
   mkdirSync(dataDir, { recursive: true });
-  const backend = await openEngine(dataDir);
+  const backend = await openLocalBackend(dataDir);
   try {
     const slug = name;
     const ingestSeconds = await ingest(backend, set, slug, dataDir);

@@ -27,7 +27,7 @@ export interface Passage {
 }
 
 /** How many words a quote may take: the first passage, and any further one. */
-export const WORD_BUDGET = { first: 120, further: 60 } as const;
+export const WORD_BUDGET = { first: 140, further: 80 } as const;
 /** A code block longer than this is quoted only when it holds the question's words; a lead-in to it is left out instead. */
 const MAX_ATTACHED_CODE_LINES = 30;
 /** Code, lists and tables that hold the question's words usually are the answer: they weigh this much more. */
