@@ -1,5 +1,6 @@
 // The PostgreSQL 15 manual (Debian's postgresql-doc-15) on disk, and a static file server that
-// serves it on 127.0.0.1: the site that the manual, crawl and under-load parts ingest.
+// serves it on 127.0.0.1: the site that the manual, crawl and under-load parts ingest (the qa part
+// serves other Debian documentation packages the same way).
 import { spawn, spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, readdirSync } from 'node:fs';
@@ -23,19 +24,28 @@ export function manualPages() {
 export function ensureManual() {
   if (existsSync(manualDir)) return undefined;
   if (process.env.GURU_BENCH_MANUAL_DIR) return `${manualDir} does not exist`;
+  return ensureDebianPackage(MANUAL_PACKAGE, manualDir, 'or set GURU_BENCH_MANUAL_DIR');
+}
+
+/**
+ * Makes sure `dir` is on disk, installing the Debian package that holds it when it is missing and
+ * the bench runs as root. Returns why it is not there, or undefined.
+ */
+export function ensureDebianPackage(name, dir, alternative = '') {
+  if (existsSync(dir)) return undefined;
   if (process.platform !== 'linux' || process.getuid?.() !== 0) {
-    return `${manualDir} is missing; install it with \`apt-get install -y ${MANUAL_PACKAGE}\` (as root) or set GURU_BENCH_MANUAL_DIR`;
+    return `${dir} is missing; install it with \`apt-get install -y ${name}\` (as root)${alternative ? ` ${alternative}` : ''}`;
   }
-  console.log(`${manualDir} is missing; installing ${MANUAL_PACKAGE}...`);
+  console.log(`${dir} is missing; installing ${name}...`);
   const aptGet = (...args) =>
     spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  let installed = aptGet('install', '-y', '--no-install-recommends', MANUAL_PACKAGE);
+  let installed = aptGet('install', '-y', '--no-install-recommends', name);
   // A fresh system may not know the package yet.
   if (!installed.error && installed.status !== 0 && aptGet('update').status === 0) {
-    installed = aptGet('install', '-y', '--no-install-recommends', MANUAL_PACKAGE);
+    installed = aptGet('install', '-y', '--no-install-recommends', name);
   }
-  if (installed.error || installed.status !== 0 || !existsSync(manualDir)) {
-    return `${MANUAL_PACKAGE} could not be installed (${installed.error?.message ?? `apt-get exited with ${installed.status}`})`;
+  if (installed.error || installed.status !== 0 || !existsSync(dir)) {
+    return `${name} could not be installed (${installed.error?.message ?? `apt-get exited with ${installed.status}`})`;
   }
   return undefined;
 }

@@ -78,7 +78,7 @@ describe('ingestion through the engine', () => {
     expect(answer.content).toContain('Run the zorbix installer');
     // The page's <h1> repeats its <title>: the place of the passage names it once.
     expect(answer.content).toContain('From **Frobnicator guide › Installing** [1]');
-    const command = await engine.ask('frob', { question: 'npm command for frob', fetch_existing: false });
+    const command = await engine.ask('frob', { question: 'Which npm command installs frob?', fetch_existing: false });
     expect(command.content).toContain('```sh\nnpm i -g frob\n```');
     expect((await engine.semanticSearch('frob', { question: 'imprint privacy cookie' })).total_sources).toBe(0);
 

@@ -8,13 +8,20 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Answer } from '../../src/core/schemas.js';
 import { STAGE_PREFIX } from '../../src/mcp/tools/ask.js';
 
-// Short lines, so that the answer quotes each list whole (long blocks are cut to their best sentences).
-const steps = (section: number) => Array.from({ length: 20 }, (_, line) => `- Turn the wibble dial to ${section}.${line + 1}.`).join('\n');
+// A long script: answers quote code whole (prose, lists and tables are shortened to their best parts).
+const script = Array.from({ length: 40 }, (_, line) => `wibble-dial calibrate --step ${line + 1}`).join('\n');
 
-/** Five sections of twenty list lines each, all about calibrating the wibble dial. */
+/** One section about calibrating the wibble dial, with a forty-line script. */
 export const WIBBLE_MANUAL = `# Wibble calibration manual
 
-${[1, 2, 3, 4, 5].map((section) => `## Wibble calibration, part ${section}\n\nCalibrate the wibble dial in this order:\n\n${steps(section)}\n`).join('\n')}`;
+## Calibrating the wibble dial
+
+Calibrate the wibble dial with this script:
+
+\`\`\`sh
+${script}
+\`\`\`
+`;
 
 export const WIBBLE_QUESTION = 'How do I calibrate the wibble dial?';
 

@@ -1,20 +1,30 @@
 /**
- * Retrieve → select → compose → grade. Given a question (and, for a follow-up,
+ * Retrieve → weigh → judge → compose. Given a question (and, for a follow-up,
  * the question before it), finds the passages that answer it and writes an
- * extractive answer with references and a trust score.
+ * extractive answer with references and a trust score, or says that the
+ * knowledge base does not hold the answer.
  */
 import type { Reference } from '../../core/schemas.js';
 import { parseQuery, type TextQuery } from '../search/query.js';
 import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
+import { HEADING_SEPARATOR } from '../store/chunks.js';
+import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, noAnswer, type Passage } from './extractive.js';
-import { coverage, inverseDocumentFrequency, trustScore } from './trust.js';
+import { judge, STRONG_TRUST } from './trust.js';
 
-const CANDIDATES = 12;
-const MAX_PASSAGES = 3;
-const MAX_PASSAGES_PER_SOURCE = 2;
-/** A further passage must score at least this share of the best one, unless it adds missing words. */
-const RELATIVE_SCORE_FLOOR = 0.6;
+/** Lexical candidates per query: enough that the page about the topic is among them. */
+const CANDIDATES = 40;
+/** A second page is quoted only when it scores this close to the first. */
+const SECOND_SOURCE_FLOOR = 0.5;
+
+const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+/** A chunk that only repeats its page title or heading ("Write-Ahead Logging") answers nothing. */
+function onlyRepeatsHeading(hit: ChunkHit): boolean {
+  const body = bare(hit.body);
+  return body === '' || body === bare(hit.title) || body === bare(hit.headings.split(HEADING_SEPARATOR).at(-1) ?? '');
+}
 
 export interface AnswerDraft {
   readonly content: string;
@@ -52,77 +62,60 @@ export class Answerer {
     const queries = [own.onlyStopWords ? undefined : own, withContext].filter((query) => query !== undefined);
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
     if (related.length > 0) lists.push([...related]);
-    const candidates = fuseRanked(lists, (hit) => hit.chunkId).slice(0, CANDIDATES);
+    const candidates = fuseRanked(lists, (hit) => hit.chunkId)
+      .filter((hit) => !onlyRepeatsHeading(hit))
+      .slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 
-    const weights = this.#termWeights(context.guruId, graded.terms);
-    const presence = this.#retriever.termPresence(
-      graded.terms,
-      candidates.map((hit) => hit.chunkId),
-    );
-    const chosen = this.#choose(candidates, weights, presence);
-    const grade = coverage(
-      weights,
-      presence,
-      chosen.map((hit) => hit.chunkId),
-    );
-    const trust = trustScore(grade);
-    if (trust === 0) return this.#nothing(context);
+    const key = keyTerms(graded.terms, this.#chunkCount(context.guruId), (term) => this.#retriever.documentFrequency(context.guruId, term));
+    const evidence = this.#weigh(candidates, graded, key, related);
+    const [best] = evidence;
+    const verdict = judge(best, key);
+    if (!best || verdict.kind === 'decline') return this.#nothing(context);
 
+    const chosen = [best, ...this.#complement(best, evidence, verdict.trust >= STRONG_TRUST)];
+    const passages = chosen.map((item) => this.#passage(graded, item.hit));
+    const { content, references } = composeExtractive(passages, key.weights, verdict.kind === 'partial');
+    return { content, references, trustScore: verdict.trust, answered: true };
+  }
+
+  #weigh(candidates: readonly ChunkHit[], query: TextQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
+    return weighEvidence(candidates, key, {
+      marked: this.#retriever.markedChunks(
+        query,
+        candidates.map((hit) => hit.chunkId),
+      ),
+      related: related.map((hit) => hit.chunkId),
+    });
+  }
+
+  /**
+   * Unless the best passage is strong evidence, the best passage of another
+   * page too, when it scores close to it: the two most likely pages beat one.
+   */
+  #complement(best: Evidence, evidence: readonly Evidence[], strong: boolean): Evidence[] {
+    if (strong) return [];
+    const other = evidence.find((item) => item.hit.sourceId !== best.hit.sourceId && item.score >= best.score * SECOND_SOURCE_FLOOR);
+    return other ? [other] : [];
+  }
+
+  /** The chunk with its neighbours of the same section, matched words marked. */
+  #passage(query: TextQuery, hit: ChunkHit): Passage {
+    const around = this.#retriever.chunksAround(hit.sourceId, hit.position - 1, hit.position + 1).filter((chunk) => chunk.headings === hit.headings);
     const marked = this.#retriever.highlighted(
-      graded,
-      chosen.map((hit) => hit.chunkId),
+      query,
+      around.map((chunk) => chunk.chunkId),
     );
-    const passages: Passage[] = chosen.map((hit) => ({
+    const text = (chunk: ChunkHit | undefined) => (chunk === undefined ? '' : (marked.get(chunk.chunkId) ?? chunk.body));
+    return {
       sourceId: hit.sourceId,
       title: hit.title,
       headings: hit.headings,
       url: hit.url,
-      marked: marked.get(hit.chunkId) ?? hit.body,
-    }));
-    const { content, references } = composeExtractive(passages, trust < 50);
-    return { content, references, trustScore: trust, answered: true };
-  }
-
-  /**
-   * How much each question word matters: its rarity in the guru's knowledge.
-   * A word the knowledge base never uses weighs as much as its rarest word
-   * does, no more: it may name a missing topic ("kubernetes") or be mere
-   * phrasing ("happen"), and one such word must not sink an answer alone.
-   */
-  #termWeights(guruId: number, terms: readonly string[]): Map<string, number> {
-    const chunkCount = this.#chunkCount(guruId);
-    const frequencies = terms.map((term) => this.#retriever.documentFrequency(guruId, term));
-    const seen = frequencies.filter((frequency) => frequency > 0);
-    const unseenFrequency = seen.length > 0 ? Math.min(...seen) : 0;
-    return new Map(
-      terms.map((term, i) => [term, inverseDocumentFrequency(chunkCount, frequencies[i] || unseenFrequency)]),
-    );
-  }
-
-  /**
-   * The best passage, then others that either score close to it or hold
-   * question words the chosen ones lack; at most two from one source.
-   */
-  #choose(
-    candidates: readonly ChunkHit[],
-    weights: ReadonlyMap<string, number>,
-    presence: ReadonlyMap<string, ReadonlySet<number>>,
-  ): ChunkHit[] {
-    const [best, ...rest] = candidates;
-    if (!best) return [];
-    const chosen = [best];
-    const perSource = new Map([[best.sourceId, 1]]);
-    for (const hit of rest) {
-      if (chosen.length >= MAX_PASSAGES) break;
-      if ((perSource.get(hit.sourceId) ?? 0) >= MAX_PASSAGES_PER_SOURCE) continue;
-      const before = coverage(weights, presence, chosen.map((c) => c.chunkId)).all;
-      const after = coverage(weights, presence, [...chosen, hit].map((c) => c.chunkId)).all;
-      if (hit.score < best.score * RELATIVE_SCORE_FLOOR && after <= before) continue;
-      chosen.push(hit);
-      perSource.set(hit.sourceId, (perSource.get(hit.sourceId) ?? 0) + 1);
-    }
-    return chosen;
+      before: text(around.find((chunk) => chunk.position === hit.position - 1)),
+      marked: text(around.find((chunk) => chunk.position === hit.position) ?? hit),
+      after: text(around.find((chunk) => chunk.position === hit.position + 1)),
+    };
   }
 
   #nothing(context: QuestionContext): AnswerDraft {

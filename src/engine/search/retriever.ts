@@ -23,6 +23,8 @@ export interface ChunkHit {
   readonly headings: string;
   readonly body: string;
   readonly labels: string;
+  /** 0-based order of the chunk within its source. */
+  readonly position: number;
   /** Higher is better (negated BM25). */
   readonly score: number;
 }
@@ -32,6 +34,9 @@ export interface RetrieveOptions {
   /** Only sources carrying one of these labels (case-insensitive). */
   readonly labels?: readonly string[];
 }
+
+const CHUNK_COLUMNS = `c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
+  c.headings AS headings, c.body AS body, s.labels AS labels, c.position AS position`;
 
 const BM25 = `bm25(chunks_fts, ${COLUMN_WEIGHTS.title}, ${COLUMN_WEIGHTS.headings}, ${COLUMN_WEIGHTS.body})`;
 
@@ -46,8 +51,7 @@ const matches = (labelled: boolean) => `
   WHERE chunks_fts MATCH @match AND c.guru_id = @guruId ${labelled ? LABEL_FILTER : ''}`;
 
 const chunkHits = (labelled: boolean) => `
-  SELECT c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
-         c.headings AS headings, c.body AS body, s.labels AS labels, -${BM25} AS score
+  SELECT ${CHUNK_COLUMNS}, -${BM25} AS score
   ${matches(labelled)}
   ORDER BY score DESC LIMIT @limit`;
 
@@ -63,6 +67,13 @@ const sourceHits = (labelled: boolean) => `
 /** A statement taking named parameters. */
 type NamedQuery<Row> = Statement<[Record<string, unknown>], Row>;
 
+/** A chunk's columns with every matched word wrapped in MARK_OPEN … MARK_CLOSE. */
+export interface MarkedChunk {
+  readonly title: string;
+  readonly headings: string;
+  readonly body: string;
+}
+
 export type SourceHit = Pick<ChunkHit, 'sourceId' | 'sourceType' | 'url' | 'title' | 'labels' | 'score'>;
 
 /** A chunk of the same source as another, `offset` positions after it (before it when negative). */
@@ -74,29 +85,37 @@ export class Retriever {
   readonly #chunks;
   readonly #sources;
   readonly #chunksById;
+  readonly #chunksAround;
   readonly #sourcesById;
-  readonly #termHits;
   readonly #termFrequency;
   readonly #highlight;
   readonly #nearby;
+  readonly #highlightAll;
 
   constructor(db: Db) {
     this.#chunks = [false, true].map((labelled) => db.prepare<Record<string, unknown>, ChunkHit>(chunkHits(labelled)));
     this.#sources = [false, true].map((labelled) => db.prepare<Record<string, unknown>, SourceHit>(sourceHits(labelled)));
     this.#chunksById = db.prepare<[string], ChunkHit>(
-      `SELECT c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
-              c.headings AS headings, c.body AS body, s.labels AS labels, 0 AS score
+      `SELECT ${CHUNK_COLUMNS}, 0 AS score
        FROM chunks c JOIN data_sources s ON s.id = c.source_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+    );
+    this.#chunksAround = db.prepare<[number, number, number], ChunkHit>(
+      `SELECT ${CHUNK_COLUMNS}, 0 AS score
+       FROM chunks c JOIN data_sources s ON s.id = c.source_id
+       WHERE c.source_id = ? AND c.position BETWEEN ? AND ? ORDER BY c.position`,
     );
     this.#sourcesById = db.prepare<[string], SourceHit>(
       `SELECT s.id AS sourceId, s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels, 0 AS score
        FROM data_sources s WHERE s.id IN (SELECT value FROM json_each(?))`,
     );
-    this.#termHits = db.prepare<[string, string], { id: number }>(
-      'SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))',
-    );
     this.#termFrequency = db.prepare<[string, number], { n: number }>(
       'SELECT count(*) AS n FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.guru_id = ?',
+    );
+    this.#highlightAll = db.prepare<[string, string], { id: number } & MarkedChunk>(
+      `SELECT rowid AS id, highlight(chunks_fts, 0, char(0xE000), char(0xE001)) AS title,
+              highlight(chunks_fts, 1, char(0xE000), char(0xE001)) AS headings,
+              highlight(chunks_fts, 2, char(0xE000), char(0xE001)) AS body
+       FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
     );
     this.#highlight = db.prepare<[string, string], { id: number; marked: string }>(
       `SELECT rowid AS id, highlight(chunks_fts, 2, char(0xE000), char(0xE001)) AS marked
@@ -134,6 +153,11 @@ export class Retriever {
     return ids.flatMap((id) => found.get(id) ?? []);
   }
 
+  /** The chunks of a source from one position to another, in order. */
+  chunksAround(sourceId: number, from: number, to: number): ChunkHit[] {
+    return this.#chunksAround.all(sourceId, from, to);
+  }
+
   /** The sources of these ids, in the order given. */
   sourcesById(ids: readonly number[]): SourceHit[] {
     const found = new Map(this.#sourcesById.all(JSON.stringify(ids)).map((hit) => [hit.sourceId, hit]));
@@ -147,15 +171,15 @@ export class Retriever {
     return statement.all({ match: query.match, guruId, limit: options.limit, labels: JSON.stringify(labels) });
   }
 
-  /** Which of the given chunks contain each term (after stemming). */
-  termPresence(terms: readonly string[], chunkIds: readonly number[]): Map<string, Set<number>> {
-    const ids = JSON.stringify(chunkIds);
-    return new Map(terms.map((term) => [term, new Set(this.#termHits.all(quoteTerm(term), ids).map((row) => row.id))]));
-  }
-
   /** How many of the guru's chunks contain the term. */
   documentFrequency(guruId: number, term: string): number {
     return this.#termFrequency.get(quoteTerm(term), guruId)?.n ?? 0;
+  }
+
+  /** Title, headings and body of each given chunk that matches, with every matched word marked. */
+  markedChunks(query: TextQuery, chunkIds: readonly number[]): Map<number, MarkedChunk> {
+    if (query.match === undefined) return new Map();
+    return new Map(this.#highlightAll.all(query.match, JSON.stringify(chunkIds)).map(({ id, ...marked }) => [id, marked]));
   }
 
   /** Chunk bodies with every matched word wrapped in MARK_OPEN … MARK_CLOSE. */

@@ -1,0 +1,10 @@
+// Part `qa`: questions answered without a language model on real documentation (Debian's
+// sqlite3-doc, and the PostgreSQL 15 manual as a held-out check); see bench/qa/benchmark.js.
+import { printQa, runQaPart } from '../qa/benchmark.js';
+
+/** @type {import('../lib/part.js').BenchPart} */
+export default {
+  name: 'qa',
+  run: async () => ({ sets: await runQaPart() }),
+  print: (result) => printQa(result.sets),
+};

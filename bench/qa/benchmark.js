@@ -1,0 +1,192 @@
+// Question answering on real documentation: each set (bench/qa/<set>.json) names a Debian package
+// holding an HTML manual, questions in a user's words with the pages that answer them and the
+// terms a right answer must contain, and questions off the manual's topic. The manual is served
+// on 127.0.0.1 and added to a fresh guru as website sources; every question is asked once through
+// the Assistant port without a language model, and the answers are scored (see score.js).
+//
+// Settings (environment):
+//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql)
+//   GURU_BENCH_QA_DATA     a folder to keep each set's ingested guru in (<folder>/<set>) and reuse
+//                          on the next run, so that answering can be tried again without ingesting
+//                          (default: a temporary folder, removed afterwards)
+//   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict
+import console from 'node:console';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { URL, fileURLToPath } from 'node:url';
+import { batchSize, isOn } from '../lib/common.js';
+import { openLocalBackend, waitUntilProcessed } from '../lib/engine.js';
+import { ensureDebianPackage, serveFolder } from '../lib/manual-site.js';
+import { GOALS, missingTerms, scoreAnswer, summarize } from './score.js';
+
+const setsDir = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * @typedef {import('./score.js').OnTopicQuestion} OnTopicQuestion
+ * @typedef {{
+ *   name: string, package: string, dir: string, heldOut?: boolean, note?: string,
+ *   questions: OnTopicQuestion[], offTopic: string[]
+ * }} QuestionSet
+ */
+
+export const qaSettings = () => ({
+  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql')
+    .split(',')
+    .map((set) => set.trim())
+    .filter(Boolean),
+  keepDir: process.env.GURU_BENCH_QA_DATA ? resolve(process.env.GURU_BENCH_QA_DATA) : undefined,
+  verbose: isOn(process.env.GURU_BENCH_QA_VERBOSE),
+});
+
+/** @returns {QuestionSet} */
+export function readSet(name) {
+  return JSON.parse(readFileSync(join(setsDir, `${name}.json`), 'utf8'));
+}
+
+/** Every HTML page below the folder, as paths relative to it. */
+function htmlPages(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((path) => path.endsWith('.html'))
+    .sort();
+}
+
+const pageText = (html) =>
+  html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/&nbsp;|&#160;/g, ' ')
+    .replace(/&amp;/g, '&');
+
+/**
+ * Mistakes in the question file itself: a page that does not exist, a required term that none of
+ * the question's pages contains (then no answer quoted from them could be right).
+ */
+export function checkSet(set) {
+  const problems = [];
+  for (const question of set.questions) {
+    const texts = [];
+    for (const page of question.pages) {
+      const file = join(set.dir, page);
+      if (existsSync(file)) texts.push(pageText(readFileSync(file, 'utf8')));
+      else problems.push(`${question.question}: page ${page} does not exist`);
+    }
+    const missing = missingTerms(texts.join('\n'), question.terms);
+    if (missing.length > 0) problems.push(`${question.question}: no listed page contains ${missing.join(', ')}`);
+  }
+  return problems;
+}
+
+/** Adds the set's pages to a new guru unless the kept data directory already holds them. Returns seconds spent. */
+async function ingest(backend, set, slug, dir) {
+  const { assistant, admin } = backend;
+  const gurus = await admin.listGurus?.();
+  if (gurus?.some((guru) => guru.slug === slug)) return 0;
+  await admin.createGuru({ slug, name: set.name });
+  const root = resolve(set.dir);
+  const site = await serveFolder(root);
+  try {
+    const urls = htmlPages(root).map((page) => `${site.origin}/${page.split(sep).join('/')}`);
+    console.log(`  ingesting ${urls.length} pages of ${set.name} from ${site.origin} into ${dir}...`);
+    const started = performance.now();
+    for (let offset = 0; offset < urls.length; offset += batchSize) {
+      await assistant.createDataSources(slug, { website_urls: urls.slice(offset, offset + batchSize) });
+    }
+    await waitUntilProcessed(assistant, slug);
+    return (performance.now() - started) / 1000;
+  } finally {
+    await site.close();
+  }
+}
+
+async function ask(assistant, slug, question) {
+  const started = performance.now();
+  const answer = await assistant.ask(slug, { question });
+  return { answer, ms: performance.now() - started };
+}
+
+/** Ingests one set and asks all its questions. */
+export async function runQaSet(name, settings = qaSettings()) {
+  const set = readSet(name);
+  const missing = ensureDebianPackage(set.package, set.dir);
+  if (missing !== undefined) return { set: name, skipped: missing };
+  const problems = checkSet(set);
+  if (problems.length > 0) throw new Error(`bench/qa/${name}.json:\n  ${problems.join('\n  ')}`);
+
+  const dataDir = settings.keepDir ? join(settings.keepDir, name) : mkdtempSync(join(tmpdir(), `guru-bench-qa-${name}-`));
+  mkdirSync(dataDir, { recursive: true });
+  const backend = await openLocalBackend(dataDir);
+  try {
+    const slug = name;
+    const ingestSeconds = await ingest(backend, set, slug, dataDir);
+    const scored = [];
+    const answers = [];
+    for (const question of set.questions) {
+      const { answer, ms } = await ask(backend.assistant, slug, question.question);
+      scored.push(scoreAnswer(question, answer, 'on-topic', ms));
+      answers.push({ question: question.question, content: answer.content, trust: answer.trust_score });
+    }
+    for (const text of set.offTopic) {
+      const { answer, ms } = await ask(backend.assistant, slug, text);
+      scored.push(scoreAnswer({ question: text, pages: [], terms: [] }, answer, 'off-topic', ms));
+      answers.push({ question: text, content: answer.content, trust: answer.trust_score });
+    }
+    return { set: name, name: set.name, heldOut: set.heldOut === true, pages: htmlPages(set.dir).length, ingestSeconds, summary: summarize(scored), scored, answers };
+  } finally {
+    await backend.close();
+    if (!settings.keepDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The `qa` part of `npm run bench`. */
+export async function runQaPart(settings = qaSettings()) {
+  const results = [];
+  for (const name of settings.sets) {
+    console.log(`Question answering on the ${name} set...`);
+    results.push(await runQaSet(name, settings));
+  }
+  return results;
+}
+
+const percent = (share) => `${(share * 100).toFixed(1)} %`;
+
+export function printQa(results, settings = qaSettings()) {
+  for (const result of results) {
+    if (result.skipped) {
+      console.log(`\nNote: ${result.skipped}; skipping the ${result.set} question set.`);
+      continue;
+    }
+    const s = result.summary;
+    if (settings.verbose) {
+      console.log(`\n${result.name}: every answer`);
+      for (const q of result.scored) {
+        const verdict = q.correct ? 'ok  ' : 'MISS';
+        const detail = q.kind === 'off-topic' ? (q.declined ? 'declined' : `answered from ${q.cited.join(', ')}`) : q.declined ? 'declined' : `missing [${q.missingTerms.join('; ')}] cited ${q.cited.join(', ')}`;
+        const flags = [q.rightPage || q.kind === 'off-topic' ? '' : 'wrong-page', q.fencesClosed ? '' : 'UNCLOSED-FENCE', q.danglingLeadIns.length > 0 ? 'DANGLING-LEAD-IN' : ''].filter(Boolean);
+        console.log(`  ${verdict} trust ${String(q.trust).padStart(3)} ${String(q.words).padStart(4)} w  ${q.question}  — ${q.correct && q.kind === 'on-topic' ? `cited ${q.cited.join(', ')}` : detail} ${flags.join(' ')}`);
+      }
+    }
+    const held = result.heldOut ? ' (held out: never tuned against)' : '';
+    console.log(`\n${result.name}${held}: ${s.questions} questions, ${s.offTopic} off-topic, ${result.pages} pages${result.ingestSeconds > 0 ? `, ingested in ${result.ingestSeconds.toFixed(1)} s` : ''}`);
+    const rows = [
+      ['correct', percent(s.correct), `(${s.declinedOnTopic} declined)`],
+      ['right page cited', percent(s.rightPage), ''],
+      ['confidently wrong (trust ≥ 70, wrong)', percent(s.confidentlyWrong), ''],
+      ['off-topic declined', `${s.offTopicDeclined} of ${s.offTopic}`, ''],
+      ['median words', String(s.medianWords), ''],
+      ['unclosed fences / dangling lead-ins', `${s.unclosedFences} / ${s.danglingLeadIns}`, ''],
+      ['right among trust ≥ 70', s.confident === 0 ? '-' : percent(s.confidentPrecision), `(${s.confident} answers)`],
+      ['median ask ms', s.medianAskMs.toFixed(1), ''],
+    ];
+    for (const [label, value, note] of rows) console.log(`  ${label.padEnd(40)} ${value.padStart(9)} ${note}`);
+    const missed = GOALS.filter(([, met]) => !met(s)).map(([goal]) => goal);
+    console.log(`  goals: ${missed.length === 0 ? 'all met' : `missed ${missed.join('; ')}`}`);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The Markdown structure an extractive answer quotes from: blocks separated by
+ * blank lines, fenced code kept whole, and fences as CommonMark reads them, so
+ * that every quoted code block opens and closes where a renderer expects.
+ */
+
+/** An opening or closing fence: at most three spaces of indent, then three or more backticks or tildes. */
+const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+
+interface Fence {
+  readonly char: string;
+  readonly length: number;
+}
+
+function openingFence(line: string): (Fence & { info: string }) | undefined {
+  const match = FENCE.exec(line);
+  const run = match?.[1];
+  if (run === undefined) return undefined;
+  const info = (match?.[2] ?? '').trim();
+  // A backtick fence's info string may not hold backticks (that would be inline code).
+  if (run[0] === '`' && info.includes('`')) return undefined;
+  return { char: run[0] as string, length: run.length, info };
+}
+
+/**
+ * Whether the line ends the fenced block. Unlike CommonMark, an indented fence
+ * closes too: pages converted from HTML indent closing fences, and their
+ * authors meant them to close (normalizeFence moves them to the margin).
+ */
+function closesFence(line: string, fence: Fence): boolean {
+  const trimmed = line.trim();
+  return trimmed.length >= fence.length && [...trimmed].every((ch) => ch === fence.char);
+}
+
+export type BlockKind = 'code' | 'list' | 'table' | 'quote' | 'prose';
+
+export interface Block {
+  readonly kind: BlockKind;
+  readonly text: string;
+}
+
+const LIST_ITEM = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s/;
+
+function kindOf(text: string): BlockKind {
+  const first = text.split('\n', 1)[0] ?? '';
+  if (openingFence(first) || /^ {4}/.test(first)) return 'code';
+  if (LIST_ITEM.test(first)) return 'list';
+  if (first.trimStart().startsWith('|')) return 'table';
+  if (first.trimStart().startsWith('>')) return 'quote';
+  return 'prose';
+}
+
+/** Splits Markdown into blank-line separated blocks, never inside a fenced code block. */
+export function splitBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  let current: string[] = [];
+  let fence: Fence | undefined;
+  const flush = () => {
+    if (current.some((line) => line.trim() !== '')) {
+      const joined = current.join('\n').replace(/^\n+|\s+$/g, '');
+      blocks.push({ kind: kindOf(joined), text: joined });
+    }
+    current = [];
+  };
+  for (const line of text.split('\n')) {
+    if (fence !== undefined) {
+      current.push(line);
+      if (closesFence(line, fence)) {
+        fence = undefined;
+        flush();
+      }
+      continue;
+    }
+    const opener = openingFence(line);
+    if (opener !== undefined) {
+      flush();
+      fence = opener;
+      current.push(line);
+      continue;
+    }
+    if (line.trim() === '') flush();
+    else current.push(line);
+  }
+  flush();
+  return blocks.map((block) => (block.kind === 'code' ? { kind: 'code', text: normalizeFence(block.text) } : block));
+}
+
+/**
+ * A fenced block written the way every renderer reads it: the fence at the
+ * margin, closed by the same marker (an indented or missing closing fence
+ * would leave the rest of the answer inside the code).
+ */
+export function normalizeFence(text: string): string {
+  const lines = text.split('\n');
+  const opener = openingFence(lines[0] ?? '');
+  if (opener === undefined) return text;
+  const last = lines.length > 1 ? (lines[lines.length - 1] ?? '') : '';
+  const closed = lines.length > 1 && last.trim().length >= opener.length && [...last.trim()].every((ch) => ch === opener.char);
+  const body = lines.slice(1, closed ? -1 : undefined);
+  const longestRun = Math.max(0, ...body.map((line) => (line.match(opener.char === '`' ? /`+/g : /~+/g) ?? []).reduce((max, run) => Math.max(max, run.length), 0)));
+  const marker = opener.char.repeat(Math.max(3, opener.length, longestRun + 1));
+  return [`${marker}${opener.info}`, ...body, marker].join('\n');
+}
+
+/** A closing fence as CommonMark reads it: at most three spaces of indent. */
+function closesStrictly(line: string, fence: Fence): boolean {
+  return /^ {0,3}\S/.test(line) && closesFence(line, fence);
+}
+
+/** Closes a fence that the text leaves open (as a renderer reads it), so that what follows it is not swallowed. */
+export function closeOpenFence(text: string): string {
+  let fence: Fence | undefined;
+  for (const line of text.split('\n')) {
+    if (fence === undefined) fence = openingFence(line);
+    else if (closesStrictly(line, fence)) fence = undefined;
+  }
+  return fence === undefined ? text : `${text.replace(/\n*$/, '')}\n${fence.char.repeat(fence.length)}\n`;
+}
+
+/** A prose block that ends with a colon announces the block after it ("To do X, run:"). */
+export const isLeadIn = (block: Block): boolean => block.kind === 'prose' && /:\s*$/.test(block.text);
+
+/** Words a reader reads: link targets and markup are not words. */
+export const wordCount = (text: string): number => (text.replace(/\]\([^)]*\)/g, ']').match(/[\p{L}\p{N}]+/gu) ?? []).length;

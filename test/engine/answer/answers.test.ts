@@ -1,0 +1,122 @@
+/**
+ * Extractive answers end to end on the embedded engine: real documents
+ * chunked and indexed in SQLite, questions asked through the Assistant port.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { wordCount } from '../../../src/engine/answer/markdown.js';
+import { LocalEngine } from '../../../src/engine/local-engine.js';
+
+const filler = (topic: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `Paragraph ${i + 1} on ${topic}: the planner keeps statistics per table and per column, and the executor reads them when it costs a plan.`).join('\n\n');
+
+const columns = Array.from({ length: 16 }, (_, i) => `  -- column ${i + 1} of the sales table is covered too`).join('\n');
+
+/** A section cut into two chunks right after the sentence that introduces its example. */
+const INDEXES = `# Indexes
+
+## Building indexes
+
+${filler('indexes', 7)}
+
+Normally, building an index locks out writes to the table until it is done. To build an index without locking out writes to the table:
+
+\`\`\`sql
+CREATE INDEX CONCURRENTLY sales_quantity_index ON sales_table (quantity);
+${columns}
+\`\`\`
+
+The build then takes longer, as it scans the table twice.
+`;
+
+const RELEASES = `# Release notes
+
+## Release 3.25.0 (2018-09-15)
+
+Timestamps such as 2018-09-15 10:00 are now parsed in every time zone of the world.
+
+## Release 3.26.0 (2018-12-01)
+
+Faster window functions. Sorting by an expression in the world of large tables uses less memory.
+`;
+
+/** A page whose HTML conversion indented the closing fence. */
+const SERVER = `# Server
+
+## Listening port
+
+To change the port the server listens on, set it in the configuration file:
+
+\`\`\`toml
+[server]
+port = 8080
+      \`\`\`
+
+The port must be free when the server starts.
+`;
+
+const COMPILE = `# Compiling
+
+## Compiler flags
+
+Frobnicator compiles its native parts with the flags in CFLAGS, for example -O2.
+`;
+
+describe('extractive answers', () => {
+  let dir: string;
+  let engine: LocalEngine;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-answers-'));
+    engine = LocalEngine.open({ dataDir: dir });
+    await engine.createGuru({ slug: 'docs', name: 'Docs' });
+    await engine.createDataSources('docs', {
+      text_sources: [
+        { name: 'Indexes', content: INDEXES },
+        { name: 'Release notes', content: RELEASES },
+        { name: 'Server', content: SERVER },
+        { name: 'Compiling', content: COMPILE },
+      ],
+    });
+    await engine.whenIdle();
+  });
+
+  afterEach(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ask = (question: string) => engine.ask('docs', { question, fetch_existing: false });
+
+  it('quotes the example a lead-in sentence introduces, even from the next chunk', async () => {
+    const answer = await ask('How do I build an index without locking out writes?');
+    expect(answer.references[0]?.title).toBe('Indexes');
+    expect(answer.content).toContain('To build an index without locking out writes to the table:');
+    expect(answer.content).toMatch(/:\n\n```sql\nCREATE INDEX CONCURRENTLY sales_quantity_index/);
+    expect(wordCount(answer.content)).toBeLessThanOrEqual(200);
+  });
+
+  it('declines a question that shares only incidental words (a year, "world") with the knowledge', async () => {
+    const answer = await ask('Who won the 2018 World Cup?');
+    expect(answer.trust_score).toBe(0);
+    expect(answer.references).toEqual([]);
+    expect(answer.can_receive_feedback).toBe(false);
+  });
+
+  it('closes a fence whose closing line the page indented', async () => {
+    const answer = await ask('How do I change the port the server listens on?');
+    expect(answer.references[0]?.title).toBe('Server');
+    expect(answer.content).toContain('```toml\n[server]\nport = 8080\n```\n');
+    expect(answer.content).not.toMatch(/^ +```/m);
+  });
+
+  it('gives low trust when the question names something the passage lacks', async () => {
+    const answer = await ask('Which compiler flags does Frobnicator use on Windows?');
+    expect(answer.references[0]?.title).toBe('Compiling');
+    expect(answer.trust_score).toBeGreaterThan(0);
+    expect(answer.trust_score).toBeLessThan(50);
+    expect(answer.content).toMatch(/^The knowledge base covers this only in part/);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Weighing candidate passages and judging the best one, on passages marked the
+ * way the search marks them (matched words between MARK_OPEN and MARK_CLOSE).
+ */
+import { describe, expect, it } from 'vitest';
+import { keyTerms, weighEvidence, type Evidence } from '../../../src/engine/answer/evidence.js';
+import { judge } from '../../../src/engine/answer/trust.js';
+import { MARK_CLOSE, MARK_OPEN, type ChunkHit, type MarkedChunk } from '../../../src/engine/search/retriever.js';
+
+/** Marks every whole word of `text` that starts with one of the stems, as the search does after stemming. */
+const mark = (text: string, stems: readonly string[]) =>
+  text.replace(/[\p{L}\p{N}]+/gu, (word) => (stems.some((stem) => word.toLowerCase().startsWith(stem)) ? `${MARK_OPEN}${word}${MARK_CLOSE}` : word));
+
+let nextId = 1;
+function candidate(sourceId: number, title: string, headings: string, body: string, score = 1): ChunkHit {
+  return { chunkId: nextId++, sourceId, sourceType: 'TEXT', url: null, title, headings, body, labels: '[]', position: 0, score };
+}
+
+function weigh(question: string[], frequencies: Record<string, number>, chunkCount: number, hits: ChunkHit[]): Evidence[] {
+  const key = keyTerms(question, chunkCount, (term) => frequencies[term] ?? 0);
+  const marked = new Map<number, MarkedChunk>(
+    hits.map((hit) => [hit.chunkId, { title: mark(hit.title, question), headings: mark(hit.headings, question), body: mark(hit.body, question) }]),
+  );
+  return weighEvidence(hits, key, { marked, related: [] });
+}
+
+describe('keyTerms', () => {
+  it('weighs a word the knowledge never uses the most, and a number half', () => {
+    const key = keyTerms(['world', 'cup', '2018'], 1000, (term) => ({ world: 40, '2018': 40 })[term] ?? 0);
+    expect(key.weights.get('cup')).toBeGreaterThan(key.weights.get('world') ?? 0);
+    expect(key.weights.get('2018')).toBeCloseTo((key.weights.get('world') ?? 0) / 2);
+  });
+
+
+  it('in a knowledge base of a few chunks, weighs a missing word about as much as its rarest present one', () => {
+    const key = keyTerms(['npm', 'command', 'frob'], 2, (term) => ({ npm: 1, frob: 1 })[term] ?? 0);
+    expect(key.weights.get('command')).toBeLessThan((key.weights.get('npm') ?? 0) * 1.1);
+    expect(key.unseen).toEqual(new Set(['command']));
+  });
+});
+
+describe('weighEvidence', () => {
+  it('ranks the passage under a heading that names the question above one that merely mentions its words', () => {
+    const mention = candidate(1, 'Release notes', '2023-01-02', 'Fixed a crash when a vacuum ran while an index was built.', 2);
+    const about = candidate(2, 'Maintenance', 'Vacuum an index', 'Run VACUUM to rebuild the index and reclaim space.', 1.5);
+    const [best] = weigh(['vacuum', 'index'], { vacuum: 5, index: 20 }, 500, [mention, about]);
+    expect(best?.hit.chunkId).toBe(about.chunkId);
+    expect(best?.headingCoverage).toBe(1);
+  });
+
+  it('counts words standing together as in the question', () => {
+    const hits = [candidate(1, 'T', '', 'The foreign key constraint is checked.'), candidate(1, 'T', '', 'A key is foreign to no table that we constrain.')];
+    const evidence = weigh(['foreign', 'key', 'constraint'], { foreign: 5, key: 50, constraint: 30 }, 500, hits);
+    const byId = new Map(evidence.map((item) => [item.hit.chunkId, item]));
+    expect(byId.get(hits[0]!.chunkId)?.proximity).toBe(1);
+    expect(byId.get(hits[1]!.chunkId)?.proximity).toBeLessThan(1);
+  });
+});
+
+describe('judge', () => {
+  const decided = (question: string[], frequencies: Record<string, number>, hits: ChunkHit[]) =>
+    judge(weigh(question, frequencies, 2000, hits)[0], keyTerms(question, 2000, (term) => frequencies[term] ?? 0));
+
+  it('declines a question whose only match is an incidental word', () => {
+    // "Who won the 2018 World Cup?" against notes that mention 2018 and the world.
+    const verdict = decided(['won', '2018', 'world', 'cup'], { '2018': 150, world: 50 }, [
+      candidate(1, 'Release 3.25', 'Changes', 'Released 2018-09-15. Fixes for the most widely used database in the world.'),
+    ]);
+    expect(verdict).toEqual({ kind: 'decline' });
+  });
+
+  it('keeps trust below 50 when a heavy word of the question is missing', () => {
+    const verdict = decided(['install', 'frobnicator', 'windows'], { install: 30, frobnicator: 60, windows: 3 }, [
+      candidate(1, 'Install guide', 'Installing Frobnicator', 'Install frobnicator with npm install -g frobnicator.'),
+    ]);
+    expect(verdict.kind).toBe('partial');
+    expect(verdict.kind !== 'decline' && verdict.trust).toBeLessThan(50);
+  });
+
+  it('declines when the heaviest word is one the knowledge never uses and the rest is thin', () => {
+    // "How do I run frobnicator on kubernetes?": the knowledge has frobnicator everywhere, kubernetes nowhere.
+    const verdict = decided(['run', 'frobnicator', 'kubernetes'], { run: 40, frobnicator: 1500 }, [
+      candidate(1, 'Install guide', 'Installing Frobnicator', 'Run the installer to set up frobnicator.'),
+    ]);
+    expect(verdict).toEqual({ kind: 'decline' });
+  });
+
+  it('trusts a passage 70 or more only when every sign of an answer is there', () => {
+    const page = (body: string) => candidate(7, 'Indexes', 'Partial indexes', body);
+    const strong = decided(['partial', 'index'], { partial: 20, index: 300 }, [
+      page('A partial index is an index over a subset of the rows.'),
+      page('Create a partial index with a WHERE clause.'),
+      page('The partial index is used when the query implies its WHERE clause.'),
+    ]);
+    expect(strong.kind).toBe('answer');
+    expect(strong.kind !== 'decline' && strong.trust).toBeGreaterThanOrEqual(70);
+
+    const alone = decided(['partial', 'index'], { partial: 20, index: 300 }, [candidate(8, 'Notes', 'Misc', 'An index may be partial.')]);
+    expect(alone.kind !== 'decline' && alone.trust).toBeLessThan(70);
+  });
+});

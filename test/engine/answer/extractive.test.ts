@@ -1,0 +1,57 @@
+/** Choosing what to quote from a passage whose matched words are marked as the search marks them. */
+import { describe, expect, it } from 'vitest';
+import { composeExtractive, selectBlocks, type Passage } from '../../../src/engine/answer/extractive.js';
+import { MARK_CLOSE, MARK_OPEN } from '../../../src/engine/search/retriever.js';
+
+const mark = (word: string) => `${MARK_OPEN}${word}${MARK_CLOSE}`;
+const passage = (marked: string, after = ''): Passage => ({ sourceId: 1, title: 'T', headings: '', url: null, before: '', marked, after });
+const weights = new Map([
+  ['vacuum', 3],
+  ['full', 1],
+]);
+
+describe('selectBlocks', () => {
+  it('quotes a code block with the sentence that introduces it', () => {
+    const text = `Unrelated opening words about something else entirely.\n\nTo reclaim space, run:\n\n\`\`\`sql\n${mark('VACUUM')} ${mark('FULL')};\n\`\`\``;
+    const quoted = selectBlocks(passage(text), weights, 150);
+    expect(quoted.slice(-2)).toEqual(['To reclaim space, run:', '```sql\nVACUUM FULL;\n```']);
+  });
+
+  it('leaves out a lead-in whose code block is too long to quote, rather than leave it hanging', () => {
+    const code = ['```', ...Array.from({ length: 40 }, (_, i) => `step ${i}`), '```'].join('\n');
+    const text = `Use ${mark('vacuum')} ${mark('full')} as follows:`;
+    const quoted = selectBlocks(passage(`Intro on ${mark('vacuum')}.\n\n${text}`, code), weights, 150);
+    expect(quoted.some((block) => block.endsWith(':'))).toBe(false);
+  });
+
+  it('quotes a long code block after all when its lead-in is the only thing to quote', () => {
+    const code = ['```', ...Array.from({ length: 40 }, (_, i) => `step ${i}`), '```'].join('\n');
+    const quoted = selectBlocks(passage(`Use ${mark('vacuum')} ${mark('full')} as follows:`, code), weights, 150);
+    expect(quoted).toEqual(['Use vacuum full as follows:', code]);
+  });
+
+  it('shortens long prose to the sentences holding the question\'s words', () => {
+    const long = Array.from({ length: 30 }, (_, i) => `Sentence ${i} says nothing much at all here.`).join(' ');
+    const quoted = selectBlocks(passage(`${long} Then ${mark('VACUUM')} rewrites the file. ${long}`), weights, 60);
+    expect(quoted.join(' ')).toContain('Then VACUUM rewrites the file.');
+    expect(quoted.join(' ').split(/\s+/).length).toBeLessThan(80);
+  });
+});
+
+describe('long lists and tables', () => {
+  it('keeps a table\'s header and the rows holding the question\'s words', () => {
+    const rows = Array.from({ length: 30 }, (_, i) => `| op ${i} | does something rather long and wordy for row number ${i} |`);
+    rows[17] = `| op 17 | runs ${mark('VACUUM')} on the file |`;
+    const table = ['| op | what |', '| --- | --- |', ...rows].join('\n');
+    expect(selectBlocks(passage(table), weights, 60)).toEqual(['| op | what |\n| --- | --- |\n| op 17 | runs VACUUM on the file |']);
+  });
+});
+
+describe('composeExtractive', () => {
+  it('quotes a passage that two pages repeat once, citing the first page', () => {
+    const text = `Run ${mark('VACUUM')} ${mark('FULL')} to rebuild the file.`;
+    const answer = composeExtractive([{ ...passage(text), title: 'Vacuum' }, { ...passage(text), sourceId: 2, title: 'Vacuum (copy)' }], weights, false);
+    expect(answer.references.map((reference) => reference.title)).toEqual(['Vacuum']);
+    expect(answer.content).toBe('From **Vacuum** [1]:\n\nRun VACUUM FULL to rebuild the file.\n');
+  });
+});
