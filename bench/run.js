@@ -1,10 +1,10 @@
 // `npm run bench`: indexing throughput, retrieval quality (nDCG@10 on BEIR NFCorpus), search latency,
 // ingestion of the PostgreSQL 15 manual as website sources, crawling it, ingesting it through REST
-// while a client searches and asks, and stdio start-up cost against a minimal SDK server. Plain ESM
+// while a client searches and asks, offline answer quality on real documentation, and stdio start-up cost against a minimal SDK server. Plain ESM
 // on top of the built dist/. Each part is a module of bench/parts/ (see bench/lib/part.js to add one).
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,startup
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,startup
 //                        (default: all)
 //   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
@@ -27,6 +27,9 @@
 //   GURU_BENCH_LOAD_IDLE      searches and answers timed on the idle server, each (default: 200)
 //   GURU_BENCH_EXTRACTION_THREADS  GURU_EXTRACTION_THREADS of the server under load (default: the
 //                        engine's own, one fewer than the cores)
+//   GURU_BENCH_QA_SETS     question sets of bench/qa/ (default: sqlite,postgresql; postgresql is held out)
+//   GURU_BENCH_QA_DATA     folder to keep and reuse each set's ingested guru (default: temporary)
+//   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict
 //
 // Parts that measure memory or CPU run their work in child processes of their own; the manual's
 // pages are served by this process.
@@ -39,11 +42,12 @@ import { repoRoot } from './lib/common.js';
 import crawl from './parts/crawl.js';
 import manual from './parts/manual.js';
 import nfcorpus from './parts/nfcorpus.js';
+import qa from './parts/qa.js';
 import startup from './parts/startup.js';
 import underLoad from './parts/under-load.js';
 
 /** Every part, in the order they run. @type {import('./lib/part.js').BenchPart[]} */
-const PARTS = [nfcorpus, manual, crawl, underLoad, startup];
+const PARTS = [nfcorpus, manual, crawl, underLoad, qa, startup];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {
