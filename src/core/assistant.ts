@@ -13,6 +13,7 @@ import type {
   PlaylistImport,
   StartCrawlRequest,
   AskInput,
+  TextToSpeechRequest,
   CreatedApiKey,
   CreatedDataSource,
   CreatedGuru,
@@ -115,6 +116,21 @@ export interface Votes {
   recordVote(guru: string, request: RecordVoteRequest): Promise<RecordedVote>;
 }
 
+export interface SpeechOptions {
+  /** Aborting stops the synthesis (and ends the stream). */
+  readonly signal?: AbortSignal;
+}
+
+export interface Speech {
+  /**
+   * The text read aloud as MP3 (version 1, the offline voice), in chunks as it
+   * is synthesized. Resolves once the first audio is ready: the spec's errors
+   * ("No text provided", "Error generating speech stream"…) come before it; a
+   * failure after it ends the iteration with an error.
+   */
+  textToSpeech(guru: string, request: TextToSpeechRequest, options?: SpeechOptions): Promise<AsyncIterable<Uint8Array>>;
+}
+
 /** Video URLs of a channel or playlist, for adding as sources. Not tied to a guru. */
 export interface VideoLists {
   importChannel(request: ImportUrlRequest): Promise<ChannelImport>;
@@ -122,7 +138,7 @@ export interface VideoLists {
 }
 
 /** The whole service, as the transports see it. */
-export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists {
+export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists, Speech {
   /** Releases connections, timers and files. */
   close(): Promise<void>;
 }

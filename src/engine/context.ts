@@ -9,6 +9,7 @@ import type { ChatSettings } from '../providers/chat.js';
 import type { EmbeddingsSettings } from '../providers/embeddings.js';
 import type { ExtractionSettings } from './ingest/extract/extraction-pool.js';
 import type { ProcessorLimits } from './ingest/processor.js';
+import type { VoiceSettings } from './speech/espeak.js';
 import type { Db } from './store/database.js';
 
 export interface EngineSettings {
@@ -28,6 +29,8 @@ export interface EngineSettings {
   readonly llm?: ChatSettings;
   /** The YouTube Data API, for importing channels and playlists. */
   readonly youtubeApi?: { readonly apiKey?: string; readonly baseUrl?: string };
+  /** The offline voice (eSpeak NG): its program, voice and speed. */
+  readonly speech?: Partial<VoiceSettings>;
   /** The engine's idea of now; tests move it to place sessions in time. */
   readonly clock?: () => Date;
 }

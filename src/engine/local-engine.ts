@@ -4,7 +4,7 @@
  * them as the Assistant port and the local guru administration. Behaviour
  * lives in the capabilities; this class only composes and delegates.
  */
-import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, UploadFile, UploadOptions } from '../core/assistant.js';
+import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, SpeechOptions, UploadFile, UploadOptions } from '../core/assistant.js';
 import type {
   Answer,
   AnswerProgress,
@@ -37,6 +37,7 @@ import type {
   SessionConversation,
   SessionList,
   StartCrawlRequest,
+  TextToSpeechRequest,
   UploadedDocument,
 } from '../core/schemas.js';
 import { silentLogger } from '../log.js';
@@ -50,6 +51,7 @@ import { LocalIntegrations } from './ingest/local-integrations.js';
 import { LocalProgress } from './progress/local-progress.js';
 import { LocalSearch } from './search/local-search.js';
 import { LocalSessions } from './sessions/local-sessions.js';
+import { LocalSpeech } from './speech/local-speech.js';
 import { openDatabase } from './store/database.js';
 import { LocalVotes } from './votes/local-votes.js';
 import { LocalVideoLists } from './youtube/local-video-lists.js';
@@ -72,6 +74,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #followUps: LocalFollowUps;
   readonly #crawling: LocalCrawling;
   readonly #videoLists: LocalVideoLists;
+  readonly #speech: LocalSpeech;
   /** Aborted on close: background work started by open() stops. */
   readonly #closing = new AbortController();
 
@@ -89,6 +92,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
+    this.#speech = new LocalSpeech(context, this.#gurus);
   }
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */
@@ -133,6 +137,11 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {
     return this.#search.semanticSearch(guru, request);
+  }
+
+  // Speech
+  textToSpeech(guru: string, request: TextToSpeechRequest, options?: SpeechOptions): Promise<AsyncIterable<Uint8Array>> {
+    return this.#speech.textToSpeech(guru, request, options);
   }
 
   // DataSources

@@ -7,7 +7,7 @@
  * The key decides which guru a call reaches. The session endpoints carry no
  * guru in their path, so there the key alone decides.
  */
-import type { Assistant, AskInput, AskOptions, DataSourcePage } from '../core/assistant.js';
+import type { Assistant, AskInput, AskOptions, DataSourcePage, SpeechOptions } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 import {
   Answer,
@@ -36,6 +36,7 @@ import type {
   ReindexRequest,
   SemanticSearchRequest,
   StartCrawlRequest,
+  TextToSpeechRequest,
 } from '../core/schemas.js';
 import { silentLogger, type Logger } from '../log.js';
 import { pathOf, type Endpoint } from './endpoint.js';
@@ -103,6 +104,12 @@ export class RemoteAssistant implements Assistant {
     // Sent as given; a missing id stays missing, for the service to refuse, rather than becoming "undefined".
     const user: unknown = query.external_user_id;
     return this.#client.json(endpoint, AnswerProgress, { query: typeof user === 'string' ? { external_user_id: user } : {} });
+  }
+
+  /** The service's MP3 stream, passed on as it arrives. Reading the text aloud again is safe. */
+  async textToSpeech(guru: string, request: TextToSpeechRequest, options: SpeechOptions = {}): Promise<AsyncIterable<Uint8Array>> {
+    const endpoint: Endpoint = { operation: 'text_to_speech', method: 'POST', path: pathOf(guru, 'text-to-speech', 'stream'), idempotent: true, guru };
+    return this.#client.bytes(endpoint, { body: request, signal: options.signal });
   }
 
   async semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {
