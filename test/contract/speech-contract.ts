@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Assistant } from '../../src/core/assistant.js';
-import { readMp3, spokenDurationRange } from '../support/mp3-frames.js';
+import { readMp3 } from '../../src/core/mp3-frames.js';
+import { spokenDurationRange } from '../support/spoken-duration.js';
 import type { CurrentHarness } from './around-answer-contract.js';
 
 async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {

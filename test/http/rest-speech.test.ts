@@ -17,7 +17,8 @@ import type { VoiceSettings } from '../../src/engine/speech/espeak.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { espeakStandIn, type EspeakStandIn } from '../stand-ins/espeak-program.js';
-import { readMp3, spokenDurationRange } from '../support/mp3-frames.js';
+import { readMp3 } from '../../src/core/mp3-frames.js';
+import { spokenDurationRange } from '../support/spoken-duration.js';
 import { call } from './support.js';
 
 interface Served {
