@@ -411,6 +411,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['guru-mcp answer-progress docs 6f1c2a9e-user'],
     load: () => import('./commands/answer-progress.js'),
   },
+  {
+    name: 'speak',
+    summary: 'read a text aloud with the offline voice: MP3 to a file or to stdout',
+    details: [
+      'The text comes from the arguments, or from stdin when there are none (or "-"). Markdown is read as words; code in backticks is said as "Code block" or "Inline code".',
+      'The MP3 streams as it is synthesized, to --out FILE or to stdout when stdout is not a terminal (a pipe to a player, a redirect). The local engine needs the espeak-ng program (apt-get install espeak-ng, brew install espeak-ng).',
+    ],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'text', required: false, variadic: true },
+    ],
+    options: { out: { type: 'string', short: 'o', value: 'FILE', description: 'write the MP3 to FILE instead of stdout' } },
+    audience: 'people',
+    examples: ['guru-mcp speak docs "Keys rotate every 90 days." -o keys.mp3', 'guru-mcp ask docs --json "How do I rotate keys?" | jq -r .content | guru-mcp speak docs - | mpv -'],
+    load: () => import('./commands/speak.js'),
+  },
 ];
 
 export const DEFAULT_COMMAND = 'stdio';
