@@ -422,10 +422,28 @@ export const COMMANDS: readonly CommandSpec[] = [
       { name: 'slug', required: true, guru: true },
       { name: 'text', required: false, variadic: true },
     ],
-    options: { out: { type: 'string', short: 'o', value: 'FILE', description: 'write the MP3 to FILE instead of stdout' } },
+    options: {
+      out: { type: 'string', short: 'o', value: 'FILE', description: 'write the MP3 to FILE instead of stdout' },
+      v2: { type: 'boolean', description: 'use the speech provider (GURU_TTS_URL), where guru-mcp speech <slug> on enabled it' },
+    },
     audience: 'people',
     examples: ['guru-mcp speak docs "Keys rotate every 90 days." -o keys.mp3', 'guru-mcp ask docs --json "How do I rotate keys?" | jq -r .content | guru-mcp speak docs - | mpv -'],
     load: () => import('./commands/speak.js'),
+  },
+  {
+    name: 'speech',
+    summary: 'let a guru speak through the speech provider (text-to-speech v2), or stop it',
+    details: [
+      'The provider is an OpenAI-compatible /audio/speech endpoint: GURU_TTS_URL, GURU_TTS_MODEL, GURU_TTS_VOICE (default alloy) and GURU_TTS_API_KEY (environment or config file only). Without "on", text-to-speech v2 answers "Text-to-speech is not enabled for this guru type". Local engine only.',
+    ],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'on|off', required: true },
+    ],
+    options: {},
+    audience: 'people',
+    examples: ['guru-mcp speech docs on'],
+    load: () => import('./commands/speech.js'),
   },
 ];
 

@@ -119,12 +119,13 @@ export interface Votes {
 export interface SpeechOptions {
   /** Aborting stops the synthesis (and ends the stream). */
   readonly signal?: AbortSignal;
+  /** 1 (default): the offline voice. 2: the speech provider, where the operator enabled it for the guru. */
+  readonly version?: 1 | 2;
 }
 
 export interface Speech {
   /**
-   * The text read aloud as MP3 (version 1, the offline voice), in chunks as it
-   * is synthesized. Resolves once the first audio is ready: the spec's errors
+   * The text read aloud as MP3, in chunks as it is synthesized. Resolves once the first audio is ready: the spec's errors
    * ("No text provided", "Error generating speech stream"…) come before it; a
    * failure after it ends the iteration with an error.
    */
@@ -161,6 +162,8 @@ export interface GuruAdmin {
   listIntegrations(slug: string): Promise<Integration[]>;
   /** Returns whether there was one to remove. */
   removeIntegration(slug: string, kind: IntegrationKind): Promise<boolean>;
+  /** Lets the guru speak through the speech provider (text-to-speech version 2), or stops it. */
+  setProviderSpeech(slug: string, enabled: boolean): Promise<void>;
 }
 
 export interface UploadFile {

@@ -122,6 +122,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     await this.#dataSources.close();
     await this.#search.close();
     await this.#progress.close();
+    await this.#speech.close();
     this.#context.db.close();
   }
 
@@ -214,5 +215,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   removeIntegration(guru: string, kind: IntegrationKind): Promise<boolean> {
     return this.#integrations.removeIntegration(guru, kind);
+  }
+  setProviderSpeech(guru: string, enabled: boolean): Promise<void> {
+    return this.#speech.setProviderSpeech(guru, enabled);
   }
 }

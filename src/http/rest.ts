@@ -135,16 +135,18 @@ export function createRestApi(options: RestApiOptions): RestHandler {
         return ok(await assistant.answerProgress(guru, query));
       },
     },
-    {
-      method: 'POST',
-      path: '/:guru_slug/text-to-speech/stream',
-      operation: 'text_to_speech',
-      maxBodyBytes: BODY_LIMITS.request,
-      run: async ({ res, guru, body }) => {
-        const request = parseRequest(TextToSpeechRequest, body, 'text_to_speech');
-        return streamBytes(res, await assistant.textToSpeech(guru, request, { signal: abortOnClose(res) }));
-      },
-    },
+    ...([1, 2] as const).map(
+      (version): RestRoute => ({
+        method: 'POST',
+        path: version === 1 ? '/:guru_slug/text-to-speech/stream' : '/:guru_slug/text-to-speech-v2/stream',
+        operation: 'text_to_speech',
+        maxBodyBytes: BODY_LIMITS.request,
+        run: async ({ res, guru, body }) => {
+          const request = parseRequest(TextToSpeechRequest, body, 'text_to_speech');
+          return streamBytes(res, await assistant.textToSpeech(guru, request, { signal: abortOnClose(res), version }));
+        },
+      }),
+    ),
     {
       method: 'POST',
       path: '/:guru_slug/semantic-search',

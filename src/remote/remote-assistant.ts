@@ -108,7 +108,8 @@ export class RemoteAssistant implements Assistant {
 
   /** The service's MP3 stream, passed on as it arrives. Reading the text aloud again is safe. */
   async textToSpeech(guru: string, request: TextToSpeechRequest, options: SpeechOptions = {}): Promise<AsyncIterable<Uint8Array>> {
-    const endpoint: Endpoint = { operation: 'text_to_speech', method: 'POST', path: pathOf(guru, 'text-to-speech', 'stream'), idempotent: true, guru };
+    const path = pathOf(guru, options.version === 2 ? 'text-to-speech-v2' : 'text-to-speech', 'stream');
+    const endpoint: Endpoint = { operation: 'text_to_speech', method: 'POST', path, idempotent: true, guru };
     return this.#client.bytes(endpoint, { body: request, signal: options.signal });
   }
 

@@ -1,11 +1,11 @@
-/** `guru-mcp speak [<slug>] [TEXT...|-] [-o FILE]`: the text read aloud, as MP3, to a file or to stdout. */
+/** `guru-mcp speak [<slug>] [TEXT...|-] [-o FILE] [--v2]`: the text read aloud, as MP3, to a file or to stdout. */
 import { open, rm } from 'node:fs/promises';
 import type { OpenedBackend } from '../../compose.js';
 import { withGuru } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import type { CommandContext, OutputStream } from '../spec.js';
 import { readStdinText } from '../stdin.js';
-import { stringOption } from '../values.js';
+import { flag, stringOption } from '../values.js';
 
 export async function run(context: CommandContext): Promise<number> {
   const out = stringOption(context.values, 'out');
@@ -16,14 +16,15 @@ export async function run(context: CommandContext): Promise<number> {
   await withGuru(context, async (backend, { slug, args }) => {
     const words = args.join(' ').trim();
     const text = words === '' || words === '-' ? await readStdinText(context.terminal, 'Reading the text to speak from stdin; end it with Ctrl-D.') : words;
-    if (out === undefined) await writeToStream(stdout, speech(backend, slug, text));
-    else await writeToFile(out, speech(backend, slug, text));
+    const version = flag(context.values, 'v2') ? 2 : 1;
+    if (out === undefined) await writeToStream(stdout, speech(backend, slug, text, version));
+    else await writeToFile(out, speech(backend, slug, text, version));
   });
   return 0;
 }
 
-async function* speech(backend: OpenedBackend, slug: string, text: string): AsyncGenerator<Uint8Array> {
-  yield* await backend.assistant.textToSpeech(slug, { text });
+async function* speech(backend: OpenedBackend, slug: string, text: string, version: 1 | 2): AsyncGenerator<Uint8Array> {
+  yield* await backend.assistant.textToSpeech(slug, { text }, { version });
 }
 
 /** Streams to stdout, waiting whenever the reader (a player, a pipe) falls behind. */

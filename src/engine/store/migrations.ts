@@ -223,4 +223,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'speech provider per guru',
+    sql: `
+      -- Gurus the operator lets speak through the speech provider (text-to-speech version 2).
+      CREATE TABLE speech_provider_gurus (
+        guru_id INTEGER PRIMARY KEY REFERENCES gurus(id) ON DELETE CASCADE,
+        enabled_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

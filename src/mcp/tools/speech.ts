@@ -18,6 +18,10 @@ const SpeechParameters = z.object({
   text: TextToSpeechRequest.shape.text.describe(
     `The text to read aloud (Markdown is read as words; code in backticks is said as "Code block" or "Inline code"), at most ${MAX_SPEECH_CHARS} characters`,
   ),
+  version: z
+    .union([z.literal(1), z.literal(2)])
+    .optional()
+    .describe('1 (default): the offline voice. 2: the speech provider, where the operator enabled it for the guru'),
   guru_slug: guruSlugParameter,
 });
 type SpeechParameters = z.infer<typeof SpeechParameters>;
@@ -35,7 +39,7 @@ export function registerSpeechTool(server: McpServer, context: ToolContext): voi
     {
       title: 'Read text aloud',
       description: [
-        'Read a text (for example an answer of ask) aloud with the offline voice and return it as MP3 audio content.',
+        'Read a text (for example an answer of ask) aloud and return it as MP3 audio content: version 1 (default) with the offline voice, version 2 with the speech provider where the operator enabled it.',
         `The audio stops at ${AUDIO_BYTE_CAP / 1024 / 1024} MiB (about two minutes); truncated says when it was cut.`,
       ].join(' '),
       inputSchema: SpeechParameters,
@@ -44,7 +48,7 @@ export function registerSpeechTool(server: McpServer, context: ToolContext): voi
     },
     guarded(context, 'text_to_speech', 'text_to_speech', async (args: SpeechParameters, extra) => {
       const guru = await context.gurus.select('text_to_speech', args.guru_slug);
-      const stream = await context.assistant.textToSpeech(guru, { text: args.text }, { signal: extra.signal });
+      const stream = await context.assistant.textToSpeech(guru, { text: args.text }, { signal: extra.signal, version: args.version ?? 1 });
       const chunks: Uint8Array[] = [];
       let bytes = 0;
       let truncated = false;

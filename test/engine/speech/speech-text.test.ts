@@ -38,3 +38,15 @@ describe('sentencesOf', () => {
     expect(parts.join(' ').split(' ')).toHaveLength(300);
   });
 });
+
+describe('speechText for the provider voice (described code)', () => {
+  it('says a code block as a code example in its language, and inline code as its words', () => {
+    expect(speechText('Run:\n```py\nprint(1)\n```\n```\nmake\n```\nthen `frob.run()`.', undefined, 'described')).toBe(
+      'Run:\nHere is a code example in Python.\nHere is a code example.\nthen frob.run().',
+    );
+  });
+
+  it('keeps dotted names and version numbers inside one sentence', () => {
+    expect(sentencesOf('Call frob.run() with version 3.5. Then stop.')).toEqual(['Call frob.run() with version 3.5.', 'Then stop.']);
+  });
+});
