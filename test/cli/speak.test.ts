@@ -15,6 +15,7 @@ import { openBackend } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { readMp3 } from '../../src/core/mp3-frames.js';
 import { silentLogger } from '../../src/log.js';
+import { startSpeechStandIn } from '../stand-ins/openai-speech.js';
 import { spokenDurationRange } from '../support/spoken-duration.js';
 import { cleanEnv, MAIN } from './run-cli.js';
 
@@ -24,9 +25,9 @@ interface BinaryResult {
   readonly stderr: string;
 }
 
-function runBinary(args: readonly string[], input = ''): Promise<BinaryResult> {
+function runBinary(args: readonly string[], input = '', env: Record<string, string> = {}): Promise<BinaryResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -91,5 +92,29 @@ describe('guru-mcp speak', () => {
     });
     await expect(running).rejects.toThrow(UsageError);
     await expect(running).rejects.toThrow(/refusing to write MP3 audio to a terminal/);
+  });
+
+  it('speech <slug> on lets speak --v2 use the provider; off stops it', async () => {
+    const provider = await startSpeechStandIn();
+    try {
+      const env = { GURU_TTS_URL: provider.baseUrl, GURU_TTS_MODEL: 'tts-1', GURU_TTS_VOICE: 'nova', GURU_TTS_API_KEY: 'sk-cli' };
+      const refused = await runBinary(['speak', 'frob', '--v2', 'Hello.', '--data-dir', dataDir], '', env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('Text-to-speech is not enabled for this guru type');
+      const on = await runBinary(['speech', 'frob', 'on', '--data-dir', dataDir]);
+      expect(on.code).toBe(0);
+      expect(on.stdout.toString()).toContain('frob now speaks through the speech provider');
+      const spoken = await runBinary(['speak', 'frob', '--v2', 'Hello', 'there.', '--data-dir', dataDir], '', env);
+      expect(spoken.stderr).toBe('');
+      expect(readMp3(spoken.stdout).frames).toBe(2 * 15);
+      expect(provider.received).toEqual([{ body: { model: 'tts-1', voice: 'nova', input: 'Hello there.', response_format: 'mp3' }, token: 'sk-cli' }]);
+      expect((await runBinary(['speech', 'frob', 'off', '--data-dir', dataDir])).code).toBe(0);
+      expect((await runBinary(['speak', 'frob', '--v2', 'Hello.', '--data-dir', dataDir], '', env)).code).toBe(1);
+      const wrong = await runBinary(['speech', 'frob', 'maybe', '--data-dir', dataDir]);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('say on or off, not "maybe"');
+    } finally {
+      await provider.close();
+    }
   });
 });

@@ -42,6 +42,18 @@ export function speechContract(current: CurrentHarness): void {
       }
     });
 
+    it('version 2: not enabled until the operator enables it, then the provider\'s MP3 with code described', async () => {
+      const text = 'Run:\n```sh\nfrob run\n```';
+      await expect(assistant().textToSpeech('frob', { text }, { version: 2 })).rejects.toMatchObject({
+        message: 'Text-to-speech is not enabled for this guru type',
+        status: 403,
+      });
+      await current().enableProviderSpeech('frob');
+      const mp3 = readMp3(await collect(await assistant().textToSpeech('frob', { text }, { version: 2 })));
+      expect(mp3.frames).toBe(9 * 15); // the stand-in's 15 frames for each of the 9 words sent
+      expect(current().speechProvider.received.map(({ body }) => body.input)).toEqual(['Run: Here is a code example in the shell.']);
+    });
+
     it('refuses a text with nothing to say and an unknown guru', async () => {
       await expect(assistant().textToSpeech('frob', { text: '' })).rejects.toMatchObject({ message: 'No text provided', status: 400 });
       await expect(assistant().textToSpeech('nope', { text: 'Hello.' })).rejects.toMatchObject({ message: 'Guru type nope not found', status: 404 });

@@ -10,6 +10,7 @@ import { readMp3 } from '../../src/core/mp3-frames.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { AUDIO_BYTE_CAP } from '../../src/mcp/tools/speech.js';
+import { startSpeechStandIn, type SpeechStandIn } from '../stand-ins/openai-speech.js';
 import { spokenDurationRange } from '../support/spoken-duration.js';
 import { connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
@@ -17,9 +18,11 @@ import type { TestBackend } from './support.js';
 describe('MCP text_to_speech', () => {
   let test: TestBackend;
   let client: Client;
+  let provider: SpeechStandIn;
 
   beforeAll(async () => {
-    test = await openTestBackend();
+    provider = await startSpeechStandIn();
+    test = await openTestBackend({ ttsUrl: provider.baseUrl, ttsModel: 'tts-1' });
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
     client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
   });
@@ -27,6 +30,7 @@ describe('MCP text_to_speech', () => {
   afterAll(async () => {
     await client?.close();
     await test?.close();
+    await provider?.close();
   });
 
   const speak = async (args: Record<string, unknown>) => (await client.callTool({ name: 'text_to_speech', arguments: args })) as CallToolResult;
@@ -64,6 +68,17 @@ describe('MCP text_to_speech', () => {
     readMp3(audio);
     expect(result.structuredContent).toMatchObject({ truncated: true, bytes: audio.length });
     expect(textOf(result)).toContain('the end of the text is not spoken');
+  });
+
+  it('version 2 speaks through the provider once the operator enabled it', async () => {
+    const refused = await speak({ text: 'Hello there.', version: 2 });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('Text-to-speech is not enabled for this guru type');
+    await test.backend.admin!.setProviderSpeech('frob', true);
+    const result = await speak({ text: 'Hello there.', version: 2 });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(readMp3(audioOf(result)).frames).toBe(2 * 15);
+    expect(provider.received.at(-1)?.body).toMatchObject({ input: 'Hello there.', model: 'tts-1', voice: 'alloy' });
   });
 
   it("reports the spec's errors as isError results", async () => {
