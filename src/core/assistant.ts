@@ -125,9 +125,10 @@ export interface SpeechOptions {
 
 export interface Speech {
   /**
-   * The text read aloud as MP3, in chunks as it is synthesized. Resolves once the first audio is ready: the spec's errors
-   * ("No text provided", "Error generating speech stream"…) come before it; a
-   * failure after it ends the iteration with an error.
+   * The text read aloud as MP3, in chunks as it is synthesized. Resolves once
+   * the first audio is ready: the spec's errors ("No text provided", "Error
+   * generating speech stream"…) come before it; a failure after it ends the
+   * iteration with an error.
    */
   textToSpeech(guru: string, request: TextToSpeechRequest, options?: SpeechOptions): Promise<AsyncIterable<Uint8Array>>;
 }

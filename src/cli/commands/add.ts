@@ -5,8 +5,7 @@ import type { CreateDataSourcesRequest, TextSourceInput } from '../../core/schem
 import { withGuru } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import { acceptedRow, distinctSources, exitCodeOf, followCreated, writeSourceRows } from '../processing.js';
-import type { CommandContext } from '../spec.js';
-import { readStdinText } from '../stdin.js';
+import type { CommandContext, Terminal } from '../spec.js';
 import { flag, stringList, stringOption } from '../values.js';
 
 export const URL_KINDS = ['website', 'youtube', 'jira', 'zendesk', 'confluence'] as const;
@@ -46,6 +45,13 @@ function urlSources(urls: readonly string[], kind: UrlKind | undefined): Partial
   return lists;
 }
 
+async function readStdin(terminal: Terminal): Promise<string> {
+  if (terminal.stdin.isTTY) terminal.stderr.write('Reading the source text from stdin; end it with Ctrl-D.\n');
+  const chunks: Buffer[] = [];
+  for await (const chunk of terminal.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function readSourceFile(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
@@ -60,7 +66,7 @@ async function textSources(context: CommandContext, files: readonly string[], re
   const name = stringOption(context.values, 'name');
   if (readsStdin) {
     if (name === undefined) throw new UsageError('reading a source from stdin needs --name NAME', 'add');
-    return [{ name, content: await readStdinText(context.terminal, 'Reading the source text from stdin; end it with Ctrl-D.') }];
+    return [{ name, content: await readStdin(context.terminal) }];
   }
   if (name !== undefined && files.length !== 1) {
     throw new UsageError('--name names a single text source; give one FILE, or none to read stdin', 'add');

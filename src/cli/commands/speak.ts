@@ -4,7 +4,7 @@ import type { OpenedBackend } from '../../compose.js';
 import { withGuru } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import type { CommandContext, OutputStream } from '../spec.js';
-import { readStdinText } from '../stdin.js';
+import { readStdin } from '../input.js';
 import { flag, stringOption } from '../values.js';
 
 export async function run(context: CommandContext): Promise<number> {
@@ -15,7 +15,7 @@ export async function run(context: CommandContext): Promise<number> {
   }
   await withGuru(context, async (backend, { slug, args }) => {
     const words = args.join(' ').trim();
-    const text = words === '' || words === '-' ? await readStdinText(context.terminal, 'Reading the text to speak from stdin; end it with Ctrl-D.') : words;
+    const text = words === '' || words === '-' ? await readStdin(context.terminal, 'Reading the text to speak from stdin; end it with Ctrl-D.') : words;
     const version = flag(context.values, 'v2') ? 2 : 1;
     if (out === undefined) await writeToStream(stdout, speech(backend, slug, text, version));
     else await writeToFile(out, speech(backend, slug, text, version));
