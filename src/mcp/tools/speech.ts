@@ -44,7 +44,8 @@ export function registerSpeechTool(server: McpServer, context: ToolContext): voi
       ].join(' '),
       inputSchema: SpeechParameters,
       outputSchema: SpeechOutput,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      // Version 2 calls the speech provider, a service outside this server.
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     guarded(context, 'text_to_speech', 'text_to_speech', async (args: SpeechParameters, extra) => {
       const guru = await context.gurus.select('text_to_speech', args.guru_slug);
