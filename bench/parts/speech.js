@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { dist, fixed, median, positiveInt, table } from '../lib/common.js';
 import { openLocalBackend } from '../lib/engine.js';
