@@ -4,7 +4,7 @@
 // on top of the built dist/. Each part is a module of bench/parts/ (see bench/lib/part.js to add one).
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,startup
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,speech,startup
 //                        (default: all)
 //   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
@@ -13,6 +13,7 @@
 //   GURU_BENCH_BATCH     sources per createDataSources call, texts and URLs (default: 100)
 //   GURU_BENCH_ROUNDS    timed rounds over the test queries, per latency series (default: 3)
 //   GURU_BENCH_STARTS    timed start-ups per server (default: 10)
+//   GURU_BENCH_SPEECH_RUNS  timed readings of the 200-word answer, after a first one (default: 5)
 //   GURU_BENCH_MANUAL_DIR     the PostgreSQL 15 manual's HTML folder (default:
 //                        /usr/share/doc/postgresql-doc-15/html; when it is missing and the bench runs
 //                        as root, `apt-get install -y postgresql-doc-15` is tried, else the part is skipped)
@@ -43,11 +44,12 @@ import crawl from './parts/crawl.js';
 import manual from './parts/manual.js';
 import nfcorpus from './parts/nfcorpus.js';
 import qa from './parts/qa.js';
+import speech from './parts/speech.js';
 import startup from './parts/startup.js';
 import underLoad from './parts/under-load.js';
 
 /** Every part, in the order they run. @type {import('./lib/part.js').BenchPart[]} */
-const PARTS = [nfcorpus, manual, crawl, underLoad, qa, startup];
+const PARTS = [nfcorpus, manual, crawl, underLoad, qa, speech, startup];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {

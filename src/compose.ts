@@ -36,6 +36,16 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
     ...(config.extractionThreads === undefined ? {} : { extraction: { threads: config.extractionThreads } }),
     ...(embeddings === undefined ? {} : { embeddings }),
     ...(llm === undefined ? {} : { llm }),
+    ...(config.ttsUrl === undefined || config.ttsModel === undefined
+      ? {}
+      : {
+          speechProvider: {
+            baseUrl: config.ttsUrl,
+            model: config.ttsModel,
+            voice: config.ttsVoice,
+            ...(config.ttsApiKey === undefined ? {} : { apiKey: config.ttsApiKey }),
+          },
+        }),
     ...(config.youtubeUrl === undefined ? {} : { youtubeBaseUrl: config.youtubeUrl }),
     youtubeApi: { baseUrl: config.youtubeApiUrl, ...(config.youtubeApiKey === undefined ? {} : { apiKey: config.youtubeApiKey }) },
   });

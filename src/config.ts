@@ -64,6 +64,14 @@ export const Config = z
     llmModel: z.string().trim().min(1).optional(),
     /** Sent as a bearer token to `llmUrl`. Never a command-line flag, never logged. */
     llmApiKey: z.string().trim().min(1).optional(),
+    /** An OpenAI-compatible API root (`POST {url}/audio/speech`): text-to-speech version 2, for the gurus the operator enables. */
+    ttsUrl: BaseUrl('must be an http:// or https:// API root, e.g. https://api.openai.com/v1').optional(),
+    /** The speech model's name at `ttsUrl`. */
+    ttsModel: z.string().trim().min(1).optional(),
+    /** The voice of `ttsModel`. */
+    ttsVoice: z.string().trim().min(1).default('alloy'),
+    /** Sent as a bearer token to `ttsUrl`. Never a command-line flag, never logged. */
+    ttsApiKey: z.string().trim().min(1).optional(),
     /** Where YouTube requests go instead of https://www.youtube.com: a proxy, or a test stand-in. */
     youtubeUrl: BaseUrl('must be an http:// or https:// URL standing in for https://www.youtube.com').optional(),
     /** A Google Cloud API key with the YouTube Data API v3 enabled, for channel and playlist import. Never a command-line flag, never logged. */
@@ -78,7 +86,7 @@ export const Config = z
     ),
   })
   .superRefine((config, context) => {
-    const requireBoth = (url: 'embeddingsUrl' | 'llmUrl', model: 'embeddingsModel' | 'llmModel', theModel: string) => {
+    const requireBoth = (url: 'embeddingsUrl' | 'llmUrl' | 'ttsUrl', model: 'embeddingsModel' | 'llmModel' | 'ttsModel', theModel: string) => {
       if (config[url] !== undefined && config[model] === undefined) {
         context.addIssue({
           code: 'custom',
@@ -96,6 +104,7 @@ export const Config = z
     };
     requireBoth('embeddingsUrl', 'embeddingsModel', 'the embedding model to use there, e.g. text-embedding-3-small or nomic-embed-text');
     requireBoth('llmUrl', 'llmModel', 'the chat model to use there, e.g. gpt-4o-mini or llama3.2');
+    requireBoth('ttsUrl', 'ttsModel', 'the speech model to use there, e.g. gpt-4o-mini-tts or tts-1');
     if (config.backend === 'remote' && config.apiKey === undefined) {
       context.addIssue({
         code: 'custom',
@@ -128,6 +137,10 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   llmUrl: 'GURU_LLM_URL',
   llmModel: 'GURU_LLM_MODEL',
   llmApiKey: 'GURU_LLM_API_KEY',
+  ttsUrl: 'GURU_TTS_URL',
+  ttsModel: 'GURU_TTS_MODEL',
+  ttsVoice: 'GURU_TTS_VOICE',
+  ttsApiKey: 'GURU_TTS_API_KEY',
   youtubeUrl: 'GURU_YOUTUBE_URL',
   youtubeApiKey: 'GURU_YOUTUBE_API_KEY',
   youtubeApiUrl: 'GURU_YOUTUBE_API_URL',

@@ -413,6 +413,40 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/answer-progress.js'),
   },
   ...END_USER_COMMANDS,
+  {
+    name: 'speak',
+    summary: 'read a text aloud with the offline voice: MP3 to a file or to stdout',
+    details: [
+      'The text comes from the arguments, or from stdin when there are none (or "-"). Markdown is read as words; code in backticks is said as "Code block" or "Inline code".',
+      'The MP3 streams as it is synthesized, to --out FILE or to stdout when stdout is not a terminal (a pipe to a player, a redirect). The local engine needs the espeak-ng program (apt-get install espeak-ng, brew install espeak-ng).',
+    ],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'text', required: false, variadic: true },
+    ],
+    options: {
+      out: { type: 'string', short: 'o', value: 'FILE', description: 'write the MP3 to FILE instead of stdout' },
+      v2: { type: 'boolean', description: 'use the speech provider (GURU_TTS_URL), where guru-mcp speech <slug> on enabled it' },
+    },
+    audience: 'people',
+    examples: ['guru-mcp speak docs "Keys rotate every 90 days." -o keys.mp3', 'guru-mcp ask docs --json "How do I rotate keys?" | jq -r .content | guru-mcp speak docs - | mpv -'],
+    load: () => import('./commands/speak.js'),
+  },
+  {
+    name: 'speech',
+    summary: 'let a guru speak through the speech provider (text-to-speech v2), or stop it',
+    details: [
+      'The provider is an OpenAI-compatible /audio/speech endpoint: GURU_TTS_URL, GURU_TTS_MODEL, GURU_TTS_VOICE (default alloy) and GURU_TTS_API_KEY (environment or config file only). Without "on", text-to-speech v2 answers "Text-to-speech is not enabled for this guru type". Local engine only.',
+    ],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'on|off', required: true },
+    ],
+    options: {},
+    audience: 'people',
+    examples: ['guru-mcp speech docs on'],
+    load: () => import('./commands/speech.js'),
+  },
 ];
 
 export const DEFAULT_COMMAND = 'stdio';

@@ -35,7 +35,8 @@ export type OptionValues = Readonly<Record<string, string | boolean | (string | 
 
 /** An output stream as commands use it: text in, and whether a person watches it. */
 export interface OutputStream {
-  write(text: string): unknown;
+  /** Text, or bytes from commands that write binary output (speak). */
+  write(chunk: string | Uint8Array): unknown;
   readonly isTTY?: boolean;
   readonly columns?: number;
 }

@@ -13,6 +13,7 @@ import type {
   PlaylistImport,
   StartCrawlRequest,
   AskInput,
+  TextToSpeechRequest,
   CreatedApiKey,
   CreatedDataSource,
   CreatedGuru,
@@ -120,6 +121,23 @@ export interface Votes {
   recordVote(guru: string, request: RecordVoteRequest): Promise<RecordedVote>;
 }
 
+export interface SpeechOptions {
+  /** Aborting stops the synthesis (and ends the stream). */
+  readonly signal?: AbortSignal;
+  /** 1 (default): the offline voice. 2: the speech provider, where the operator enabled it for the guru. */
+  readonly version?: 1 | 2;
+}
+
+export interface Speech {
+  /**
+   * The text read aloud as MP3, in chunks as it is synthesized. Resolves once
+   * the first audio is ready: the spec's errors ("No text provided", "Error
+   * generating speech stream"…) come before it; a failure after it ends the
+   * iteration with an error.
+   */
+  textToSpeech(guru: string, request: TextToSpeechRequest, options?: SpeechOptions): Promise<AsyncIterable<Uint8Array>>;
+}
+
 /** Video URLs of a channel or playlist, for adding as sources. Not tied to a guru. */
 export interface VideoLists {
   importChannel(request: ImportUrlRequest): Promise<ChannelImport>;
@@ -137,7 +155,7 @@ export interface EndUsers {
 }
 
 /** The whole service, as the transports see it. */
-export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists, EndUsers {
+export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists, EndUsers, Speech {
   /** Releases connections, timers and files. */
   close(): Promise<void>;
 }
@@ -160,6 +178,8 @@ export interface GuruAdmin {
   listIntegrations(slug: string): Promise<Integration[]>;
   /** Returns whether there was one to remove. */
   removeIntegration(slug: string, kind: IntegrationKind): Promise<boolean>;
+  /** Lets the guru speak through the speech provider (text-to-speech version 2), or stops it. */
+  setProviderSpeech(slug: string, enabled: boolean): Promise<void>;
 }
 
 export interface UploadFile {

@@ -217,7 +217,7 @@ export const Errors = {
   followUpFailed: () => make('follow_up', 500, 'An error occurred while generating follow-up examples'),
 
   textToSpeechDisabled: () => make('text_to_speech', 403, 'Text-to-speech is not enabled for this guru type'),
-  speechFailed: () => make('text_to_speech', 500, 'Error generating speech stream'),
+  speechFailed: (hint?: string) => make('text_to_speech', 500, 'Error generating speech stream', hint === undefined ? {} : { hint }),
 
   searchFailed: (details: string) => make('semantic_search', 500, `Error fetching sources: ${details}`),
 

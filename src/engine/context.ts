@@ -9,6 +9,8 @@ import type { ChatSettings } from '../providers/chat.js';
 import type { EmbeddingsSettings } from '../providers/embeddings.js';
 import type { ExtractionSettings } from './ingest/extract/extraction-pool.js';
 import type { ProcessorLimits } from './ingest/processor.js';
+import type { SpeechProviderSettings } from '../providers/speech.js';
+import type { VoiceSettings } from './speech/espeak.js';
 import type { Db } from './store/database.js';
 
 export interface EngineSettings {
@@ -28,6 +30,10 @@ export interface EngineSettings {
   readonly llm?: ChatSettings;
   /** The YouTube Data API, for importing channels and playlists. */
   readonly youtubeApi?: { readonly apiKey?: string; readonly baseUrl?: string };
+  /** The offline voice (eSpeak NG): its program, voice and speed. */
+  readonly speech?: Partial<VoiceSettings>;
+  /** An OpenAI-compatible `/audio/speech` endpoint: text-to-speech version 2, for the gurus the operator enables. */
+  readonly speechProvider?: SpeechProviderSettings;
   /** The engine's idea of now; tests move it to place sessions in time. */
   readonly clock?: () => Date;
 }

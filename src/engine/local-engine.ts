@@ -4,7 +4,7 @@
  * them as the Assistant port and the local guru administration. Behaviour
  * lives in the capabilities; this class only composes and delegates.
  */
-import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, UploadFile, UploadOptions } from '../core/assistant.js';
+import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, SpeechOptions, UploadFile, UploadOptions } from '../core/assistant.js';
 import type {
   Answer,
   AnswerProgress,
@@ -40,6 +40,7 @@ import type {
   SessionConversation,
   SessionList,
   StartCrawlRequest,
+  TextToSpeechRequest,
   UploadedDocument,
   UpsertProfilesRequest,
   UpsertProfilesResponse,
@@ -56,6 +57,7 @@ import { LocalIntegrations } from './ingest/local-integrations.js';
 import { LocalProgress } from './progress/local-progress.js';
 import { LocalSearch } from './search/local-search.js';
 import { LocalSessions } from './sessions/local-sessions.js';
+import { LocalSpeech } from './speech/local-speech.js';
 import { openDatabase } from './store/database.js';
 import { LocalVotes } from './votes/local-votes.js';
 import { LocalVideoLists } from './youtube/local-video-lists.js';
@@ -79,6 +81,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #crawling: LocalCrawling;
   readonly #videoLists: LocalVideoLists;
   readonly #endUsers: LocalEndUsers;
+  readonly #speech: LocalSpeech;
   /** Aborted on close: background work started by open() stops. */
   readonly #closing = new AbortController();
 
@@ -97,6 +100,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
     this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search, this.#progress);
+    this.#speech = new LocalSpeech(context, this.#gurus);
   }
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */
@@ -127,6 +131,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     await this.#search.close();
     await this.#progress.close();
     await this.#endUsers.close();
+    await this.#speech.close();
     this.#context.db.close();
   }
 
@@ -142,6 +147,11 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {
     return this.#search.semanticSearch(guru, request);
+  }
+
+  // Speech
+  textToSpeech(guru: string, request: TextToSpeechRequest, options?: SpeechOptions): Promise<AsyncIterable<Uint8Array>> {
+    return this.#speech.textToSpeech(guru, request, options);
   }
 
   // DataSources
@@ -225,5 +235,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   removeIntegration(guru: string, kind: IntegrationKind): Promise<boolean> {
     return this.#integrations.removeIntegration(guru, kind);
+  }
+  setProviderSpeech(guru: string, enabled: boolean): Promise<void> {
+    return this.#speech.setProviderSpeech(guru, enabled);
   }
 }

@@ -20,6 +20,7 @@ import {
   ReindexRequest,
   SemanticSearchRequest,
   StartCrawlRequest,
+  TextToSpeechRequest,
 } from '../core/schemas.js';
 import type { Answer } from '../core/schemas.js';
 import { describeError, type Logger } from '../log.js';
@@ -96,6 +97,8 @@ const STREAM_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
+const AUDIO_STREAM_HEADERS = { ...STREAM_HEADERS, 'content-type': 'audio/mpeg' } as const;
+
 export function createRestApi(options: RestApiOptions): RestHandler {
   const { backend, logger, limiter, publicUrl } = options;
   const { assistant } = backend;
@@ -133,6 +136,18 @@ export function createRestApi(options: RestApiOptions): RestHandler {
         return ok(await assistant.answerProgress(guru, query));
       },
     },
+    ...([1, 2] as const).map(
+      (version): RestRoute => ({
+        method: 'POST',
+        path: version === 1 ? '/:guru_slug/text-to-speech/stream' : '/:guru_slug/text-to-speech-v2/stream',
+        operation: 'text_to_speech',
+        maxBodyBytes: BODY_LIMITS.request,
+        run: async ({ res, guru, body }) => {
+          const request = parseRequest(TextToSpeechRequest, body, 'text_to_speech');
+          return streamBytes(res, await assistant.textToSpeech(guru, request, { signal: abortOnClose(res), version }));
+        },
+      }),
+    ),
     {
       method: 'POST',
       path: '/:guru_slug/semantic-search',
@@ -386,6 +401,32 @@ async function streamText(res: ServerResponse, produce: (onText: (delta: string)
   write(written ? '' : answer.content);
   res.end();
   return RESPONDED;
+}
+
+/**
+ * Streams audio as the port produces it, no faster than the client reads it
+ * (so a slow listener holds back synthesis rather than filling memory).
+ */
+async function streamBytes(res: ServerResponse, chunks: AsyncIterable<Uint8Array>): Promise<Reply> {
+  res.writeHead(200, AUDIO_STREAM_HEADERS);
+  for await (const chunk of chunks) {
+    if (res.destroyed) break;
+    if (!res.write(chunk)) await drainedOrClosed(res);
+  }
+  res.end();
+  return RESPONDED;
+}
+
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 const isAbort = (error: unknown) => error instanceof Error && error.name === 'AbortError';

@@ -21,6 +21,7 @@ import { registerGuruTools } from './tools/gurus.js';
 import { registerSearchTool } from './tools/search.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSourceTools } from './tools/sources.js';
+import { registerSpeechTool } from './tools/speech.js';
 import { registerVideoListTools } from './tools/video-lists.js';
 import { registerVoteTool } from './tools/votes.js';
 
@@ -83,6 +84,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerAnswerProgressTool(server, context);
   registerFollowUpTool(server, context);
   registerEndUserTools(server, context);
+  registerSpeechTool(server, context);
   registerResources(server, context);
   const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
   whenClosed(server, () => subscriptions.close());

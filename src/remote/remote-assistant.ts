@@ -7,7 +7,7 @@
  * The key decides which guru a call reaches. The session endpoints carry no
  * guru in their path, so there the key alone decides.
  */
-import type { Assistant, AskInput, AskOptions, DataSourcePage } from '../core/assistant.js';
+import type { Assistant, AskInput, AskOptions, DataSourcePage, SpeechOptions } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 import {
   Answer,
@@ -41,6 +41,7 @@ import type {
   StartCrawlRequest,
   EndUserDataQuery,
   UpsertProfilesRequest,
+  TextToSpeechRequest,
 } from '../core/schemas.js';
 import { silentLogger, type Logger } from '../log.js';
 import { pathOf, type Endpoint } from './endpoint.js';
@@ -108,6 +109,13 @@ export class RemoteAssistant implements Assistant {
     // Sent as given; a missing id stays missing, for the service to refuse, rather than becoming "undefined".
     const user: unknown = query.external_user_id;
     return this.#client.json(endpoint, AnswerProgress, { query: typeof user === 'string' ? { external_user_id: user } : {} });
+  }
+
+  /** The service's MP3 stream, passed on as it arrives. Reading the text aloud again is safe. */
+  async textToSpeech(guru: string, request: TextToSpeechRequest, options: SpeechOptions = {}): Promise<AsyncIterable<Uint8Array>> {
+    const path = pathOf(guru, options.version === 2 ? 'text-to-speech-v2' : 'text-to-speech', 'stream');
+    const endpoint: Endpoint = { operation: 'text_to_speech', method: 'POST', path, idempotent: true, guru };
+    return this.#client.bytes(endpoint, { body: request, signal: options.signal });
   }
 
   async semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {

@@ -130,6 +130,25 @@ export class RestClient {
     });
   }
 
+  /**
+   * Calls `endpoint` and returns its binary body, chunk by chunk as it arrives.
+   * The call is made (and its errors thrown) before this resolves; a failure
+   * while the body is read ends the iteration with the network error.
+   */
+  async bytes(endpoint: Endpoint, options: CallOptions = {}): Promise<AsyncIterable<Uint8Array>> {
+    const body = await this.#call(endpoint, options, '*/*', async (received) => received);
+    const failure = (error: unknown) => (options.signal?.aborted ? options.signal.reason : networkError(this.#address, endpoint, error, this.#timeoutOf(endpoint)));
+    return (async function* () {
+      try {
+        for await (const chunk of body) yield new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength);
+      } catch (error) {
+        throw failure(error);
+      } finally {
+        body.destroy();
+      }
+    })();
+  }
+
   close(): Promise<void> {
     this.#closed ??= this.#agent.destroy();
     return this.#closed;

@@ -13,6 +13,7 @@ import { waitForCrawl } from '../../src/core/wait-for-crawl.js';
 import { respond, startLoopbackServer, type LoopbackServer, type Route } from '../support/loopback-server.js';
 import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE, VIDEO_LISTS } from './fixtures.js';
 import { aroundAnswerContract } from './around-answer-contract.js';
+import { speechContract } from './speech-contract.js';
 import type { ContractHarness, OpenHarness } from './harness.js';
 
 const FIRST_PAGE = { page: 1, page_size: 1000 } as const;
@@ -531,6 +532,7 @@ export function assistantContract(open: OpenHarness): void {
     });
   });
   aroundAnswerContract(() => harness);
+  speechContract(() => harness);
 
   describe('crawling', () => {
     let site: LoopbackServer;

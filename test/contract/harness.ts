@@ -6,6 +6,7 @@
  * a guru, waiting for processing, moving the clock, and the YouTube Data API
  * stand-in the serving engine imports video lists from.
  */
+import { startSpeechStandIn, type SpeechStandIn } from '../stand-ins/openai-speech.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,10 @@ export interface ContractHarness {
   storedRows(table: StoredTable): number;
   /** The YouTube Data API the serving engine reads channels and playlists from (fixtures: VIDEO_LISTS). */
   readonly youtubeDataApi: YouTubeDataApiStandIn;
+  /** The speech provider (text-to-speech v2) of the serving engine. */
+  readonly speechProvider: SpeechStandIn;
+  /** The operator lets a guru speak through the speech provider, on the serving side. */
+  enableProviderSpeech(slug: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,25 +54,35 @@ async function openEngine(prefix: string, options: HarnessOptions) {
   let now = new Date('2026-11-20T12:00:00Z');
   const youtubeDataApi = await startYouTubeDataApiStandIn(VIDEO_LISTS);
   const youtubeApi = { baseUrl: youtubeDataApi.baseUrl, ...(options.withoutYouTubeApiKey ? {} : { apiKey: youtubeDataApi.apiKey }) };
-  // The suite's web pages and the stand-in are served on 127.0.0.1.
-  const engine = LocalEngine.open({ dataDir, clock: () => now, allowPrivateNetwork: true, youtubeApi });
+  const speechProvider = await startSpeechStandIn();
+  // The suite's web pages and the stand-ins are served on 127.0.0.1.
+  const engine = LocalEngine.open({
+    dataDir,
+    clock: () => now,
+    allowPrivateNetwork: true,
+    youtubeApi,
+    speechProvider: { baseUrl: speechProvider.baseUrl, model: 'tts-1', voice: 'alloy' },
+  });
   return {
     dataDir,
     engine,
     youtubeDataApi,
+    speechProvider,
+    enableProviderSpeech: (slug: string) => engine.setProviderSpeech(slug, true),
     setClock: (at: Date) => {
       now = at;
     },
     async close() {
       await engine.close();
       await youtubeDataApi.close();
+      await speechProvider.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
 export const openLocalHarness: OpenHarness = async (options = {}) => {
-  const { dataDir, engine, setClock, youtubeDataApi, close } = await openEngine('guru-contract-local-', options);
+  const { dataDir, engine, setClock, youtubeDataApi, speechProvider, enableProviderSpeech, close } = await openEngine('guru-contract-local-', options);
   return {
     kind: 'local',
     assistant: engine,
@@ -76,12 +91,14 @@ export const openLocalHarness: OpenHarness = async (options = {}) => {
     setClock,
     storedRows: (table) => storedRows(dataDir, table),
     youtubeDataApi,
+    speechProvider,
+    enableProviderSpeech,
     close,
   };
 };
 
 export const openRemoteHarness: OpenHarness = async (options = {}) => {
-  const { dataDir, engine, setClock, youtubeDataApi, close } = await openEngine('guru-contract-remote-', options);
+  const { dataDir, engine, setClock, youtubeDataApi, speechProvider, enableProviderSpeech, close } = await openEngine('guru-contract-remote-', options);
   const server = await startHttpServer({
     backend: { kind: 'local', assistant: engine, admin: engine },
     logger: silentLogger,
@@ -111,6 +128,8 @@ export const openRemoteHarness: OpenHarness = async (options = {}) => {
     setClock,
     storedRows: (table) => storedRows(dataDir, table),
     youtubeDataApi,
+    speechProvider,
+    enableProviderSpeech,
     async close() {
       await assistant.close();
       await server.close();

@@ -39,11 +39,12 @@ const ALL_TOOLS = [
   'semantic_search',
   'start_crawl',
   'stop_crawl',
+  'text_to_speech',
   'upsert_profiles',
 ];
 
-/** Tools that reach outside the server: fetching URL sources, crawling, the video platform's API. */
-const OPEN_WORLD_TOOLS = new Set(['add_sources', 'reindex_sources', 'start_crawl', 'import_channel', 'import_playlist']);
+/** Tools that reach outside the server: fetching URL sources, crawling, the video platform's API, the speech provider (version 2). */
+const OPEN_WORLD_TOOLS = new Set(['add_sources', 'reindex_sources', 'start_crawl', 'import_channel', 'import_playlist', 'text_to_speech']);
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;

@@ -231,4 +231,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX binges_guru_user ON binges(guru_id, external_user_id) WHERE external_user_id IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: 'speech provider per guru',
+    sql: `
+      -- Gurus the operator lets speak through the speech provider (text-to-speech version 2).
+      CREATE TABLE speech_provider_gurus (
+        guru_id INTEGER PRIMARY KEY REFERENCES gurus(id) ON DELETE CASCADE,
+        enabled_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

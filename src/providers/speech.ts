@@ -1,0 +1,82 @@
+/**
+ * Speech from an OpenAI-compatible endpoint (OpenAI, LocalAI, Kokoro-FastAPI,
+ * openedai-speech and the like): `POST {baseUrl}/audio/speech` with
+ * `{model, voice, input, response_format: "mp3"}`, answered by the MP3 bytes,
+ * which are passed on as they arrive.
+ */
+import type { Agent } from 'undici';
+import { createAgent } from '../net/agent.js';
+
+export interface SpeechProviderSettings {
+  /** The API root, e.g. `https://api.openai.com/v1`. */
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly voice: string;
+  readonly apiKey?: string;
+}
+
+/** The most characters one request takes (OpenAI's limit); longer texts go in several. */
+export const PROVIDER_MAX_INPUT_CHARS = 4096;
+
+export class SpeechProviderError extends Error {
+  override readonly name = 'SpeechProviderError';
+}
+
+export class SpeechProvider {
+  readonly #url: URL;
+  readonly #settings: SpeechProviderSettings;
+  readonly #agent: Agent;
+
+  constructor(settings: SpeechProviderSettings) {
+    this.#settings = settings;
+    this.#url = new URL(`${settings.baseUrl.replace(/\/+$/, '')}/audio/speech`);
+    // The endpoint is the operator's choice (often a model server on this machine).
+    this.#agent = createAgent({
+      allowPrivateNetwork: true,
+      connectTimeoutMs: 10_000,
+      headersTimeoutMs: 60_000,
+      bodyTimeoutMs: 60_000,
+      connectionsPerOrigin: 4,
+    });
+  }
+
+  /** The MP3 of `input` (at most PROVIDER_MAX_INPUT_CHARS), chunk by chunk; errors of the endpoint are thrown before any. */
+  async speak(input: string, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+    const where = `${this.#url.origin}${this.#url.pathname}`;
+    let response;
+    try {
+      response = await this.#agent.request({
+        origin: this.#url.origin,
+        path: this.#url.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'audio/mpeg',
+          ...(this.#settings.apiKey === undefined ? {} : { authorization: `Bearer ${this.#settings.apiKey}` }),
+        },
+        body: JSON.stringify({ model: this.#settings.model, voice: this.#settings.voice, input, response_format: 'mp3' }),
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw new SpeechProviderError(`The speech endpoint ${where} is unreachable: ${(error as Error).message}`);
+    }
+    if (response.statusCode !== 200) {
+      const text = await response.body.text();
+      const detail = /"message"\s*:\s*"([^"]{1,300})"/.exec(text)?.[1] ?? text.slice(0, 300);
+      throw new SpeechProviderError(`The speech endpoint ${where} answered ${response.statusCode}: ${detail}`);
+    }
+    const body = response.body;
+    return (async function* () {
+      try {
+        for await (const chunk of body) yield new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength);
+      } finally {
+        body.destroy();
+      }
+    })();
+  }
+
+  close(): Promise<void> {
+    return this.#agent.close();
+  }
+}
