@@ -6,6 +6,12 @@
  * repeats the question is left out.
  */
 
+/**
+ * A fenced block on lines of its own: backticks or tildes, closed by a fence of the same kind at
+ * least as long (answers lengthen a fence around code that holds backticks), or by the end.
+ */
+const FENCED_BLOCK = /^ {0,3}(`{3,}|~{3,})([^\n]*)\n[\s\S]*?(?:^ {0,3}\1[`~]*[ \t]*$|(?![\s\S]))/gm;
+/** Triple backticks within a line. */
 const FENCED_CODE = /```([^\n`]*)\n?[\s\S]*?(?:```|$)/g;
 const INLINE_CODE = /`([^`\n]+)`/g;
 
@@ -24,8 +30,14 @@ export type CodeReading = 'named' | 'described';
 export function speechText(text: string, question?: string, code: CodeReading = 'named'): string {
   const withoutCode =
     code === 'named'
-      ? text.replace(FENCED_CODE, `\n${CODE_BLOCK_WORDS}.\n`).replace(INLINE_CODE, INLINE_CODE_WORDS)
-      : text.replace(FENCED_CODE, (_, info: string) => `\nHere is ${codeExample(info)}.\n`).replace(INLINE_CODE, (_, words: string) => words);
+      ? text
+          .replace(FENCED_BLOCK, `\n${CODE_BLOCK_WORDS}.\n`)
+          .replace(FENCED_CODE, `\n${CODE_BLOCK_WORDS}.\n`)
+          .replace(INLINE_CODE, INLINE_CODE_WORDS)
+      : text
+          .replace(FENCED_BLOCK, (_, _fence: string, info: string) => `\nHere is ${codeExample(info)}.\n`)
+          .replace(FENCED_CODE, (_, info: string) => `\nHere is ${codeExample(info)}.\n`)
+          .replace(INLINE_CODE, (_, words: string) => words);
   const lines = withoutCode.split(/\r?\n/);
   const first = lines.findIndex((line) => line.trim() !== '');
   if (first >= 0 && isLeadingQuestionHeading(lines[first] ?? '', question)) lines.splice(first, 1);

@@ -24,6 +24,12 @@ describe('speechText', () => {
   it('says an unclosed code fence as a code block too', () => {
     expect(speechText('Try:\n```\nrm -rf /tmp/x')).toBe('Try:\nCode block.');
   });
+
+  it('says tilde fences, and longer fences around code that holds backticks, as one code block', () => {
+    expect(speechText('Run:\n~~~sql\nSELECT 1;\n~~~\nDone.')).toBe('Run:\nCode block.\nDone.');
+    expect(speechText('Quote:\n````md\n```\ninner\n```\n````\nDone.')).toBe('Quote:\nCode block.\nDone.');
+    expect(speechText('Run:\n~~~python\nprint(1)\n~~~', undefined, 'described')).toBe('Run:\nHere is a code example in Python.');
+  });
 });
 
 describe('sentencesOf', () => {
