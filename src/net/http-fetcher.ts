@@ -531,7 +531,8 @@ function display(input: string | URL): string {
   }
 }
 
-function errorCode(error: unknown): string | undefined {
+/** The node or undici code of an error or of one of its causes, e.g. ECONNREFUSED, UND_ERR_SOCKET. */
+export function errorCode(error: unknown): string | undefined {
   const coded = findCause(error, (cause): cause is { code: string } => typeof (cause as { code?: unknown }).code === 'string');
   if (coded) return coded.code;
   // Node reports a failed connection to every address of a name as an AggregateError.

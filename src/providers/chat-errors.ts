@@ -3,6 +3,7 @@
  * the endpoint (never the key, which is masked should a server echo it) and says what to check.
  */
 import { retryAfter } from '../net/http-fetcher.js';
+import { excerpt } from './excerpt.js';
 
 export type ChatFailure =
   /** No connection, or it broke before any response. */
@@ -49,15 +50,6 @@ export const retryableStatus = (status: number): boolean => status === 408 || st
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
-/** The node or undici code of an error or of one of its causes, e.g. ECONNREFUSED, UND_ERR_SOCKET. */
-export function errorCode(error: unknown): string | undefined {
-  for (let current = error; current instanceof Error; current = current.cause) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
-}
-
 /** The ChatErrors of one endpoint, model and key. */
 export class ChatErrors {
   readonly #endpoint: string;
@@ -72,9 +64,7 @@ export class ChatErrors {
 
   /** `text` on one line, at most `chars` long, with the key masked. */
   excerpt(text: string, chars = 300): string {
-    const line = text.replace(/\s+/g, ' ').trim();
-    const masked = this.#apiKey === undefined ? line : line.split(this.#apiKey).join('***');
-    return masked.length > chars ? `${masked.slice(0, chars)}…` : masked;
+    return excerpt(text, this.#apiKey, chars);
   }
 
   /** An HTTP error status; `detail` is the server's own message, if it sent one. */

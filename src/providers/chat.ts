@@ -12,7 +12,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, Dispatcher } from 'undici';
 import { createAgent } from '../net/agent.js';
-import { ChatError, ChatErrors, errorCode } from './chat-errors.js';
+import { errorCode } from '../net/http-fetcher.js';
+import { ChatError, ChatErrors } from './chat-errors.js';
 import { errorDetail, StreamedAnswer, wholeAnswer, type ChatCompletion } from './chat-wire.js';
 import { ServerSentEventParser } from './sse.js';
 

@@ -6,6 +6,8 @@
  */
 import type { Agent } from 'undici';
 import { createAgent } from '../net/agent.js';
+import { errorCode } from '../net/http-fetcher.js';
+import { excerpt } from './excerpt.js';
 
 export interface SpeechProviderSettings {
   /** The API root, e.g. `https://api.openai.com/v1`. */
@@ -59,11 +61,12 @@ export class SpeechProvider {
       });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw new SpeechProviderError(`The speech endpoint ${where} is unreachable: ${(error as Error).message}`);
+      const reason = errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+      throw new SpeechProviderError(`The speech endpoint ${where} is unreachable (${excerpt(reason, this.#settings.apiKey)}): check GURU_TTS_URL`);
     }
     if (response.statusCode !== 200) {
       const text = await response.body.text();
-      const detail = /"message"\s*:\s*"([^"]{1,300})"/.exec(text)?.[1] ?? text.slice(0, 300);
+      const detail = excerpt(/"message"\s*:\s*"([^"]{1,300})"/.exec(text)?.[1] ?? text, this.#settings.apiKey);
       throw new SpeechProviderError(`The speech endpoint ${where} answered ${response.statusCode}: ${detail}`);
     }
     const body = response.body;
