@@ -437,9 +437,12 @@ export type PlaylistImport = z.infer<typeof PlaylistImport>;
 // ---------------------------------------------------------------------------
 // End-user data
 
+/** Records skipped per collection at most: far past any end user's history, and a bound on the work. */
+export const MAX_END_USER_OFFSET = 1_000_000;
+
 export const EndUserDataQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: z.coerce.number().int().min(0).max(MAX_END_USER_OFFSET).default(0),
 });
 export type EndUserDataQuery = z.infer<typeof EndUserDataQuery>;
 

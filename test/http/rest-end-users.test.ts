@@ -129,6 +129,38 @@ describe('REST: end users', () => {
     expect(tooMany.json).toEqual({ msg: 'Invalid request parameters: users must have at most 1000 items' });
   });
 
+  it('refuses oversized and malformed profile requests and ids with 400, never 500', async () => {
+    const profiles = (rawBody: string) =>
+      call(base, 'POST', '/api/v1/docs/profiles/', { key: docsKey, rawBody, headers: { 'content-type': 'application/json' } });
+    const broken = await profiles('{"users": [');
+    expect(broken.status).toBe(400);
+    expect(broken.json).toEqual({ msg: 'Invalid request parameters: Invalid JSON body' });
+    const notList = await profiles('{"users": "everyone"}');
+    expect(notList.status).toBe(400);
+    expect(notList.json).toEqual({ msg: 'Invalid request parameters: users must be an array of objects' });
+    const notObject = await profiles('[1, 2]');
+    expect(notObject.status).toBe(400);
+
+    // Nested too deeply to serialize: far past the 16 KiB cap, refused for that user alone.
+    const depth = 200_000;
+    const deep = `{"users": [{"external_user_id": "deep", "memory": ${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}, {"external_user_id": "${'x'.repeat(257)}", "memory": {}}]}`;
+    const refused = await profiles(deep);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({
+      error: 'Failed to process some users',
+      users_results: [
+        { user_index: 0, success: false, errors: ['memory must be at most 16 KiB as JSON'] },
+        { user_index: 1, success: false, errors: ['external_user_id must be at most 256 characters'] },
+      ],
+    });
+
+    const longId = await call(base, 'DELETE', `/api/v1/docs/end-users/${'x'.repeat(257)}/data/`, { key: docsKey });
+    expect(longId.status).toBe(400);
+    const farOffset = await call(base, 'GET', `${DATA}?offset=1000001`, { key: docsKey });
+    expect(farOffset.status).toBe(400);
+    expect(farOffset.json).toEqual({ msg: 'Invalid request parameters: offset must be at most 1000000' });
+  });
+
   it('erases at the DELETE path and answers the counts', async () => {
     await call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, body: { question: 'anything', external_user_id: USER } });
     const reply = await call(base, 'DELETE', DATA, { key: docsKey });

@@ -28,14 +28,24 @@ import type { LocalSessions } from '../sessions/local-sessions.js';
 import { checkpoint } from '../store/database.js';
 import { EndUserRecords, type ProfileUpdate } from './records.js';
 
+/**
+ * Whether `value` takes at most `maxBytes` as JSON. One nested too deeply to serialize (the
+ * stack runs out) is far past any cap, so it does not fit either.
+ */
+function fitsAsJson(value: unknown, maxBytes: number): boolean {
+  try {
+    return Buffer.byteLength(JSON.stringify(value)) <= maxBytes;
+  } catch {
+    return false;
+  }
+}
+
 /** One user of an upsert request; any JSON object is a profile, within the size cap. */
 const ProfileInput = z.object({
   external_user_id: Identifier,
-  memory: z
-    .looseObject({})
-    .refine((memory) => Buffer.byteLength(JSON.stringify(memory)) <= MAX_PROFILE_BYTES, {
-      message: `memory must be at most ${MAX_PROFILE_BYTES / 1024} KiB as JSON`,
-    }),
+  memory: z.looseObject({}).refine((memory) => fitsAsJson(memory, MAX_PROFILE_BYTES), {
+    message: `memory must be at most ${MAX_PROFILE_BYTES / 1024} KiB as JSON`,
+  }),
 });
 
 const EndUserId = z.object({ external_user_id: Identifier });
