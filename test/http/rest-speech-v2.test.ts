@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openBackend, openRateLimiter, type OpenedBackend } from '../../src/compose.js';
 import { Config } from '../../src/config.js';
 import { readMp3 } from '../../src/core/mp3-frames.js';
+import { MAX_SPEECH_CHARS } from '../../src/core/schemas.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
 import { startSpeechStandIn, type SpeechStandIn } from '../stand-ins/openai-speech.js';
@@ -58,6 +59,15 @@ describe('POST {guru}/text-to-speech-v2/stream/', () => {
     expect((await call(server.url, 'POST', PATH, { key, body: { text: 'Hello.' } })).status).toBe(200);
     await backend.admin!.setProviderSpeech('frob', false);
     expect((await call(server.url, 'POST', PATH, { key, body: { text: 'Hello.' } })).status).toBe(403);
+  });
+
+  it('refuses malformed and oversized bodies with 400 before the provider is asked', async () => {
+    await backend.admin!.setProviderSpeech('frob', true);
+    for (const rawBody of ['{"text": 42}', '{}', '{"text": "Hello.', JSON.stringify({ text: 'a'.repeat(MAX_SPEECH_CHARS + 1) })]) {
+      const reply = await call(server.url, 'POST', PATH, { key, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(reply.status, rawBody.slice(0, 40)).toBe(400);
+    }
+    expect(provider.received).toHaveLength(0);
   });
 
   it("streams the provider's MP3 through, with the spec headers, code described for speech", async () => {

@@ -138,6 +138,11 @@ describe('POST {guru}/text-to-speech/stream/', () => {
     const tooLong = await call(served.url, 'POST', PATH, { key: served.key, body: { text: 'a'.repeat(MAX_SPEECH_CHARS + 1) } });
     expect(tooLong.status).toBe(400);
     expect(JSON.stringify(tooLong.json)).toContain(String(MAX_SPEECH_CHARS));
+    for (const rawBody of ['{"text": 42}', '{"text": null}', '["Hello."]', '{"text": "Hello.', 'not json']) {
+      const reply = await call(served.url, 'POST', PATH, { key: served.key, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(reply.status, rawBody).toBe(400);
+      expect(typeof (reply.json as { msg?: unknown }).msg, rawBody).toBe('string');
+    }
   });
 
   it('answers "Rate limit exceeded" past the limit', async () => {
