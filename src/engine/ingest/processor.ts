@@ -129,16 +129,21 @@ export class SourceProcessor {
     // processes never both read and then fail to upgrade to a write. Each source of a
     // batch is a savepoint of its own: one that cannot be stored fails alone.
     const indexOne = stores.db.transaction((job: JobRow, text: SourceText) => this.#index(job, text));
-    const storeBatch = stores.db.transaction((batch: readonly ReadSource[]) =>
-      batch.map((read) => {
+    const storeBatch = stores.db.transaction((batch: readonly ReadSource[]) => {
+      const settles = batch.map((read) => {
         try {
           indexOne(read.job, read.text);
           return read.committed;
         } catch (error) {
           return () => read.failed(error);
         }
-      }),
-    );
+      });
+      // Renewals cannot run while this transaction blocks the event loop; renewed here, once per
+      // batch, the other jobs under way are not seen expired by a process that gets the write
+      // lock after a long one.
+      stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+      return settles;
+    });
     this.#storeBatch = (batch) => {
       for (const settle of storeBatch.immediate(batch)) settle();
     };
@@ -344,9 +349,6 @@ export class SourceProcessor {
         if (this.#embedder) jobs.enqueue('embed_source', source.id, null, Date.now());
       }
     }
-    // Renewals cannot run while this transaction blocks the event loop; renewed here, the other
-    // jobs under way are not seen expired by a process that gets the write lock after a long one.
-    jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
     jobs.complete(job.id);
   }
 }
