@@ -5,13 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Answering, AskOptions } from '../../core/assistant.js';
 import { Errors } from '../../core/errors.js';
-import { AskInput, type Answer, type Reference } from '../../core/schemas.js';
+import { AskInput, type Answer } from '../../core/schemas.js';
 import { sessionUri } from '../../core/uris.js';
 import { parseRequest } from '../../core/validate.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import type { AnswerStage, ProgressReporter } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
-import type { LocalSessions, QuestionRow } from '../sessions/local-sessions.js';
+import { referencesOf, type LocalSessions, type QuestionRow } from '../sessions/local-sessions.js';
 import { Answerer } from './answerer.js';
 import { textPieces } from './extractive.js';
 
@@ -116,7 +116,7 @@ export class LocalAnswering implements Answering {
       question: row.question,
       date_updated: row.date_updated.slice(0, 10),
       trust_score: row.trust_score,
-      references: JSON.parse(row.references_json) as Reference[],
+      references: referencesOf(row),
       session_id: row.binge_id,
       question_url: sessionUri(guru.slug, row.binge_id),
       can_receive_feedback: row.can_receive_feedback === 1,

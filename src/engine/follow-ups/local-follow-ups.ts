@@ -6,14 +6,14 @@
  */
 import type { FollowUps } from '../../core/assistant.js';
 import { Errors, isGuruError } from '../../core/errors.js';
-import { FollowUpRequest, type FollowUpResponse, type Reference } from '../../core/schemas.js';
+import { FollowUpRequest, type FollowUpResponse } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
 import { describeError } from '../../log.js';
 import { normalizeQuestion } from '../answer/local-answering.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
 import type { LocalSearch } from '../search/local-search.js';
-import type { LocalSessions, QuestionRow } from '../sessions/local-sessions.js';
+import { referencesOf, type LocalSessions, type QuestionRow } from '../sessions/local-sessions.js';
 import { suggestFromKnowledge, type AnsweredTurn } from './from-knowledge.js';
 import { FollowUpRepository } from './repository.js';
 
@@ -79,5 +79,5 @@ export class LocalFollowUps implements FollowUps {
 const answeredTurn = (row: QuestionRow): AnsweredTurn => ({
   question: row.question,
   content: row.content,
-  references: JSON.parse(row.references_json) as Reference[],
+  references: referencesOf(row),
 });

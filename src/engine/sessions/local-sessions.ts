@@ -24,6 +24,9 @@ import { SessionRepository, type BingeRow, type NewQuestion, type QuestionRow, t
 
 export type { QuestionRow, VoteOutcome } from './repository.js';
 
+/** The references a turn was answered with, as stored with it. */
+export const referencesOf = (turn: QuestionRow): Reference[] => JSON.parse(turn.references_json) as Reference[];
+
 const SESSION_PAGE_SIZE = 20;
 
 /** Why a declined question was not answered: the engine declines only when the knowledge base holds nothing on it. */
@@ -112,7 +115,7 @@ export class LocalSessions implements Sessions {
         answer: turn.content,
         date_created: turn.date_created,
         date_updated: turn.date_updated,
-        references: JSON.parse(turn.references_json) as Reference[],
+        references: referencesOf(turn),
         trust_score: turn.trust_score,
         parent_slug: turn.parent_id === null ? null : (slugOf.get(turn.parent_id) ?? null),
         source: turn.source,

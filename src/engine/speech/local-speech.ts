@@ -11,7 +11,7 @@ import { TextToSpeechRequest } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
 import { describeError } from '../../log.js';
 import type { SpeechProvider } from '../../providers/speech.js';
-import type { EngineContext } from '../context.js';
+import { timestamp, type EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
 import type { VoiceSettings } from './espeak.js';
 import { SpeechRepository } from './repository.js';
@@ -50,7 +50,7 @@ export class LocalSpeech implements Speech {
 
   async setProviderSpeech(slug: string, enabled: boolean): Promise<void> {
     const guru = this.#gurus.find('admin', slug);
-    this.#repository.setProviderEnabled(guru.id, enabled, this.#context.clock().toISOString());
+    this.#repository.setProviderEnabled(guru.id, enabled, timestamp(this.#context));
   }
 
   async close(): Promise<void> {
