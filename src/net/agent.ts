@@ -7,7 +7,7 @@
  */
 import { lookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { BlockedAddressError, restrictedKind } from './address-policy.js';
 
 export interface AgentSettings {
@@ -63,4 +63,18 @@ export function createAgent(settings: AgentSettings): Agent {
     connections: settings.connectionsPerOrigin,
     ...(settings.maxResponseBytes === undefined ? {} : { maxResponseSize: settings.maxResponseBytes }),
   });
+}
+
+/**
+ * A response body as bytes, chunk by chunk as it arrives; `failure` maps an error while it is read
+ * (a cut connection), and the body is released however the reader stops.
+ */
+export async function* bytesOf(body: Dispatcher.ResponseData['body'], failure: (error: unknown) => unknown = (error) => error): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of body) yield chunk as Uint8Array;
+  } catch (error) {
+    throw failure(error);
+  } finally {
+    body.destroy();
+  }
 }

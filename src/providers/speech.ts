@@ -5,7 +5,7 @@
  * which are passed on as they arrive.
  */
 import type { Agent } from 'undici';
-import { createAgent } from '../net/agent.js';
+import { bytesOf, createAgent } from '../net/agent.js';
 import { errorCode } from '../net/http-fetcher.js';
 import { excerpt } from './excerpt.js';
 
@@ -69,14 +69,7 @@ export class SpeechProvider {
       const detail = excerpt(/"message"\s*:\s*"([^"]{1,300})"/.exec(text)?.[1] ?? text, this.#settings.apiKey);
       throw new SpeechProviderError(`The speech endpoint ${where} answered ${response.statusCode}: ${detail}`);
     }
-    const body = response.body;
-    return (async function* () {
-      try {
-        for await (const chunk of body) yield new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength);
-      } finally {
-        body.destroy();
-      }
-    })();
+    return bytesOf(response.body);
   }
 
   close(): Promise<void> {

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from 'undici';
-import { createAgent } from '../net/agent.js';
+import { bytesOf, createAgent } from '../net/agent.js';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { GuruError } from '../core/errors.js';
@@ -138,15 +138,7 @@ export class RestClient {
   async bytes(endpoint: Endpoint, options: CallOptions = {}): Promise<AsyncIterable<Uint8Array>> {
     const body = await this.#call(endpoint, options, '*/*', async (received) => received);
     const failure = (error: unknown) => (options.signal?.aborted ? options.signal.reason : networkError(this.#address, endpoint, error, this.#timeoutOf(endpoint)));
-    return (async function* () {
-      try {
-        for await (const chunk of body) yield new Uint8Array((chunk as Buffer).buffer, (chunk as Buffer).byteOffset, (chunk as Buffer).byteLength);
-      } catch (error) {
-        throw failure(error);
-      } finally {
-        body.destroy();
-      }
-    })();
+    return bytesOf(body, failure);
   }
 
   close(): Promise<void> {

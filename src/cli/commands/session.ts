@@ -2,6 +2,7 @@
 import type { ConversationTurn, SessionConversation } from '../../core/schemas.js';
 import { withGuru } from '../backend.js';
 import { referenceLines } from '../answers.js';
+import { loadRenderer } from '../answer-text.js';
 import type { RenderMarkdown } from '../markdown.js';
 import { shellQuote, writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
@@ -42,7 +43,7 @@ export async function run(context: CommandContext): Promise<number> {
     return 0;
   }
   // Rendered on a terminal only; loaded here, so that pipes never pay for the renderer.
-  const render = stdout.isTTY ? (await import('../markdown.js')).terminalMarkdown(stdout.columns) : asIs;
+  const render = (stdout.isTTY ? await loadRenderer(stdout) : undefined) ?? asIs;
   writeLines(stdout, ...renderSession(session, slug, render));
   return 0;
 }
