@@ -80,7 +80,7 @@ describe('guru settings', () => {
     try {
       const db = openDatabase(old, MIGRATIONS.filter((migration) => migration.version <= 8));
       const now = new Date().toISOString();
-      const guruId = db.prepare<[string, string], { id: number }>("INSERT INTO gurus (slug, name, date_created) VALUES (?, ?, ?) RETURNING id").get('loud', 'loud', now)!.id;
+      const guruId = db.prepare<[string, string, string], { id: number }>("INSERT INTO gurus (slug, name, date_created) VALUES (?, ?, ?) RETURNING id").get('loud', 'loud', now)!.id;
       db.prepare("INSERT INTO gurus (slug, name, date_created) VALUES ('quiet', 'quiet', ?)").run(now);
       db.prepare('INSERT INTO speech_provider_gurus (guru_id, enabled_at) VALUES (?, ?)').run(guruId, now);
       db.close();
