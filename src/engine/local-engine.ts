@@ -103,7 +103,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search, this.#progress);
     this.#chat = context.settings.llm && new ChatProvider(context.settings.llm);
     const model = this.#chat && new ModelPipeline(this.#chat, this.#search.retriever, this.#endUsers, context.logger);
-    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, { model });
+    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, model);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions, this.#chat);
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);

@@ -45,39 +45,22 @@ interface TurnOf {
   readonly externalUserId: string | null;
 }
 
-/** What answers read of a guru's settings. */
-export interface AnswerSettings {
-  /** Added to the model's system prompt ('' for none). */
-  readonly model_instructions: string;
-  /** False: the guru answers extractively even when a model is configured. */
-  readonly use_model: boolean;
-}
-
-export interface AnsweringOptions {
-  /** The language-model steps; undefined without a model configured. */
-  readonly model?: ModelPipeline | undefined;
-  readonly settingsOf?: (guru: GuruRow) => AnswerSettings;
-}
-
-const DEFAULT_SETTINGS: AnswerSettings = { model_instructions: '', use_model: true };
-
 export class LocalAnswering implements Answering {
   readonly #gurus: LocalGurus;
   readonly #search: LocalSearch;
   readonly #sessions: LocalSessions;
   readonly #answerer: Answerer;
   readonly #progress: ProgressReporter;
+  /** The language-model steps; undefined without a model configured. */
   readonly #model: ModelPipeline | undefined;
-  readonly #settingsOf: (guru: GuruRow) => AnswerSettings;
 
-  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter, options: AnsweringOptions = {}) {
+  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter, model?: ModelPipeline) {
     this.#gurus = gurus;
     this.#search = search;
     this.#sessions = sessions;
     this.#progress = progress;
     this.#answerer = new Answerer(search.retriever, (guruId) => search.indexedChunks(guruId));
-    this.#model = options.model;
-    this.#settingsOf = options.settingsOf ?? (() => DEFAULT_SETTINGS);
+    this.#model = model;
   }
 
   async ask(slug: string, raw: AskInput, options: AskOptions = {}): Promise<Answer> {
@@ -108,7 +91,7 @@ export class LocalAnswering implements Answering {
       options.onStage?.(line);
     };
     if (binge) await stage('Gathering context');
-    const settings = this.#settingsOf(guru);
+    const settings = this.#gurus.settingsOf(guru);
     const model = settings.use_model ? this.#model : undefined;
     const standalone = model && binge ? normalizeQuestion(await model.standalone(question, this.#sessions.turns(binge.id), options.signal)) : question;
     // What the end user states about themselves is kept while the answer is written.

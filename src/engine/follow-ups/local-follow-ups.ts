@@ -13,7 +13,7 @@ import { describeError } from '../../log.js';
 import type { ChatProvider } from '../../providers/chat.js';
 import { normalizeQuestion } from '../answer/local-answering.js';
 import { timestamp, type EngineContext } from '../context.js';
-import type { LocalGurus } from '../gurus/local-gurus.js';
+import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import type { LocalSearch } from '../search/local-search.js';
 import { referencesOf, type LocalSessions, type QuestionRow } from '../sessions/local-sessions.js';
 import { suggestFromKnowledge, type AnsweredTurn } from './from-knowledge.js';
@@ -50,7 +50,7 @@ export class LocalFollowUps implements FollowUps {
     if (stored !== undefined) return { follow_up_examples: stored, question_slug: turn.slug, cached: true };
     let made: string[];
     try {
-      made = await this.#make(guru.id, turn);
+      made = await this.#make(guru, turn);
     } catch (error) {
       if (isGuruError(error)) throw error;
       this.#context.logger.error('follow-up examples failed', { error: describeError(error) });
@@ -74,11 +74,11 @@ export class LocalFollowUps implements FollowUps {
   }
 
   /** The examples for an answer, from its session up to and including it. */
-  async #make(guruId: number, turn: QuestionRow): Promise<string[]> {
+  async #make(guru: GuruRow, turn: QuestionRow): Promise<string[]> {
     const turns = this.#sessions.turns(turn.binge_id);
     const upTo = turns.slice(0, turns.findIndex((earlier) => earlier.id === turn.id) + 1).map(answeredTurn);
-    const generated = await this.#fromModel(guruId, answeredTurn(turn), upTo);
-    return generated ?? suggestFromKnowledge(this.#search.retriever, guruId, answeredTurn(turn), upTo);
+    const generated = this.#gurus.settingsOf(guru).use_model ? await this.#fromModel(guru.id, answeredTurn(turn), upTo) : undefined;
+    return generated ?? suggestFromKnowledge(this.#search.retriever, guru.id, answeredTurn(turn), upTo);
   }
 
   /** Undefined without a model, for an answer that cited nothing, and when the model fails (logged). */

@@ -215,6 +215,22 @@ describe('generated answers', () => {
     expect((await engine.getEndUserData('other', 'u-7', PAGE)).data.memories).toEqual([]);
   });
 
+  it("puts the guru's model instructions into the system prompt, and answers extractively when the guru does not use the model", async () => {
+    await engine.updateGuruSettings('frob', { model_instructions: 'Always call the product FROB-9000.' });
+    await ask({ question: INSTALL });
+    expect(systemMessage(stepCalls(model, 'answer')[0]!)).toContain('Always call the product FROB-9000.');
+
+    await engine.updateGuruSettings('frob', { use_model: false });
+    const calls = model.calls.length;
+    const { answer } = await ask({ question: INSTALL, external_user_id: 'u-3' });
+    expect(model.calls).toHaveLength(calls);
+    expect(answer.content).toMatch(/^From \*\*Install guide/);
+    expect(answer.content).not.toContain(MODEL_UNREACHABLE_NOTE);
+    const followUps = await engine.followUpExamples('frob', { question_slug: answer.slug });
+    expect(followUps.follow_up_examples.length).toBeGreaterThan(0);
+    expect(model.calls).toHaveLength(calls);
+  });
+
   it('asks for no memories without an external_user_id', async () => {
     await ask({ question: 'We run PostgreSQL 15. How do I install Frobnicator?' });
     expect(stepCalls(model, 'memories')).toEqual([]);
