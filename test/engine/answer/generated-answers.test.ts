@@ -186,6 +186,8 @@ describe('generated answers', () => {
   it("stops generating when the caller aborts, and records nothing", async () => {
     const controller = new AbortController();
     replies.answer = () => ({ kind: 'stream', steps: [{ text: 'Run the installer [1] ' }], ending: 'stall' });
+    // Still looking for memories when the caller leaves: that step ends quietly too.
+    replies.memories = () => ({ kind: 'json', text: '{"memories": []}', delayMs: 2_000 });
     const asked = engine.ask('frob', { question: INSTALL, fetch_existing: false, external_user_id: 'u-1' }, {
       signal: controller.signal,
       onText: () => controller.abort(new Error('caller left')),

@@ -64,12 +64,17 @@ export class ModelPipeline {
     return this.#guarded('recalling the end user', undefined, undefined, () => this.#memory.recall(guru, externalUserId));
   }
 
-  /** Keeps the durable facts the end user states in `message`. */
-  learn(guru: string, externalUserId: string, message: string, signal: AbortSignal | undefined): Promise<void> {
-    return this.#guarded('keeping memories', signal, undefined, async () => {
+  /**
+   * Keeps the durable facts the end user states in `message`. Runs beside the answer and never
+   * fails (not even when the caller aborts), so that an answer that fails leaves nothing unawaited.
+   */
+  async learn(guru: string, externalUserId: string, message: string, signal: AbortSignal | undefined): Promise<void> {
+    try {
       const facts = await statedFacts(this.#chat, message, signal);
       if (facts.length > 0) await this.#memory.remember(guru, externalUserId, facts);
-    });
+    } catch (error) {
+      if (!signal?.aborted) this.#logger.warn('keeping memories failed', { error: describeError(error) });
+    }
   }
 
   /** The generated answer; the draft itself when the knowledge does not answer the question. */
