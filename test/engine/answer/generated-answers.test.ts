@@ -3,56 +3,33 @@
  * in SQLite, the language model a loopback stand-in of the chat-completions
  * wire format, questions asked through the Assistant port.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AskOptions } from '../../../src/core/assistant.js';
 import type { AskInput } from '../../../src/core/schemas.js';
 import { MODEL_CUT_NOTE, MODEL_UNREACHABLE_NOTE } from '../../../src/engine/answer/model/generation.js';
-import { LocalEngine } from '../../../src/engine/local-engine.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
+import type { LocalEngine } from '../../../src/engine/local-engine.js';
 import { startChatCompletionsStandIn, streamOf, type ChatCompletionsStandIn } from '../../stand-ins/chat-completions.js';
-import { defaultReplies, jsonReply, sourceNumber, stepCalls, stepOf, systemMessage, userMessage, type Replies } from './model-replies.js';
+import { jsonReply, openModelEngine, sourceNumber, stepCalls, systemMessage, userMessage, type ModelEngine, type Replies } from './model-replies.js';
 
 const INSTALL = 'How do I install Frobnicator?';
 const SETTINGS = 'Where does Frobnicator read its settings from?';
 const PAGE = { limit: 100, offset: 0 };
 
 describe('generated answers', () => {
-  let dir: string;
+  let opened: ModelEngine;
   let model: ChatCompletionsStandIn;
   let replies: Replies;
   let engine: LocalEngine;
 
-  const open = (baseUrl = model.baseUrl) =>
-    LocalEngine.open({
-      dataDir: dir,
-      llm: { baseUrl, model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000 },
-    });
-
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'guru-generated-'));
-    replies = defaultReplies();
-    model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
-    engine = open();
-    for (const slug of ['frob', 'other']) {
-      await engine.createGuru({ slug, name: slug === 'frob' ? 'Frobnicator' : 'Other' });
-      await engine.createDataSources(slug, {
-        text_sources: [
-          { name: 'Install guide', content: INSTALL_GUIDE },
-          { name: 'Configuration', content: CONFIG_GUIDE },
-        ],
-      });
-    }
-    await engine.whenIdle();
+    opened = await openModelEngine([
+      { slug: 'frob', name: 'Frobnicator' },
+      { slug: 'other', name: 'Other' },
+    ]);
+    ({ model, replies, engine } = opened);
   });
 
-  afterEach(async () => {
-    await engine.close();
-    await model.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => opened.close());
 
   /** Asks, collecting the streamed text. */
   async function ask(input: Partial<AskInput> & { question: string }, options: AskOptions = {}, guru = 'frob', onStreamed?: (text: string) => void) {
@@ -161,8 +138,8 @@ describe('generated answers', () => {
     const closed = await startChatCompletionsStandIn();
     const baseUrl = closed.baseUrl;
     await closed.close();
-    await engine.close();
-    engine = open(baseUrl);
+    await opened.reopen(baseUrl);
+    engine = opened.engine;
     const { answer } = await ask({ question: INSTALL });
     expect(answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
     expect(answer.trust_score).toBeGreaterThan(0);

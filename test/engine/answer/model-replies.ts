@@ -3,7 +3,18 @@
  * (told apart by their system prompts) with a reply the test sets, so that
  * steps that run at the same time never depend on the order they arrive in.
  */
-import { streamOf, type ChatCall, type ChatCompletionsStandIn, type ChatScript } from '../../stand-ins/chat-completions.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalEngine } from '../../../src/engine/local-engine.js';
+import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
+import {
+  startChatCompletionsStandIn,
+  streamOf,
+  type ChatCall,
+  type ChatCompletionsStandIn,
+  type ChatScript,
+} from '../../stand-ins/chat-completions.js';
 
 export type Step = 'answer' | 'rewrite' | 'grade' | 'memories' | 'follow-ups';
 
@@ -48,3 +59,50 @@ export const defaultReplies = (): Replies => ({
 export { json as jsonReply };
 
 export const stepCalls = (standIn: ChatCompletionsStandIn, step: Step): ChatCall[] => standIn.calls.filter((call) => stepOf(call) === step);
+
+/** An engine over a fresh data directory whose language model is the stand-in, answering with `replies`. */
+export interface ModelEngine {
+  readonly dir: string;
+  readonly model: ChatCompletionsStandIn;
+  /** Change a step's reply for the next calls. */
+  readonly replies: Replies;
+  engine: LocalEngine;
+  /** Opens the engine again on the same data, with the model at `baseUrl`. */
+  reopen(baseUrl: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Each guru gets the install and configuration guides of the contract fixtures. */
+export async function openModelEngine(gurus: readonly { readonly slug: string; readonly name: string }[]): Promise<ModelEngine> {
+  const dir = mkdtempSync(join(tmpdir(), 'guru-model-'));
+  const replies = defaultReplies();
+  const model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
+  const open = (baseUrl: string) =>
+    LocalEngine.open({ dataDir: dir, llm: { baseUrl, model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000 } });
+  const opened: ModelEngine = {
+    dir,
+    model,
+    replies,
+    engine: open(model.baseUrl),
+    async reopen(baseUrl) {
+      await opened.engine.close();
+      opened.engine = open(baseUrl);
+    },
+    async close() {
+      await opened.engine.close();
+      await model.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  for (const guru of gurus) {
+    await opened.engine.createGuru(guru);
+    await opened.engine.createDataSources(guru.slug, {
+      text_sources: [
+        { name: 'Install guide', content: INSTALL_GUIDE },
+        { name: 'Configuration', content: CONFIG_GUIDE },
+      ],
+    });
+  }
+  await opened.engine.whenIdle();
+  return opened;
+}

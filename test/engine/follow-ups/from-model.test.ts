@@ -4,43 +4,25 @@
  * answer them, stored like the others; and built from the knowledge when the
  * model fails.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
-import { startChatCompletionsStandIn, type ChatCompletionsStandIn } from '../../stand-ins/chat-completions.js';
-import { defaultReplies, jsonReply, stepCalls, stepOf, userMessage, type Replies } from '../answer/model-replies.js';
+import type { ChatCompletionsStandIn } from '../../stand-ins/chat-completions.js';
+import { jsonReply, openModelEngine, stepCalls, userMessage, type ModelEngine, type Replies } from '../answer/model-replies.js';
 
 const INSTALL = 'How do I install Frobnicator?';
 
 describe('follow-up examples with a language model', () => {
-  let dir: string;
+  let opened: ModelEngine;
   let model: ChatCompletionsStandIn;
   let replies: Replies;
   let engine: LocalEngine;
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'guru-follow-ups-model-'));
-    replies = defaultReplies();
-    model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
-    engine = LocalEngine.open({ dataDir: dir, llm: { baseUrl: model.baseUrl, model: 'stand-in', maxAttempts: 1 } });
-    await engine.createGuru({ slug: 'frob' });
-    await engine.createDataSources('frob', {
-      text_sources: [
-        { name: 'Install guide', content: INSTALL_GUIDE },
-        { name: 'Configuration', content: CONFIG_GUIDE },
-      ],
-    });
-    await engine.whenIdle();
+    opened = await openModelEngine([{ slug: 'frob', name: 'frob' }]);
+    ({ model, replies, engine } = opened);
   });
 
-  afterEach(async () => {
-    await engine.close();
-    await model.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => opened.close());
 
   it('keeps the questions the model writes that the knowledge can answer and that were not asked, and stores them', async () => {
     replies['follow-ups'] = () =>
@@ -58,7 +40,7 @@ describe('follow-up examples with a language model', () => {
   });
 
   it('builds them from the knowledge, as without a model, when the model fails', async () => {
-    const plain = LocalEngine.open({ dataDir: dir, processQueue: false });
+    const plain = LocalEngine.open({ dataDir: opened.dir, processQueue: false });
     try {
       const withoutModel = await plain.ask('frob', { question: INSTALL, fetch_existing: false });
       const expected = (await plain.followUpExamples('frob', { question_slug: withoutModel.slug })).follow_up_examples;
