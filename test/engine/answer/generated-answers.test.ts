@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AskOptions } from '../../../src/core/assistant.js';
 import type { AskInput } from '../../../src/core/schemas.js';
-import { MODEL_CUT_NOTE, MODEL_UNREACHABLE_NOTE } from '../../../src/engine/answer/model/generation.js';
+import { MODEL_CUT_NOTE, MODEL_LENGTH_NOTE, MODEL_UNREACHABLE_NOTE } from '../../../src/engine/answer/model/generation.js';
 import type { LocalEngine } from '../../../src/engine/local-engine.js';
 import { startChatCompletionsStandIn, streamOf, type ChatCompletionsStandIn } from '../../stand-ins/chat-completions.js';
 import { jsonReply, openModelEngine, sourceNumber, stepCalls, systemMessage, userMessage, type ModelEngine, type Replies } from './model-replies.js';
@@ -158,6 +158,13 @@ describe('generated answers', () => {
     expect(answer.content).toBe(`Run the installer [1] and then${MODEL_CUT_NOTE}`);
     expect(streamed).toBe(answer.content);
     expect(answer.references.map((reference) => reference.title)).toEqual(['Install guide']);
+  });
+
+  it('says so when the answer was cut at its length limit', async () => {
+    replies.answer = () => ({ kind: 'stream', steps: [{ text: 'Run the installer [1] and' }], finishReason: 'length' });
+    const { answer, streamed } = await ask({ question: INSTALL });
+    expect(answer.content).toBe(`Run the installer [1] and${MODEL_LENGTH_NOTE}`);
+    expect(streamed).toBe(answer.content);
   });
 
   it("stops generating when the caller aborts, and records nothing", async () => {

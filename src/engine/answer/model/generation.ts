@@ -18,6 +18,7 @@ import { answerMessages, type Recollection } from './prompts.js';
 
 export const MODEL_UNREACHABLE_NOTE = '*The language model could not be reached, so this answer quotes the knowledge base directly.*\n\n';
 export const MODEL_CUT_NOTE = '\n\n*The language model stopped before the answer was complete.*\n';
+export const MODEL_LENGTH_NOTE = '\n\n*The answer reached its length limit and may be incomplete.*\n';
 
 /** An answer ready to be recorded. */
 export interface WrittenAnswer extends AnswerDraft {
@@ -62,6 +63,9 @@ export async function generateAnswer(chat: ChatProvider, input: GenerationInput,
   try {
     for await (const delta of stream) emit(citations.push(delta));
     emit(citations.end());
+    const { usage, finishReason } = await stream.completion;
+    logger.debug('answer generated', { promptTokens: usage?.promptTokens, completionTokens: usage?.completionTokens, finishReason });
+    if (finishReason === 'length') emit(MODEL_LENGTH_NOTE);
   } catch (error) {
     if (signal?.aborted || !(error instanceof ChatError)) throw error;
     logger.warn('language model failed; answering without it', { error: describeError(error) });
