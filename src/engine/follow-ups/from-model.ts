@@ -4,7 +4,7 @@
  * the knowledge base finds something for it.
  */
 import { z } from 'zod';
-import type { ChatProvider } from '../../providers/chat.js';
+import type { ChatModel } from '../../providers/chat.js';
 import { jsonReply } from '../answer/model/json-reply.js';
 import { followUpMessages } from '../answer/model/prompts.js';
 import { parseQuery } from '../search/query.js';
@@ -20,7 +20,7 @@ const sameQuestion = (a: string, b: string) => a.trim().toLowerCase() === b.trim
 
 /** Up to MAX_FOLLOW_UPS questions after `turn`, the last of `session`; undefined when the reply holds none. */
 export async function suggestFromModel(
-  chat: ChatProvider,
+  chat: ChatModel,
   retriever: Retriever,
   guruId: number,
   turn: AnsweredTurn,

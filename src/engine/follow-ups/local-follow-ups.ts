@@ -10,7 +10,7 @@ import { Errors, isGuruError } from '../../core/errors.js';
 import { FollowUpRequest, type FollowUpResponse } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
 import { describeError } from '../../log.js';
-import type { ChatProvider } from '../../providers/chat.js';
+import type { ChatModel } from '../../providers/chat.js';
 import { normalizeQuestion } from '../answer/local-answering.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
@@ -26,9 +26,9 @@ export class LocalFollowUps implements FollowUps {
   readonly #search: LocalSearch;
   readonly #sessions: LocalSessions;
   readonly #examples: FollowUpRepository;
-  readonly #chat: ChatProvider | undefined;
+  readonly #chat: ChatModel | undefined;
 
-  constructor(context: EngineContext, gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, chat?: ChatProvider) {
+  constructor(context: EngineContext, gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, chat?: ChatModel) {
     this.#context = context;
     this.#chat = chat;
     this.#gurus = gurus;

@@ -145,6 +145,20 @@ describe('generated answers', () => {
     expect(answer.trust_score).toBeGreaterThan(0);
   });
 
+  it('leaves a model that timed out alone for a while: the next answer falls back at once, without a request', async () => {
+    await opened.close();
+    opened = await openModelEngine([{ slug: 'frob', name: 'Frobnicator' }], { responseTimeoutMs: 300 });
+    ({ model, replies, engine } = opened);
+    replies.answer = () => ({ kind: 'stream', steps: [], ending: 'stall' });
+    expect((await ask({ question: INSTALL })).answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
+    expect(model.calls).toHaveLength(1);
+
+    const { answer } = await ask({ question: SETTINGS });
+    expect(answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
+    expect(answer.references[0]?.title).toBe('Configuration');
+    expect(model.calls).toHaveLength(1);
+  });
+
   it('keeps what was written, with a note, when the stream breaks midway', async () => {
     // The connection breaks only once the text sent has been read (else it could be lost with the connection).
     let read: () => void = () => {};

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
+import type { ChatSettings } from '../../../src/providers/chat.js';
 import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
 import {
   startChatCompletionsStandIn,
@@ -73,12 +74,15 @@ export interface ModelEngine {
 }
 
 /** Each guru gets the install and configuration guides of the contract fixtures. */
-export async function openModelEngine(gurus: readonly { readonly slug: string; readonly name: string }[]): Promise<ModelEngine> {
+export async function openModelEngine(
+  gurus: readonly { readonly slug: string; readonly name: string }[],
+  llm: Partial<ChatSettings> = {},
+): Promise<ModelEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'guru-model-'));
   const replies = defaultReplies();
   const model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
   const open = (baseUrl: string) =>
-    LocalEngine.open({ dataDir: dir, llm: { baseUrl, model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000 } });
+    LocalEngine.open({ dataDir: dir, llm: { model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000, ...llm, baseUrl } });
   const opened: ModelEngine = {
     dir,
     model,

@@ -8,7 +8,7 @@
 import type { Reference } from '../../../core/schemas.js';
 import type { Logger } from '../../../log.js';
 import { describeError } from '../../../log.js';
-import { ChatError, type ChatProvider } from '../../../providers/chat.js';
+import { ChatError, type ChatModel } from '../../../providers/chat.js';
 import type { AnswerDraft } from '../answerer.js';
 import { faviconOf } from '../extractive.js';
 import { CitationRenumbering } from './citations.js';
@@ -45,7 +45,7 @@ export interface GenerationOptions {
 
 const referenceOf = (source: ContextSource): Reference => ({ link: source.url ?? '', icon: faviconOf(source.url), title: source.title });
 
-export async function generateAnswer(chat: ChatProvider, input: GenerationInput, options: GenerationOptions, logger: Logger): Promise<WrittenAnswer> {
+export async function generateAnswer(chat: ChatModel, input: GenerationInput, options: GenerationOptions, logger: Logger): Promise<WrittenAnswer> {
   const signal = options.signal;
   const citations = new CitationRenumbering(input.sources);
   let content = '';

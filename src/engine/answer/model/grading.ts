@@ -10,7 +10,7 @@
  * cannot be read, or that fails, leaves the evidence score alone.
  */
 import { z } from 'zod';
-import type { ChatProvider } from '../../../providers/chat.js';
+import type { ChatModel } from '../../../providers/chat.js';
 import type { ContextSource } from './context-window.js';
 import { jsonReply } from './json-reply.js';
 import { gradingMessages } from './prompts.js';
@@ -24,7 +24,7 @@ const Grades = z.object({
 
 /** Mean support of the cited sources (numbered 1..n as shown), 0–1; undefined when the reply names none of them. */
 export async function gradeSupport(
-  chat: ChatProvider,
+  chat: ChatModel,
   question: string,
   answer: string,
   cited: readonly ContextSource[],

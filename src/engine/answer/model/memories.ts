@@ -1,6 +1,6 @@
 /** Durable facts an end user states about themselves or their setup, picked out by the model (issue 13). */
 import { z } from 'zod';
-import type { ChatProvider } from '../../../providers/chat.js';
+import type { ChatModel } from '../../../providers/chat.js';
 import { jsonReply } from './json-reply.js';
 import { memoryMessages } from './prompts.js';
 
@@ -10,7 +10,7 @@ const MAX_FACT_CHARS = 200;
 
 const Facts = z.object({ memories: z.array(z.string()) });
 
-export async function statedFacts(chat: ChatProvider, message: string, signal: AbortSignal | undefined): Promise<string[]> {
+export async function statedFacts(chat: ChatModel, message: string, signal: AbortSignal | undefined): Promise<string[]> {
   const reply = await chat.complete({
     messages: memoryMessages(message),
     temperature: 0,

@@ -8,7 +8,7 @@
  */
 import type { Logger } from '../../../log.js';
 import { describeError } from '../../../log.js';
-import type { ChatProvider } from '../../../providers/chat.js';
+import type { ChatModel } from '../../../providers/chat.js';
 import { fuseRanked } from '../../search/fusion.js';
 import { parseQuery } from '../../search/query.js';
 import type { ChunkHit, Retriever } from '../../search/retriever.js';
@@ -42,12 +42,12 @@ export interface WriteRequest {
 }
 
 export class ModelPipeline {
-  readonly #chat: ChatProvider;
+  readonly #chat: ChatModel;
   readonly #retriever: Retriever;
   readonly #memory: EndUserMemory;
   readonly #logger: Logger;
 
-  constructor(chat: ChatProvider, retriever: Retriever, memory: EndUserMemory, logger: Logger) {
+  constructor(chat: ChatModel, retriever: Retriever, memory: EndUserMemory, logger: Logger) {
     this.#chat = chat;
     this.#retriever = retriever;
     this.#memory = memory;

@@ -1,6 +1,6 @@
 /** A follow-up rewritten by the model into a question that stands on its own. */
 import { MAX_QUESTION_CHARS } from '../../../core/schemas.js';
-import type { ChatProvider } from '../../../providers/chat.js';
+import type { ChatModel } from '../../../providers/chat.js';
 import { rewriteMessages, type EarlierTurn } from './prompts.js';
 
 /** Earlier turns shown to the rewrite: the most recent ones. */
@@ -8,7 +8,7 @@ const REWRITE_TURNS = 3;
 
 /** The standalone question, or undefined when the reply is not one (empty, or a paragraph). */
 export async function standaloneQuestion(
-  chat: ChatProvider,
+  chat: ChatModel,
   turns: readonly EarlierTurn[],
   message: string,
   signal: AbortSignal | undefined,
