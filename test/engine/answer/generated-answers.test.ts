@@ -174,10 +174,17 @@ describe('generated answers', () => {
     expect(answer.references.map((reference) => reference.title)).toEqual(['Install guide']);
   });
 
-  it('says so when the answer was cut at its length limit', async () => {
-    replies.answer = () => ({ kind: 'stream', steps: [{ text: 'Run the installer [1] and' }], finishReason: 'length' });
+  it('says so, after closing the code block it was in, when the answer was cut at its length limit', async () => {
+    replies.answer = () => ({ kind: 'stream', steps: [{ text: 'Run the installer [1]:\n\n```sh\nnpm install' }], finishReason: 'length' });
     const { answer, streamed } = await ask({ question: INSTALL });
-    expect(answer.content).toBe(`Run the installer [1] and${MODEL_LENGTH_NOTE}`);
+    expect(answer.content).toBe(`Run the installer [1]:\n\n\`\`\`sh\nnpm install\n\`\`\`\n${MODEL_LENGTH_NOTE}`);
+    expect(streamed).toBe(answer.content);
+  });
+
+  it('answers extractively when the model sends an empty answer', async () => {
+    replies.answer = () => ({ kind: 'stream', steps: [] });
+    const { answer, streamed } = await ask({ question: INSTALL });
+    expect(answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
     expect(streamed).toBe(answer.content);
   });
 

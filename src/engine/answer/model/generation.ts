@@ -11,6 +11,7 @@ import { describeError } from '../../../log.js';
 import { ChatError, type ChatModel } from '../../../providers/chat.js';
 import type { AnswerDraft } from '../answerer.js';
 import { faviconOf } from '../extractive.js';
+import { closeOpenFence } from '../markdown.js';
 import { CitationRenumbering } from './citations.js';
 import { type ContextSource } from './context-window.js';
 import { combinedTrust, gradeSupport } from './grading.js';
@@ -43,6 +44,9 @@ export interface GenerationOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** The extractive answer, saying that the model could not be used. */
+const fallback = (draft: AnswerDraft): WrittenAnswer => ({ ...draft, content: `${MODEL_UNREACHABLE_NOTE}${draft.content}`, streamed: false });
+
 const referenceOf = (source: ContextSource): Reference => ({ link: source.url ?? '', icon: faviconOf(source.url), title: source.title });
 
 export async function generateAnswer(chat: ChatModel, input: GenerationInput, options: GenerationOptions, logger: Logger): Promise<WrittenAnswer> {
@@ -53,6 +57,11 @@ export async function generateAnswer(chat: ChatModel, input: GenerationInput, op
     if (text === '') return;
     content += text;
     options.onText?.(text);
+  };
+  // A note after text cut inside a code block must not land in the code.
+  const closeFence = () => {
+    const closed = closeOpenFence(content);
+    if (closed !== content) emit(`\n${closed.trimEnd().split('\n').at(-1) ?? '```'}\n`);
   };
   const stream = chat.stream({
     messages: answerMessages(input),
@@ -65,16 +74,22 @@ export async function generateAnswer(chat: ChatModel, input: GenerationInput, op
     emit(citations.end());
     const { usage, finishReason } = await stream.completion;
     logger.debug('answer generated', { promptTokens: usage?.promptTokens, completionTokens: usage?.completionTokens, finishReason });
-    if (finishReason === 'length') emit(MODEL_LENGTH_NOTE);
+    if (finishReason === 'length') {
+      closeFence();
+      emit(MODEL_LENGTH_NOTE);
+    }
   } catch (error) {
     if (signal?.aborted || !(error instanceof ChatError)) throw error;
     logger.warn('language model failed; answering without it', { error: describeError(error) });
-    if (content === '') return { ...input.draft, content: `${MODEL_UNREACHABLE_NOTE}${input.draft.content}`, streamed: false };
+    if (content === '') return fallback(input.draft);
     emit(citations.end());
+    closeFence();
     emit(MODEL_CUT_NOTE);
     const cited = citations.cited;
     return { content, references: cited.map(referenceOf), trustScore: cited.length > 0 ? input.draft.trustScore : 0, answered: cited.length > 0, streamed: true };
   }
+  // An empty reply is no answer either.
+  if (content === '') return fallback(input.draft);
   const cited = citations.cited;
   // An answer that cites nothing says the sources do not answer (or made it up): nothing to trust or vote on.
   if (cited.length === 0) return { content, references: [], trustScore: 0, answered: false, streamed: true };
