@@ -4,7 +4,7 @@
 // on top of the built dist/. Each part is a module of bench/parts/ (see bench/lib/part.js to add one).
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,speech,startup
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,startup
 //                        (default: all)
 //   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
@@ -31,6 +31,9 @@
 //   GURU_BENCH_QA_SETS     question sets of bench/qa/ (default: sqlite,postgresql; postgresql is held out)
 //   GURU_BENCH_QA_DATA     folder to keep and reuse each set's ingested guru (default: temporary)
 //   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict
+//   GURU_BENCH_LLM_QUESTIONS   questions of the sqlite set answered by the stand-in model (default: 20)
+//   GURU_BENCH_LLM_LATENCY_MS  the stand-in's wait before each reply (default: 300)
+//   GURU_BENCH_LLM_TOKEN_MS    the stand-in's wait between streamed words (default: 10)
 //
 // Parts that measure memory or CPU run their work in child processes of their own; the manual's
 // pages are served by this process.
@@ -41,6 +44,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { repoRoot } from './lib/common.js';
 import crawl from './parts/crawl.js';
+import llm from './parts/llm.js';
 import manual from './parts/manual.js';
 import nfcorpus from './parts/nfcorpus.js';
 import qa from './parts/qa.js';
@@ -49,7 +53,7 @@ import startup from './parts/startup.js';
 import underLoad from './parts/under-load.js';
 
 /** Every part, in the order they run. @type {import('./lib/part.js').BenchPart[]} */
-const PARTS = [nfcorpus, manual, crawl, underLoad, qa, speech, startup];
+const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, startup];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {

@@ -85,7 +85,7 @@ export function checkSet(set) {
 }
 
 /** Adds the set's pages to a new guru unless the kept data directory already holds them. Returns seconds spent. */
-async function ingest(backend, set, slug, dir) {
+export async function ingest(backend, set, slug, dir) {
   const { assistant, admin } = backend;
   const gurus = await admin.listGurus?.();
   if (gurus?.some((guru) => guru.slug === slug)) return 0;

@@ -26,7 +26,7 @@ export interface EngineSettings {
   readonly extraction?: ExtractionSettings;
   /** An OpenAI-compatible embeddings endpoint: search becomes hybrid (BM25 and vectors, fused). */
   readonly embeddings?: EmbeddingsSettings;
-  /** An OpenAI-compatible chat-completions endpoint, for generated answers (not used yet). */
+  /** An OpenAI-compatible chat-completions endpoint, for generated answers, follow-up examples and end users' memories. */
   readonly llm?: ChatSettings;
   /** The YouTube Data API, for importing channels and playlists. */
   readonly youtubeApi?: { readonly apiKey?: string; readonly baseUrl?: string };

@@ -48,7 +48,10 @@ import type {
   UpsertProfilesResponse,
 } from '../core/schemas.js';
 import { silentLogger } from '../log.js';
+import { ChatProvider } from '../providers/chat.js';
 import { LocalAnswering } from './answer/local-answering.js';
+import { ModelPipeline } from './answer/model/model-pipeline.js';
+import { OutageGuard } from './answer/model/outage-guard.js';
 import type { EngineContext, EngineSettings } from './context.js';
 import { LocalCrawling } from './crawl/local-crawling.js';
 import { LocalFollowUps } from './follow-ups/local-follow-ups.js';
@@ -84,6 +87,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #videoLists: LocalVideoLists;
   readonly #endUsers: LocalEndUsers;
   readonly #speech: LocalSpeech;
+  /** The language model of answers, when one is configured. */
+  readonly #chat: ChatProvider | undefined;
   /** Aborted on close: background work started by open() stops. */
   readonly #closing = new AbortController();
 
@@ -96,12 +101,15 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#sessions = new LocalSessions(context, this.#gurus);
     this.#votes = new LocalVotes(this.#gurus, this.#sessions);
     this.#progress = new LocalProgress(context, this.#gurus);
-    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress);
-    this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions);
+    this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search, this.#progress);
+    this.#chat = context.settings.llm && new ChatProvider(context.settings.llm);
+    const chat = this.#chat && new OutageGuard(this.#chat);
+    const model = chat && new ModelPipeline(chat, this.#search.retriever, this.#endUsers, context.logger);
+    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, model);
+    this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions, chat);
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
-    this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search, this.#progress);
     this.#speech = new LocalSpeech(context, this.#gurus);
   }
 
@@ -134,6 +142,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     await this.#progress.close();
     await this.#endUsers.close();
     await this.#speech.close();
+    await this.#chat?.close();
     this.#context.db.close();
   }
 

@@ -97,6 +97,12 @@ export class ChatStream implements AsyncIterable<string> {
   }
 }
 
+/** What the answer pipeline needs of a chat model: a streamed answer, or a whole one. */
+export interface ChatModel {
+  stream(request: ChatRequest): ChatStream;
+  complete(request: CompletionRequest): Promise<ChatCompletion>;
+}
+
 type Wait = 'response' | 'stall';
 
 /**
@@ -165,7 +171,7 @@ const DEFAULTS = {
 
 type Limits = { readonly [K in keyof typeof DEFAULTS]: number };
 
-export class ChatProvider {
+export class ChatProvider implements ChatModel {
   readonly model: string;
   /** The API root as messages show it: without credentials or query. */
   readonly endpoint: string;

@@ -91,6 +91,8 @@ export interface ChatCompletionsStandInOptions {
   readonly apiKey?: string;
   /** Models served; other names get 404 as from Ollama. Default: any. */
   readonly models?: readonly string[];
+  /** Answers a request when no script is queued; default "Answer to: <last user message>". */
+  readonly respond?: (call: ChatCall) => ChatScript;
 }
 
 export interface ChatCompletionsStandIn {
@@ -204,7 +206,7 @@ export async function startChatCompletionsStandIn(options: ChatCompletionsStandI
     if (options.models !== undefined && !options.models.includes(call.body.model)) {
       return json(404, { error: { message: `model "${call.body.model}" not found, try pulling it first`, type: 'api_error' } });
     }
-    const next = queue.shift() ?? defaultScript;
+    const next = queue.shift() ?? options.respond ?? defaultScript;
     const script = typeof next === 'function' ? next(call) : next;
     switch (script.kind) {
       case 'stream':

@@ -12,8 +12,10 @@ import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import type { AnswerStage, ProgressReporter } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
 import { referencesOf, type LocalSessions, type QuestionRow } from '../sessions/local-sessions.js';
-import { Answerer } from './answerer.js';
+import { Answerer, type AnswerDraft } from './answerer.js';
 import { textPieces } from './extractive.js';
+import type { ModelPipeline } from './model/model-pipeline.js';
+import { simpleReply } from './model/simple-interactions.js';
 
 /** Vector neighbours offered to an answer as candidates. */
 const RELATED_ANSWER_CHUNKS = 12;
@@ -34,19 +36,31 @@ function questionSlug(question: string): string {
 /** A question as stored and compared: trimmed, with runs of white space as one space. */
 export const normalizeQuestion = (text: string): string => text.trim().replace(/\s+/g, ' ');
 
+/** The turn being answered: where it goes and who asked. */
+interface TurnOf {
+  readonly guru: GuruRow;
+  readonly sessionId: string | undefined;
+  readonly parent: QuestionRow | undefined;
+  readonly input: AskInput;
+  readonly externalUserId: string | null;
+}
+
 export class LocalAnswering implements Answering {
   readonly #gurus: LocalGurus;
   readonly #search: LocalSearch;
   readonly #sessions: LocalSessions;
   readonly #answerer: Answerer;
   readonly #progress: ProgressReporter;
+  /** The language-model steps; undefined without a model configured. */
+  readonly #model: ModelPipeline | undefined;
 
-  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter) {
+  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter, model?: ModelPipeline) {
     this.#gurus = gurus;
     this.#search = search;
     this.#sessions = sessions;
     this.#progress = progress;
     this.#answerer = new Answerer(search.retriever, (guruId) => search.indexedChunks(guruId));
+    this.#model = model;
   }
 
   async ask(slug: string, raw: AskInput, options: AskOptions = {}): Promise<Answer> {
@@ -64,6 +78,12 @@ export class LocalAnswering implements Answering {
       const existing = this.#sessions.existingAnswer(guru.id, question, binge?.id ?? null, externalUserId);
       if (existing) return this.#stream(this.#answerOf(guru, existing), options);
     }
+    const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
+    const turn = { guru, sessionId: binge?.id, parent, input, externalUserId };
+
+    // "hi", "thanks", "bye": a short reply, nothing searched.
+    const simple = simpleReply(question, guru.name);
+    if (simple !== undefined) return this.#recordThenStream(turn, question, { content: simple, references: [], trustScore: 0, answered: false }, options);
 
     // Each stage goes to the end user's progress line (GET answer-progress), then to the caller.
     const stage = async (line: AnswerStage) => {
@@ -71,31 +91,55 @@ export class LocalAnswering implements Answering {
       options.onStage?.(line);
     };
     if (binge) await stage('Gathering context');
-    const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
+    const settings = this.#gurus.settingsOf(guru);
+    const model = settings.use_model ? this.#model : undefined;
+    const standalone = model && binge ? normalizeQuestion(await model.standalone(question, this.#sessions.turns(binge.id), options.signal)) : question;
+    // What the end user states about themselves is kept while the answer is written.
+    const endUser = model && externalUserId !== null
+      ? { recollection: model.recall(guru.slug, externalUserId), learning: model.learn(guru.slug, externalUserId, input.question, options.signal) }
+      : undefined;
+
     await stage('Searching the knowledge base');
-    const related = await this.#search.relatedChunks(guru.id, parent ? `${parent.question}\n${question}` : question);
+    const related = (await this.#search.relatedChunks(guru.id, parent ? `${parent.question}\n${standalone}` : standalone))?.slice(0, RELATED_ANSWER_CHUNKS) ?? [];
     const draft = this.#answerer.draft(
-      { guruId: guru.id, guruName: guru.name, question, ...(parent ? { previousQuestion: parent.question } : {}) },
-      related?.slice(0, RELATED_ANSWER_CHUNKS),
+      { guruId: guru.id, guruName: guru.name, question: standalone, ...(parent ? { previousQuestion: parent.question } : {}) },
+      related,
     );
     await stage('Writing the answer');
+    if (!model) return this.#recordThenStream(turn, standalone, draft, options);
 
-    // Stored before it is streamed: a caller that goes away mid-stream can still fetch it.
-    const row = this.#sessions.recordTurn(binge?.id, {
-      guruId: guru.id,
-      parentId: parent?.id ?? null,
+    const written = await model.write(
+      { guruId: guru.id, guruName: guru.name, question: standalone, related, draft, instructions: settings.model_instructions, recollection: await endUser?.recollection },
+      { onText: options.onText, signal: options.signal },
+    );
+    await endUser?.learning;
+    if (!written.streamed) return this.#recordThenStream(turn, standalone, written, options);
+    return this.#answerOf(guru, this.#record(turn, standalone, written, options));
+  }
+
+  /**
+   * Stored before it is streamed: a caller that goes away mid-stream can still fetch it.
+   * (A generated answer is streamed while it is written, and stored once complete.)
+   */
+  #recordThenStream(turn: TurnOf, question: string, answer: AnswerDraft, options: AskOptions): Answer {
+    return this.#stream(this.#answerOf(turn.guru, this.#record(turn, question, answer, options)), options);
+  }
+
+  #record(turn: TurnOf, question: string, answer: AnswerDraft, options: AskOptions): QuestionRow {
+    return this.#sessions.recordTurn(turn.sessionId, {
+      guruId: turn.guru.id,
+      parentId: turn.parent?.id ?? null,
       slug: questionSlug(question),
-      userQuestion: input.question,
+      userQuestion: turn.input.question,
       question,
-      content: draft.content,
-      trustScore: draft.trustScore,
-      references: draft.references,
-      canReceiveFeedback: draft.answered,
+      content: answer.content,
+      trustScore: answer.trustScore,
+      references: answer.references,
+      canReceiveFeedback: answer.answered,
       attachmentNote: null,
       source: options.origin ?? 'API',
-      externalUserId,
+      externalUserId: turn.externalUserId,
     });
-    return this.#stream(this.#answerOf(guru, row), options);
   }
 
   /** Hands the answer's text to `onText` piece by piece, then returns the answer. */

@@ -19,6 +19,7 @@ import {
 } from '../../core/schemas.js';
 import { checkPart, parseRequest } from '../../core/validate.js';
 import { describeError } from '../../log.js';
+import type { EndUserMemory, Recollection } from '../answer/model/model-pipeline.js';
 import type { RecordStore } from '../../state/keyv.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
@@ -50,7 +51,7 @@ const ProfileInput = z.object({
 
 const EndUserId = z.object({ external_user_id: Identifier });
 
-export class LocalEndUsers implements EndUsers {
+export class LocalEndUsers implements EndUsers, EndUserMemory {
   readonly #context: EngineContext;
   readonly #gurus: LocalGurus;
   readonly #sessions: LocalSessions;
@@ -153,6 +154,18 @@ export class LocalEndUsers implements EndUsers {
       throw Errors.profilesFailed({ details, users_results: results });
     }
     return { status: 'success', total_users: results.length, processed_users: updates.length, users_results: results };
+  }
+
+  /** The end user's profile and memories in the guru, for the prompt of their answers. */
+  async recall(guru: string, externalUserId: string): Promise<Recollection> {
+    const records = await this.#records();
+    const [profile, memories] = await Promise.all([records.profile(guru, externalUserId), records.memories(guru, externalUserId)]);
+    return { profile: profile?.profile_data, memories: memories.map(({ memory }) => memory) };
+  }
+
+  /** Keeps facts the end user stated in an answer's question. */
+  async remember(guru: string, externalUserId: string, facts: readonly string[]): Promise<void> {
+    await (await this.#records()).remember(guru, externalUserId, facts, timestamp(this.#context));
   }
 
   async close(): Promise<void> {

@@ -52,7 +52,7 @@ export class EndUserRecords {
     if (saved.includes(false)) throw new Error('the record store did not save every profile');
   }
 
-  /** Adds durable facts about the end user, skipping ones already kept. (Written by answers once a language model is wired in.) */
+  /** Adds durable facts about the end user, skipping ones already kept (answers keep what the end user states, with a language model). */
   async remember(guru: string, externalUserId: string, memories: readonly string[], now: string): Promise<void> {
     const kept = await this.memories(guru, externalUserId);
     const known = new Set(kept.map((item) => item.memory));

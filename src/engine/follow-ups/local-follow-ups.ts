@@ -1,20 +1,23 @@
 /**
  * Follow-up examples: the questions a user would plausibly ask after an
  * answer, made on the first request and stored with the answer, so that later
- * requests get the same ones (`cached: true`). Without a language model they
- * come from the knowledge around the cited passages (from-knowledge.ts).
+ * requests get the same ones (`cached: true`). With a language model it
+ * writes them (from-model.ts); without one, or when it fails, they come from
+ * the knowledge around the cited passages (from-knowledge.ts).
  */
 import type { FollowUps } from '../../core/assistant.js';
 import { Errors, isGuruError } from '../../core/errors.js';
 import { FollowUpRequest, type FollowUpResponse } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
 import { describeError } from '../../log.js';
+import type { ChatModel } from '../../providers/chat.js';
 import { normalizeQuestion } from '../answer/local-answering.js';
 import { timestamp, type EngineContext } from '../context.js';
-import type { LocalGurus } from '../gurus/local-gurus.js';
+import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import type { LocalSearch } from '../search/local-search.js';
 import { referencesOf, type LocalSessions, type QuestionRow } from '../sessions/local-sessions.js';
 import { suggestFromKnowledge, type AnsweredTurn } from './from-knowledge.js';
+import { suggestFromModel } from './from-model.js';
 import { FollowUpRepository } from './repository.js';
 
 export class LocalFollowUps implements FollowUps {
@@ -23,9 +26,11 @@ export class LocalFollowUps implements FollowUps {
   readonly #search: LocalSearch;
   readonly #sessions: LocalSessions;
   readonly #examples: FollowUpRepository;
+  readonly #chat: ChatModel | undefined;
 
-  constructor(context: EngineContext, gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions) {
+  constructor(context: EngineContext, gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, chat?: ChatModel) {
     this.#context = context;
+    this.#chat = chat;
     this.#gurus = gurus;
     this.#search = search;
     this.#sessions = sessions;
@@ -45,7 +50,7 @@ export class LocalFollowUps implements FollowUps {
     if (stored !== undefined) return { follow_up_examples: stored, question_slug: turn.slug, cached: true };
     let made: string[];
     try {
-      made = this.#make(guru.id, turn);
+      made = await this.#make(guru, turn);
     } catch (error) {
       if (isGuruError(error)) throw error;
       this.#context.logger.error('follow-up examples failed', { error: describeError(error) });
@@ -69,10 +74,22 @@ export class LocalFollowUps implements FollowUps {
   }
 
   /** The examples for an answer, from its session up to and including it. */
-  #make(guruId: number, turn: QuestionRow): string[] {
+  async #make(guru: GuruRow, turn: QuestionRow): Promise<string[]> {
     const turns = this.#sessions.turns(turn.binge_id);
     const upTo = turns.slice(0, turns.findIndex((earlier) => earlier.id === turn.id) + 1).map(answeredTurn);
-    return suggestFromKnowledge(this.#search.retriever, guruId, answeredTurn(turn), upTo);
+    const generated = this.#gurus.settingsOf(guru).use_model ? await this.#fromModel(guru.id, answeredTurn(turn), upTo) : undefined;
+    return generated ?? suggestFromKnowledge(this.#search.retriever, guru.id, answeredTurn(turn), upTo);
+  }
+
+  /** Undefined without a model, for an answer that cited nothing, and when the model fails (logged). */
+  async #fromModel(guruId: number, turn: AnsweredTurn, session: readonly AnsweredTurn[]): Promise<string[] | undefined> {
+    if (this.#chat === undefined || turn.references.length === 0) return undefined;
+    try {
+      return await suggestFromModel(this.#chat, this.#search.retriever, guruId, turn, session);
+    } catch (error) {
+      this.#context.logger.warn('follow-up examples from the language model failed; built from the knowledge', { error: describeError(error) });
+      return undefined;
+    }
   }
 }
 

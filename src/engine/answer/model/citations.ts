@@ -1,0 +1,113 @@
+/**
+ * The model's citations renumbered as they stream. The prompt numbers its
+ * sources 1..n in a fixed order; the answer shows them numbered in the order
+ * it first cites them ([3] first becomes [1]), so that `references` (the cited
+ * sources, in citation order) and the numbers in the text agree. A number the
+ * prompt never gave is dropped from the text. The mapping only ever depends on
+ * what came before, so the text handed out while streaming is the final text.
+ * Code (fenced blocks and inline spans) is passed through untouched: `a[0]` is
+ * not a citation.
+ */
+
+/** A citation: `[1]` or `[1, 2]`; anything else in brackets is text. */
+const CITATION = /^\[\s*\d{1,3}(?:\s*,\s*\d{1,3})*\s*\]$/;
+/** What an unfinished citation may hold after its `[`. */
+const CITATION_PART = /^[\d, ]$/;
+/** Longer than this, a bracket is text. */
+const MAX_CITATION_CHARS = 24;
+const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
+
+export class CitationRenumbering<T> {
+  readonly #sources: readonly T[];
+  /** The model's number (1-based) → the number shown. */
+  readonly #shown = new Map<number, number>();
+  /** An unfinished `[…` held back until it is known whether it cites. */
+  #held = '';
+  /** The current line so far, for fences. */
+  #line = '';
+  #fence: { readonly char: string; readonly length: number } | undefined;
+  /** Length of the backtick run that opened the inline code span we are in (0: none). */
+  #inline = 0;
+  #ticks = 0;
+
+  constructor(sources: readonly T[]) {
+    this.#sources = sources;
+  }
+
+  /** The cited sources in the order shown. */
+  get cited(): T[] {
+    return [...this.#shown.keys()].map((number) => this.#sources[number - 1] as T);
+  }
+
+  /** The text to hand out for `delta`; an unfinished citation at its end is held back. */
+  push(delta: string): string {
+    let out = '';
+    for (const char of delta) out += this.#take(char);
+    return out;
+  }
+
+  /** What is still held back, once the stream has ended. */
+  end(): string {
+    const rest = this.#held;
+    this.#held = '';
+    return rest;
+  }
+
+  #take(char: string): string {
+    this.#track(char);
+    if (this.#held === '') return this.#plain(char);
+    if (char === ']') return this.#cite(`${this.#held}]`);
+    if (CITATION_PART.test(char) && this.#held.length < MAX_CITATION_CHARS) {
+      this.#held += char;
+      return '';
+    }
+    const text = this.#held;
+    this.#held = '';
+    return text + this.#plain(char);
+  }
+
+  #plain(char: string): string {
+    if (char !== '[' || this.#fence !== undefined || this.#inline !== 0) return char;
+    this.#held = '[';
+    return '';
+  }
+
+  /** Follows fences (line by line) and inline code spans (backtick runs). */
+  #track(char: string): void {
+    if (char === '`') {
+      this.#ticks += 1;
+    } else if (this.#ticks > 0) {
+      const fenceLine = /^ {0,3}$/.test(this.#line.slice(0, -this.#ticks)) && this.#ticks >= 3;
+      if (this.#fence === undefined && !fenceLine) {
+        if (this.#inline === 0) this.#inline = this.#ticks;
+        else if (this.#inline === this.#ticks) this.#inline = 0;
+      }
+      this.#ticks = 0;
+    }
+    if (char !== '\n') {
+      this.#line += char;
+      return;
+    }
+    const line = this.#line;
+    this.#line = '';
+    this.#inline = 0;
+    const run = FENCE_LINE.exec(line)?.[1];
+    if (run === undefined) return;
+    if (this.#fence === undefined) this.#fence = { char: run[0] as string, length: run.length };
+    else if (run[0] === this.#fence.char && run.length >= this.#fence.length && line.trim() === run) this.#fence = undefined;
+  }
+
+  #cite(text: string): string {
+    this.#held = '';
+    if (!CITATION.test(text)) return text;
+    const numbers = [...new Set((text.match(/\d+/g) ?? []).map(Number))].filter((n) => n >= 1 && n <= this.#sources.length);
+    if (numbers.length === 0) return '';
+    const shown = numbers.map((n) => {
+      const known = this.#shown.get(n);
+      if (known !== undefined) return known;
+      this.#shown.set(n, this.#shown.size + 1);
+      return this.#shown.size;
+    });
+    return `[${[...new Set(shown)].join(', ')}]`;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Every prompt the pipeline sends, in one place: what the model is asked to do
+ * at each step, and in what shape it must reply.
+ */
+import type { ChatMessage } from '../../../providers/chat.js';
+import { sourceText, type ContextSource } from './context-window.js';
+
+/** What the guru knows about the person asking (issue 13): their profile and memories. */
+export interface Recollection {
+  readonly profile: Readonly<Record<string, unknown>> | undefined;
+  readonly memories: readonly string[];
+}
+
+export interface AnswerPrompt {
+  readonly guruName: string;
+  readonly question: string;
+  /** Numbered 1..n in this order. */
+  readonly sources: readonly ContextSource[];
+  /** The operator's addition to the system prompt ('' for none). */
+  readonly instructions: string;
+  readonly recollection: Recollection | undefined;
+}
+
+const numbered = (sources: readonly ContextSource[]): string => sources.map((source, i) => sourceText(source, i + 1)).join('\n\n---\n\n');
+
+function aboutTheUser(recollection: Recollection | undefined): string[] {
+  if (recollection === undefined) return [];
+  const parts: string[] = [];
+  if (recollection.profile !== undefined && Object.keys(recollection.profile).length > 0) {
+    parts.push(`Profile: ${JSON.stringify(recollection.profile)}`);
+  }
+  if (recollection.memories.length > 0) parts.push(`Facts they told you earlier:\n${recollection.memories.map((memory) => `- ${memory}`).join('\n')}`);
+  if (parts.length === 0) return [];
+  return [`What you know about the person asking (use it to tailor the answer when relevant; it is not a source to cite):\n${parts.join('\n')}`];
+}
+
+export function answerMessages(prompt: AnswerPrompt): ChatMessage[] {
+  const system = [
+    `You are the assistant of ${prompt.guruName}. You answer questions using only the numbered sources given with the question.`,
+    'Cite the sources you use with their numbers in square brackets, like [1] or [2], right after the statement they support. Cite only the numbers given.',
+    'If the sources do not answer the question, say so plainly in one or two sentences and do not guess.',
+    'Write Markdown, in the language of the question. Be concise; quote commands and code exactly as the sources give them.',
+    ...(prompt.instructions.trim() === '' ? [] : [`Instructions from the operator of ${prompt.guruName}:\n${prompt.instructions.trim()}`]),
+    ...aboutTheUser(prompt.recollection),
+  ].join('\n\n');
+  const user = `Sources:\n\n${numbered(prompt.sources)}\n\nQuestion: ${prompt.question}`;
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ];
+}
+
+/** An earlier turn of the session, as the rewrite sees it. */
+export interface EarlierTurn {
+  readonly question: string;
+  readonly content: string;
+}
+
+/** Characters of each earlier answer shown to the rewrite: its gist, not all of it. */
+const EARLIER_ANSWER_CHARS = 600;
+
+export function rewriteMessages(turns: readonly EarlierTurn[], message: string): ChatMessage[] {
+  const conversation = turns
+    .map((turn) => `User: ${turn.question}\nAssistant: ${turn.content.slice(0, EARLIER_ANSWER_CHARS)}${turn.content.length > EARLIER_ANSWER_CHARS ? '…' : ''}`)
+    .join('\n\n');
+  return [
+    {
+      role: 'system',
+      content:
+        "Rewrite the user's last message as one standalone question that can be understood without the conversation before it " +
+        '(replace "it", "that" and the like with what they refer to). Keep its language and meaning; if it already stands alone, repeat it. ' +
+        'Reply with the question only.',
+    },
+    { role: 'user', content: `Conversation:\n\n${conversation}\n\nLast message: ${message}` },
+  ];
+}
+
+export function gradingMessages(question: string, answer: string, sources: readonly ContextSource[]): ChatMessage[] {
+  return [
+    {
+      role: 'system',
+      content:
+        'You check an answer against its numbered sources. For each source, judge how well it supports the statements of the answer that cite it: ' +
+        '"full" (everything it is cited for is in it), "partial" (some of it), or "none". ' +
+        'Reply with JSON only: {"grades": [{"source": 1, "support": "full"}]}.',
+    },
+    { role: 'user', content: `Sources:\n\n${numbered(sources)}\n\nQuestion: ${question}\n\nAnswer:\n${answer}` },
+  ];
+}
+
+export function memoryMessages(message: string): ChatMessage[] {
+  return [
+    {
+      role: 'system',
+      content:
+        'You keep notes about a user of a help desk. From their message, list the durable facts they state about themselves, their work or their setup ' +
+        '(e.g. "Runs PostgreSQL 15 on Ubuntu 22.04", "Works as a data engineer"): short sentences in the third person, without the user\'s name. ' +
+        'Questions, wishes and passing remarks are not facts; most messages hold none. Reply with JSON only: {"memories": []}.',
+    },
+    { role: 'user', content: message },
+  ];
+}
+
+export function followUpMessages(question: string, answer: string, asked: readonly string[]): ChatMessage[] {
+  return [
+    {
+      role: 'system',
+      content:
+        'Suggest up to 3 short questions the user would plausibly ask next, after the answer below, that the same knowledge base can answer ' +
+        '(build on what the answer mentions; do not repeat a question already asked). Use the language of the question. ' +
+        'Reply with JSON only: {"questions": ["..."]}.',
+    },
+    {
+      role: 'user',
+      content: `${asked.length > 0 ? `Asked before:\n${asked.map((earlier) => `- ${earlier}`).join('\n')}\n\n` : ''}Question: ${question}\n\nAnswer:\n${answer}`,
+    },
+  ];
+}
