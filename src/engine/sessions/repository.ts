@@ -111,7 +111,8 @@ export class SessionRepository {
     );
     this.#existing = db.prepare<Record<string, unknown>, QuestionRow>(
       `SELECT ${QUESTION_COLUMNS} FROM questions
-       WHERE guru_id = @guruId AND question = @question
+       WHERE guru_id = @guruId
+         AND (question = @question OR (binge_id = @bingeId AND user_question = @question))
          AND (@bingeId IS NULL OR binge_id = @bingeId) AND (@externalUserId IS NULL OR external_user_id = @externalUserId)
        ORDER BY id DESC LIMIT 1`,
     );
@@ -165,7 +166,10 @@ export class SessionRepository {
     return this.#lastTurn.get(bingeId);
   }
 
-  /** The latest stored answer to the same question, within a session and end user when given. */
+  /**
+   * The latest stored answer to the same question, within a session and end user when given.
+   * In a session the question may also be the one typed: a follow-up is stored rewritten.
+   */
   existingAnswer(guruId: number, question: string, bingeId: string | null, externalUserId: string | null): QuestionRow | undefined {
     return this.#existing.get({ guruId, question, bingeId, externalUserId });
   }

@@ -124,6 +124,18 @@ describe('generated answers', () => {
     expect(turn?.question).toBe('How do I verify the installation of Frobnicator?');
   });
 
+  it('fetches the stored answer to a follow-up asked again as typed, though it was stored rewritten', async () => {
+    const first = await ask({ question: INSTALL });
+    replies.rewrite = () => ({ kind: 'json', text: '"How do I verify the installation of Frobnicator?"' });
+    const followUp = await ask({ question: 'and how do I check it worked?', session_id: first.answer.session_id });
+    const answersBefore = stepCalls(model, 'answer').length;
+
+    const again = await ask({ question: 'and how do I check it worked?', session_id: first.answer.session_id, fetch_existing: true });
+    expect(again.answer.slug).toBe(followUp.answer.slug);
+    expect(again.streamed).toBe(followUp.answer.content);
+    expect(stepCalls(model, 'answer').length).toBe(answersBefore);
+  });
+
   it('answers extractively, saying so, when the provider fails before any text', async () => {
     replies.answer = () => ({ kind: 'status', status: 503, body: { error: { message: 'overloaded' } } });
     const { answer, streamed } = await ask({ question: INSTALL });
