@@ -37,13 +37,18 @@ export function render(main) {
     h('div', { class: 'actions' }, ask, ' ', restart));
 
   let sessionId = sessionStorage.getItem(CONVERSATION) ?? undefined;
-  restart.addEventListener('click', () => {
+  const startOver = () => {
     sessionId = undefined;
     sessionStorage.removeItem(CONVERSATION);
     fill(turns);
     status.info('The next question starts a new conversation.');
+  };
+  restart.addEventListener('click', () => {
+    startOver();
     question.focus();
   });
+  // A conversation belongs to one end user.
+  endUser.addEventListener('change', startOver);
   question.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) form.requestSubmit();
   });
@@ -73,6 +78,11 @@ export function render(main) {
 
   main.append(h('h1', {}, 'Ask'), form, status.element, turns);
   question.focus();
+}
+
+/** Called when a session is deleted: the next question must not continue it. */
+export function forgetConversation(sessionId) {
+  if (sessionStorage.getItem(CONVERSATION) === sessionId) sessionStorage.removeItem(CONVERSATION);
 }
 
 /** Images and PDFs as data URLs, anything else as a log file's text, in the ask request's fields. */

@@ -3,6 +3,7 @@ import { getJson, request } from '../api.js';
 import { referencesList, speechButton, trustScore, votes } from '../answer-parts.js';
 import { busy, fill, formatDate, h, notice } from '../dom.js';
 import { renderMarkdown } from '../markdown.js';
+import { forgetConversation } from './ask.js';
 
 export async function render(main, { params: [sessionId], navigate }) {
   const status = notice();
@@ -28,6 +29,7 @@ export async function render(main, { params: [sessionId], navigate }) {
     confirm.addEventListener('click', () => busy(confirm, async () => {
       try {
         await request(`/api/v1/sessions/${encodeURIComponent(sessionId)}/delete/`, { method: 'DELETE' });
+        forgetConversation(sessionId);
         navigate('/sessions');
       } catch (error) {
         status.error(error);

@@ -11,6 +11,7 @@ export async function render(main) {
   const form = h('form', { class: 'card inline', role: 'search' }, field('Search sessions', search), h('div', { class: 'actions' }, find));
   const lists = Object.fromEntries(GROUPS.map(([key]) => [key, h('ul', { class: 'plain sessions' })]));
   const groups = GROUPS.map(([key, title]) => h('section', { class: 'card', 'aria-label': title }, h('h2', {}, title), lists[key]));
+  const empty = h('p', { class: 'muted' });
   const more = h('button', { type: 'button', class: 'quiet', hidden: true }, 'More sessions');
   let page = 1;
 
@@ -24,11 +25,9 @@ export async function render(main) {
         if (append) lists[key].append(...items);
         else fill(lists[key], items);
       }
-      for (const [index, [key]] of GROUPS.entries()) {
-        const empty = lists[key].children.length === 0;
-        groups[index].hidden = empty && !(key === 'today' && GROUPS.every(([other]) => lists[other].children.length === 0));
-        if (empty) fill(lists[key], h('li', { class: 'muted' }, search.value.trim() ? 'No session matches.' : 'No sessions yet: ask something.'));
-      }
+      const none = GROUPS.every(([key]) => lists[key].children.length === 0);
+      for (const [index, [key]] of GROUPS.entries()) groups[index].hidden = lists[key].children.length === 0;
+      fill(empty, none ? (search.value.trim() ? 'No session matches.' : 'No sessions yet: ask something.') : '');
       more.hidden = !result.has_more;
     } catch (error) {
       status.error(error);
@@ -44,6 +43,6 @@ export async function render(main) {
     page += 1;
     busy(more, () => load(true));
   });
-  main.append(h('h1', {}, 'Sessions'), form, status.element, ...groups, more);
+  main.append(h('h1', {}, 'Sessions'), form, status.element, empty, ...groups, more);
   await load(false);
 }

@@ -1,0 +1,167 @@
+/**
+ * The web interface in a real browser against the built `serve`: sign in, add a
+ * text and a URL, upload a PDF and watch the statuses, crawl a loopback site, ask
+ * and see the streamed answer with its references, vote, read and delete the
+ * session, look up and erase an end user's data. The tests run in order on one page.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, watchedPage } from '../support/browser.js';
+import { reportPdf } from '../support/documents.js';
+import { respond, startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
+import { serveGuru, type ServedGuru } from '../support/serve.js';
+
+const page_ = (title: string, body: string) => `<!DOCTYPE html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+
+let served: ServedGuru;
+let site: LoopbackServer;
+let browser: Browser;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  [served, site, browser] = await Promise.all([
+    serveGuru('frob'),
+    startLoopbackServer({
+      '/': respond(page_('Frobnicator docs', '<p>Start here.</p><a href="/dial">The dial</a> <a href="/gears">Gears</a>')),
+      '/dial': respond(page_('Wibble dial', '<p>The wibble dial of the Frobnicator is turned clockwise to calibrate it. Calibration takes two minutes.</p>')),
+      '/gears': respond(page_('Gears', '<p>The gears of the Frobnicator are oiled every spring with light machine oil.</p>')),
+    }),
+    launchBrowser(),
+  ]);
+  ({ page, problems } = await watchedPage(browser));
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([served?.close(), site?.close()]);
+});
+
+const go = (path: string) => page.goto(`${served.base}${path}`);
+const nav = (name: string) => page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name, exact: true }).click();
+const row = (text: string) => page.getByRole('row').filter({ hasText: text });
+
+describe('the web interface in chromium', () => {
+  it('refuses a wrong key with the service message, then signs in with the right one', async () => {
+    await go('/');
+    await page.getByLabel('API key').fill('not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid API key');
+
+    await page.getByLabel('API key').fill(served.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Sources', level: 1 }).waitFor();
+    expect(page.url()).toBe(`${served.base}/sources`);
+    expect(await page.getByText('Frobnicator', { exact: true }).count()).toBe(1);
+    // The key lives in the tab's sessionStorage, never in the address.
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(served.apiKey);
+  });
+
+  it('adds a text and a URL, and shows them becoming ready', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('Wibble notes');
+    await page.getByLabel('Content', { exact: true }).fill('The wibble level of the Frobnicator defaults to 3 and is set in frob.toml.');
+    await page.getByRole('button', { name: 'Add text' }).click();
+    await row('Wibble notes').getByText('Ready').waitFor();
+
+    await page.getByLabel('URLs', { exact: true }).fill(site.url('/dial'));
+    await page.getByRole('button', { name: 'Add URLs' }).click();
+    await row('Wibble dial').getByText('Ready').waitFor();
+  });
+
+  it('uploads a PDF and a file it cannot read, with the reason shown', async () => {
+    await page.getByLabel('Files', { exact: true }).setInputFiles([
+      { name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.from(await reportPdf()) },
+      { name: 'notes.odt', mimeType: 'application/vnd.oasis.opendocument.text', buffer: Buffer.from('not a document') },
+    ]);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('report.pdf: uploaded').waitFor();
+    expect(await page.getByRole('status').filter({ hasText: 'report.pdf: uploaded' }).textContent()).toMatch(/notes\.odt: .*notes\.odt/);
+    await row('Quarterly Report').getByText('Ready').waitFor();
+    expect(await row('Quarterly Report').getByRole('cell').nth(2).textContent()).toBe('PDF');
+  });
+
+  it('crawls a loopback site, shows the pages found, and adds them', async () => {
+    await nav('Crawl');
+    await page.getByLabel('Start URL').fill(site.url('/'));
+    await page.getByRole('button', { name: 'Start crawl' }).click();
+    await page.getByText('3 pages discovered').waitFor();
+    await page.getByText('COMPLETED').waitFor();
+    await page.getByRole('button', { name: 'Add 3 pages as sources' }).click();
+    await page.getByText('Added 3 pages').waitFor();
+
+    await nav('Sources');
+    await row('Gears').getByText('Ready').waitFor();
+  });
+
+  it('streams an answer with references and a trust score, and takes a vote', async () => {
+    await nav('Ask');
+    const asked: unknown[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/frob/answer/')) asked.push(request.postDataJSON());
+    });
+    await page.getByLabel('Question').fill('What is the default wibble level?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    const turn = page.getByRole('article').filter({ hasText: 'What is the default wibble level?' });
+    await turn.getByRole('region', { name: 'References' }).waitFor();
+    expect(await turn.locator('.answer').textContent()).toContain('defaults to 3');
+    expect(await turn.getByRole('region', { name: 'References' }).getByRole('listitem').allTextContents()).toContain('Wibble notes');
+    expect(await turn.getByText(/Trust score: \d+ \/ 100/).count()).toBe(1);
+    // The spec's streaming flow: the text as it is written, then the stored answer's details.
+    expect(asked).toEqual([
+      { question: 'What is the default wibble level?', external_user_id: 'web-console', stream: true },
+      { question: 'What is the default wibble level?', external_user_id: 'web-console', fetch_existing: true, stream: false },
+    ]);
+
+    await turn.getByLabel('Feedback (optional)').fill('Spot on');
+    await turn.getByRole('button', { name: 'Helpful', exact: true }).click();
+    await turn.getByText('Your vote: helpful (thank you)').waitFor();
+  });
+
+  it('lists the session, shows it with the vote, and deletes it after confirmation', async () => {
+    await nav('Sessions');
+    await page.getByRole('region', { name: 'Today' }).getByRole('link', { name: 'What is the default wibble level?' }).click();
+    await page.getByRole('heading', { name: 'What is the default wibble level?', level: 1 }).waitFor();
+    expect(page.url()).toMatch(new RegExp(`^${served.base}/sessions/[^/]+$`));
+    await page.getByText('Your vote: helpful').waitFor();
+    expect(await page.getByText('via API').count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Delete session' }).click();
+    await page.getByRole('button', { name: 'Yes, delete it' }).click();
+    await page.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
+    await page.getByText('No sessions yet: ask something.').waitFor();
+  });
+
+  it("looks up an end user's data and erases it after confirmation", async () => {
+    await nav('Ask');
+    await page.getByText('Options and attachments').click();
+    await page.getByLabel('End user ID').fill('ada');
+    await page.getByLabel('Question').fill('How are the gears oiled?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.getByRole('article').filter({ hasText: 'How are the gears oiled?' }).getByText(/Trust score/).waitFor();
+
+    await nav('End users');
+    await page.getByLabel('End user ID').fill('ada');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('region', { name: 'Questions', exact: true }).getByText(/How are the gears oiled\?/).waitFor();
+    await page.getByRole('button', { name: 'Erase all data of this end user' }).click();
+    await page.getByRole('button', { name: 'Yes, erase for good' }).click();
+    await page.getByText(/^Erased the data of ada: 1 questions, 0 rejected questions, 1 conversations/).waitFor();
+
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('region', { name: 'Questions', exact: true }).getByText('None.').waitFor();
+  });
+
+  it('renders Markdown without running HTML or unsafe links', async () => {
+    const markdown = '<img src="x" onerror="window.ran = 1"> <script>window.ran = 2</script>\n\n[bad](javascript:alert(1)) [good](https://example.com/a) ![pic](https://example.com/p.png)';
+    // A string, so that the test runner leaves the import() to the browser.
+    const html = await page.evaluate(`import('/assets/markdown.js').then(({ renderMarkdown }) => renderMarkdown(document.createElement('div'), ${JSON.stringify(markdown)}).innerHTML)`);
+    expect(html).not.toMatch(/<img|<script|javascript:/);
+    expect(html).toContain('&lt;img');
+    expect(html).toContain('<a href="https://example.com/a" rel="noopener noreferrer" target="_blank">good</a>');
+    expect(await page.evaluate(() => (window as unknown as { ran?: number }).ran)).toBeUndefined();
+  });
+
+  it('ran without console errors or policy violations', () => {
+    expect(problems).toEqual([]);
+  });
+});
