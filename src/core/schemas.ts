@@ -98,6 +98,42 @@ export type CreatedGuru = z.infer<typeof CreatedGuru>;
 export const CreatedApiKey = z.object({ slug: GuruSlug, api_key: z.string() });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 
+/** How many attachments of one kind a question may carry, and how large each may be (decoded). */
+export const AttachmentLimit = z.strictObject({
+  count: z.number().int().min(0).max(20),
+  max_bytes: z.number().int().min(1).max(50_000_000),
+});
+export type AttachmentLimit = z.infer<typeof AttachmentLimit>;
+
+export const AttachmentKind = z.enum(['images', 'log_files', 'pdf_files']);
+export type AttachmentKind = z.infer<typeof AttachmentKind>;
+
+/** What the operator sets per guru. Stored as the fields set; the rest come from the defaults. */
+export const GuruSettings = z.strictObject({
+  /** Added to the language model's instructions (tone, product name); '' for none. */
+  model_instructions: z.string().max(4000),
+  /** Whether answers use the configured language model (GURU_LLM_URL) at all. */
+  use_model: z.boolean(),
+  /** Whether the guru speaks through the speech provider (text-to-speech version 2). */
+  speech_provider: z.boolean(),
+  attachment_limits: z.strictObject({ images: AttachmentLimit, log_files: AttachmentLimit, pdf_files: AttachmentLimit }),
+});
+export type GuruSettings = z.infer<typeof GuruSettings>;
+
+export const GuruSettingsPatch = z.strictObject({
+  model_instructions: GuruSettings.shape.model_instructions.optional(),
+  use_model: GuruSettings.shape.use_model.optional(),
+  speech_provider: GuruSettings.shape.speech_provider.optional(),
+  attachment_limits: z
+    .strictObject({
+      images: AttachmentLimit.partial().optional(),
+      log_files: AttachmentLimit.partial().optional(),
+      pdf_files: AttachmentLimit.partial().optional(),
+    })
+    .optional(),
+});
+export type GuruSettingsPatch = z.infer<typeof GuruSettingsPatch>;
+
 // ---------------------------------------------------------------------------
 // Ask question
 

@@ -24,6 +24,8 @@ import type {
   EndUserDataQuery,
   ErasedEndUserData,
   Guru,
+  GuruSettings,
+  GuruSettingsPatch,
   ImportUrlRequest,
   Integration,
   IntegrationInput,
@@ -236,7 +238,11 @@ export class LocalEngine implements Assistant, GuruAdmin {
   removeIntegration(guru: string, kind: IntegrationKind): Promise<boolean> {
     return this.#integrations.removeIntegration(guru, kind);
   }
-  setProviderSpeech(guru: string, enabled: boolean): Promise<void> {
-    return this.#speech.setProviderSpeech(guru, enabled);
+  guruSettings(guru: string): Promise<GuruSettings> {
+    return this.#gurus.guruSettings(guru);
+  }
+
+  updateGuruSettings(guru: string, patch: GuruSettingsPatch): Promise<GuruSettings> {
+    return this.#gurus.updateGuruSettings(guru, patch);
   }
 }
