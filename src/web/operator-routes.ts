@@ -1,13 +1,13 @@
 /**
  * The web interface's own JSON routes, under WEB_API_PREFIX: operator operations
  * that are not in the spec's REST API (who a key belongs to, documents upload,
- * integrations, and on a loopback bind the gurus themselves). They only translate
+ * integrations, the guru's settings, and on a loopback bind the gurus themselves). They only translate
  * to the port's GuruAdmin, through the same key check, body caps and error
  * bodies as REST (createApiHandler).
  */
 import type { GuruAdmin } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
-import { CreateGuruRequest, IntegrationInput, IntegrationKind, Labels } from '../core/schemas.js';
+import { CreateGuruRequest, GuruSettingsPatch, IntegrationInput, IntegrationKind, Labels } from '../core/schemas.js';
 import { parseRequest } from '../core/validate.js';
 import { MiB } from '../http/body.js';
 import { BODY_LIMITS, ok, type RestRoute } from '../http/rest.js';
@@ -92,6 +92,21 @@ export function operatorRoutes({ admin, localOperator }: OperatorRoutesOptions):
         const kind = parseRequest(IntegrationKind, params.kind, 'admin');
         return ok({ removed: await admin.removeIntegration(guru, kind) });
       },
+    },
+    {
+      method: 'GET',
+      path: '/settings',
+      operation: 'admin',
+      maxBodyBytes: BODY_LIMITS.none,
+      run: async ({ guru }) => ok(await admin.guruSettings(guru)),
+    },
+    {
+      // Changes the fields given and answers with all the settings.
+      method: 'POST',
+      path: '/settings',
+      operation: 'admin',
+      maxBodyBytes: BODY_LIMITS.request,
+      run: async ({ guru, body }) => ok(await admin.updateGuruSettings(guru, parseRequest(GuruSettingsPatch, body, 'admin'))),
     },
     ...(localOperator ? guruRoutes : []),
   ];

@@ -151,6 +151,21 @@ describe('the web interface in chromium', () => {
     await page.getByRole('region', { name: 'Questions', exact: true }).getByText('None.').waitFor();
   });
 
+  it("changes the guru's settings", async () => {
+    await nav('Settings');
+    await page.getByLabel('Model instructions').fill('Answer like a ship captain.');
+    await page.getByRole('group', { name: 'Images' }).getByLabel('Number per question').fill('2');
+    await page.getByLabel('Speak through the speech provider (text to speech v2)').check();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    expect(await page.getByLabel('Model instructions').inputValue()).toBe('Answer like a ship captain.');
+    expect(await page.getByRole('group', { name: 'Images' }).getByLabel('Number per question').inputValue()).toBe('2');
+    expect(await page.getByLabel('Speak through the speech provider (text to speech v2)').isChecked()).toBe(true);
+  });
+
   it('renders Markdown without running HTML or unsafe links', async () => {
     const markdown = '<img src="x" onerror="window.ran = 1"> <script>window.ran = 2</script>\n\n[bad](javascript:alert(1)) [good](https://example.com/a) ![pic](https://example.com/p.png)';
     // A string, so that the test runner leaves the import() to the browser.

@@ -119,6 +119,21 @@ describe('operator routes', () => {
   });
 });
 
+describe('settings', () => {
+  it("read and change the guru's settings, refusing what the schema does not take", async () => {
+    const read = async () => (await call('/web/api/settings', withKey(served.apiKey))).json();
+    expect(await read()).toMatchObject({ model_instructions: '', speech_provider: false, attachment_limits: { images: { count: 5, max_bytes: 5_000_000 } } });
+    const post = (body: object) => call('/web/api/settings', withKey(served.apiKey, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    const changed = await post({ model_instructions: 'Be brief.', attachment_limits: { images: { count: 2 } } });
+    expect(changed.status).toBe(200);
+    expect(await read()).toMatchObject({ model_instructions: 'Be brief.', attachment_limits: { images: { count: 2, max_bytes: 5_000_000 } } });
+    const refused = await post({ model_instructions: 'x'.repeat(4001) });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { msg: string }).msg).toMatch(/^Invalid request parameters: /);
+    expect((await call('/web/api/settings')).status).toBe(401);
+  });
+});
+
 describe('session links', () => {
   it('point answers and sessions to the web interface', async () => {
     const json = (body: object): RequestInit => withKey(served.apiKey, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
