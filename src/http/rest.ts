@@ -3,8 +3,8 @@
  * authenticate the key, read the body, rate-limit, validate with the core
  * schemas, call the port, serialize. Behaviour lives behind the port.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Backend } from '../core/assistant.js';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Backend, QuestionOrigin } from '../core/assistant.js';
 import { Errors, isGuruError, type Operation } from '../core/errors.js';
 import { parseRequest } from '../core/validate.js';
 import { parseVoteRequest } from '../core/vote-request.js';
@@ -59,6 +59,7 @@ export const ok = (json: unknown): Reply => ({ status: 200, json });
 
 export interface RestCall {
   readonly res: ServerResponse;
+  readonly headers: IncomingHttpHeaders;
   readonly url: URL;
   /** The guru of the caller's key (and of the path, where it names one). */
   readonly guru: string;
@@ -135,11 +136,12 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       operation: 'ask',
       maxBodyBytes: BODY_LIMITS.request,
       endUserIn: 'body',
-      run: async ({ res, guru, body }) => {
+      run: async ({ res, headers, guru, body }) => {
         const { stream, ...input } = parseRequest(AskRequest, body, 'ask');
         const signal = abortOnClose(res);
-        if (!stream) return ok(answerLinked(guru, await assistant.ask(guru, input, { origin: 'API', signal })));
-        return streamText(res, (onText) => assistant.ask(guru, input, { origin: 'API', signal, onText }));
+        const origin = originOf(headers);
+        if (!stream) return ok(answerLinked(guru, await assistant.ask(guru, input, { origin, signal })));
+        return streamText(res, (onText) => assistant.ask(guru, input, { origin, signal, onText }));
       },
     },
     {
@@ -360,12 +362,17 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
       const body = endpoint.bodyKind === 'bytes' ? { ok: true as const, value: undefined } : parseJsonBody(raw);
       if (caller !== undefined) await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url, params));
       if (!body.ok) throw Errors.invalidInput(operation, body.problem);
-      const reply = await endpoint.run({ res, url, guru: caller?.guru ?? '', params, body: body.value ?? {}, raw });
+      const reply = await endpoint.run({ res, headers: req.headers, url, guru: caller?.guru ?? '', params, body: body.value ?? {}, raw });
       if (reply !== RESPONDED) sendJson(res, reply.status, reply.json);
     } catch (error) {
       fail(res, operation, error);
     }
   };
+}
+
+/** The web interface marks its requests (`x-guru-client: web`), so that its questions are stored with source `WEB`. */
+function originOf(headers: IncomingHttpHeaders): QuestionOrigin {
+  return headers['x-guru-client'] === 'web' ? 'WEB' : 'API';
 }
 
 interface Caller {

@@ -115,6 +115,16 @@ describe('the web interface in chromium', () => {
     await turn.getByLabel('Feedback (optional)').fill('Spot on');
     await turn.getByRole('button', { name: 'Helpful', exact: true }).click();
     await turn.getByText('Your vote: helpful (thank you)').waitFor();
+
+    await turn.getByRole('button', { name: 'Play answer' }).click();
+    const audio = turn.getByLabel('Answer read aloud');
+    await audio.waitFor();
+    expect(await audio.getAttribute('src')).toMatch(/^blob:/);
+    // The blob is the MP3 the offline voice made: the page can decode it (its duration is known).
+    expect(await audio.evaluate((element: HTMLAudioElement) => new Promise<number>((resolve) => {
+      if (element.readyState >= 1) resolve(element.duration);
+      else element.addEventListener('loadedmetadata', () => resolve(element.duration));
+    }))).toBeGreaterThan(0);
   });
 
   it('lists the session, shows it with the vote, and deletes it after confirmation', async () => {
@@ -123,7 +133,7 @@ describe('the web interface in chromium', () => {
     await page.getByRole('heading', { name: 'What is the default wibble level?', level: 1 }).waitFor();
     expect(page.url()).toMatch(new RegExp(`^${served.base}/sessions/[^/]+$`));
     await page.getByText('Your vote: helpful').waitFor();
-    expect(await page.getByText('via API').count()).toBe(1);
+    expect(await page.getByText('via WEB').count()).toBe(1);
 
     await page.getByRole('button', { name: 'Delete session' }).click();
     await page.getByRole('button', { name: 'Yes, delete it' }).click();

@@ -46,7 +46,10 @@ export function votes({ slug, sessionId, current }) {
   return fill(box, field('Feedback (optional)', feedback), h('div', { class: 'actions' }, up, ' ', down), status.element);
 }
 
-/** A button that reads `text()` aloud: the speech stream, fetched with the key, played from a blob. */
+/**
+ * A button that reads `text()` aloud: the speech stream, fetched with the key, played from a
+ * blob. Version 2 (the speech provider) where the guru's settings turn it on, else the offline voice.
+ */
 export function speechButton(text) {
   const status = notice();
   const player = h('div', { class: 'player' });
@@ -54,7 +57,9 @@ export function speechButton(text) {
   play.addEventListener('click', () => busy(play, async () => {
     try {
       status.info('Preparing the audio…');
-      const response = await request(guruApi('/text-to-speech/stream/'), { method: 'POST', json: { text: text().slice(0, MAX_SPEECH_CHARS) } });
+      const { speech_provider: provider } = await getJson('/web/api/settings');
+      const path = provider ? '/text-to-speech-v2/stream/' : '/text-to-speech/stream/';
+      const response = await request(guruApi(path), { method: 'POST', json: { text: text().slice(0, MAX_SPEECH_CHARS) } });
       const audio = h('audio', { controls: true, src: URL.createObjectURL(await response.blob()), 'aria-label': 'Answer read aloud' });
       fill(player, audio);
       status.clear();

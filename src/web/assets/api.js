@@ -45,7 +45,8 @@ async function errorOf(response) {
  * response when it succeeded, else throws an ApiError carrying the server's message.
  */
 export async function request(path, { method = 'GET', json, body, signal, key = sessionStorage.getItem(KEY) ?? '' } = {}) {
-  const headers = { 'x-api-key': key };
+  // x-guru-client: the service stores this interface's questions with source WEB.
+  const headers = { 'x-api-key': key, 'x-guru-client': 'web' };
   const init = { method, headers, signal, cache: 'no-store' };
   if (json !== undefined) {
     headers['content-type'] = 'application/json';
