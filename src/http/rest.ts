@@ -46,7 +46,7 @@ export interface RestApiOptions extends ApiDependencies {
    * `question_url` and a session's `root_question_link`. Without it they stay as the
    * backend made them (the `guru://` session resource).
    */
-  readonly sessionLink?: (guru: string, sessionId: string) => string;
+  readonly sessionLink?: (sessionId: string) => string;
 }
 
 /** Answers one request whose path starts with REST_PREFIX; `url` is its path and query. */
@@ -61,7 +61,7 @@ export interface RestCall {
   readonly res: ServerResponse;
   readonly headers: IncomingHttpHeaders;
   readonly url: URL;
-  /** The guru of the caller's key (and of the path, where it names one). */
+  /** The guru of the caller's key (and of the path, where it names one); '' on routes open to anyone. */
   readonly guru: string;
   readonly params: Readonly<Record<string, string>>;
   /** The parsed JSON body; `{}` when the body is empty or the route takes bytes. */
@@ -121,11 +121,11 @@ const AUDIO_STREAM_HEADERS = { ...STREAM_HEADERS, 'content-type': 'audio/mpeg' }
 export function createRestApi(options: RestApiOptions): RestHandler {
   const { backend, publicUrl, sessionLink } = options;
   const { assistant } = backend;
-  const answerLinked = (guru: string, answer: Answer): Answer =>
-    sessionLink === undefined ? answer : { ...answer, question_url: sessionLink(guru, answer.session_id) };
-  const sessionsLinked = (guru: string, list: SessionList): SessionList => {
+  const answerLinked = (answer: Answer): Answer =>
+    sessionLink === undefined ? answer : { ...answer, question_url: sessionLink(answer.session_id) };
+  const sessionsLinked = (list: SessionList): SessionList => {
     if (sessionLink === undefined) return list;
-    const link = (summaries: SessionList['today']) => summaries.map((summary) => ({ ...summary, root_question_link: sessionLink(guru, summary.id) }));
+    const link = (summaries: SessionList['today']) => summaries.map((summary) => ({ ...summary, root_question_link: sessionLink(summary.id) }));
     return { ...list, today: link(list.today), last_week: link(list.last_week), older: link(list.older) };
   };
 
@@ -140,7 +140,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
         const { stream, ...input } = parseRequest(AskRequest, body, 'ask');
         const signal = abortOnClose(res);
         const origin = originOf(headers);
-        if (!stream) return ok(answerLinked(guru, await assistant.ask(guru, input, { origin, signal })));
+        if (!stream) return ok(answerLinked(await assistant.ask(guru, input, { origin, signal })));
         return streamText(res, (onText) => assistant.ask(guru, input, { origin, signal, onText }));
       },
     },
@@ -221,7 +221,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       operation: 'list_sessions',
       maxBodyBytes: BODY_LIMITS.request,
       endUserIn: 'body',
-      run: async ({ guru, body }) => ok(sessionsLinked(guru, await assistant.listSessions(guru, parseRequest(ListSessionsRequest, body, 'list_sessions')))),
+      run: async ({ guru, body }) => ok(sessionsLinked(await assistant.listSessions(guru, parseRequest(ListSessionsRequest, body, 'list_sessions')))),
     },
     {
       method: 'POST',

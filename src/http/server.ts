@@ -47,7 +47,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const { backend, logger, host, mcp, limiter, publicUrl, web } = options;
   // Links to the web interface are absolute: under the public URL, else the address listened on (known once listening).
   let baseUrl = publicUrl ?? '';
-  const sessionLink = web === undefined ? undefined : (_guru: string, sessionId: string) => `${baseUrl}${web.sessionPath(sessionId)}`;
+  const sessionLink = web === undefined ? undefined : (sessionId: string) => `${baseUrl}${web.sessionPath(sessionId)}`;
   const rest = createRestApi({
     backend,
     logger,

@@ -69,3 +69,24 @@ export async function busy(button, action) {
     button.removeAttribute('aria-busy');
   }
 }
+
+/**
+ * A dangerous action behind two buttons: `label` asks `question`, and only `confirmLabel` runs
+ * `action` (which reports its own outcome); Cancel puts the first button back.
+ */
+export function confirmedAction({ label, question, confirmLabel, action }) {
+  const box = h('div', { class: 'actions' });
+  const start = h('button', { type: 'button', class: 'danger' }, label);
+  start.addEventListener('click', () => {
+    const confirm = h('button', { type: 'button', class: 'danger' }, confirmLabel);
+    const cancel = h('button', { type: 'button', class: 'quiet' }, 'Cancel');
+    cancel.addEventListener('click', () => {
+      fill(box, start);
+      start.focus();
+    });
+    confirm.addEventListener('click', () => busy(confirm, action));
+    fill(box, h('p', { role: 'alert' }, question), confirm, ' ', cancel);
+    confirm.focus();
+  });
+  return fill(box, start);
+}

@@ -7,11 +7,12 @@ import { renderMarkdown } from '../markdown.js';
 
 const PROGRESS_POLL_MS = 700;
 const CONVERSATION = 'guru-mcp.ask-session';
+const END_USER = 'guru-mcp.ask-end-user';
 
 export function render(main) {
   const status = notice();
   const question = h('textarea', { name: 'question', rows: 3, required: true, maxlength: 10000 });
-  const endUser = h('input', { name: 'external_user_id', value: 'web-console', autocomplete: 'off' });
+  const endUser = h('input', { name: 'external_user_id', value: sessionStorage.getItem(END_USER) ?? 'web-console', autocomplete: 'off' });
   const files = h('input', { type: 'file', name: 'attachments', multiple: true, accept: 'image/*,.pdf,.log,.txt' });
   const ask = h('button', { type: 'submit' }, 'Ask');
   const restart = h('button', { type: 'button', class: 'quiet' }, 'New conversation');
@@ -48,7 +49,10 @@ export function render(main) {
     question.focus();
   });
   // A conversation belongs to one end user.
-  endUser.addEventListener('change', startOver);
+  endUser.addEventListener('change', () => {
+    sessionStorage.setItem(END_USER, endUser.value.trim());
+    startOver();
+  });
   question.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) form.requestSubmit();
   });
@@ -77,6 +81,9 @@ export function render(main) {
   });
 
   main.append(h('h1', {}, 'Ask'), form, status.element, turns);
+  if (sessionId !== undefined) {
+    status.info('Questions continue ', h('a', { href: `/sessions/${encodeURIComponent(sessionId)}` }, 'your last conversation'), '; New conversation starts another.');
+  }
   question.focus();
 }
 

@@ -1,6 +1,6 @@
 // End users: look up what the guru holds about one end user, and erase it after confirming.
 import { getJson, guruApi } from '../api.js';
-import { busy, field, fill, formatDate, h, notice } from '../dom.js';
+import { busy, confirmedAction, field, fill, formatDate, h, notice } from '../dom.js';
 
 const KINDS = [
   ['questions', 'Questions', (item) => `${item.user_question || item.question} (${formatDate(item.date_created)}, via ${item.source})`],
@@ -20,13 +20,11 @@ export function render(main) {
 
   function show(data) {
     const userId = data.external_user_id;
-    const erase = h('button', { type: 'button', class: 'danger' }, 'Erase all data of this end user');
-    const eraseBox = h('div', { class: 'actions' }, erase);
-    erase.addEventListener('click', () => {
-      const confirm = h('button', { type: 'button', class: 'danger' }, 'Yes, erase for good');
-      const cancel = h('button', { type: 'button', class: 'quiet' }, 'Cancel');
-      cancel.addEventListener('click', () => fill(eraseBox, erase));
-      confirm.addEventListener('click', () => busy(confirm, async () => {
+    const eraseBox = confirmedAction({
+      label: 'Erase all data of this end user',
+      question: `Erase everything held about ${userId}? This cannot be undone.`,
+      confirmLabel: 'Yes, erase for good',
+      action: async () => {
         try {
           const erased = await getJson(guruApi(`/end-users/${encodeURIComponent(userId)}/data/`), { method: 'DELETE' });
           const counts = Object.entries(erased.deleted).map(([kind, count]) => `${count} ${kind.replace('_', ' ')}`).join(', ');
@@ -35,9 +33,7 @@ export function render(main) {
         } catch (error) {
           status.error(error);
         }
-      }));
-      fill(eraseBox, h('p', { role: 'alert' }, `Erase everything held about ${userId}? This cannot be undone.`), confirm, ' ', cancel);
-      confirm.focus();
+      },
     });
     fill(result,
       ...KINDS.map(([key, title, describe]) => h('section', { class: 'card', 'aria-label': title }, h('h2', {}, title),

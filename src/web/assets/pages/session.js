@@ -1,7 +1,7 @@
 // One session: every question with its answer, references, trust score and votes; delete it.
 import { getJson, request } from '../api.js';
 import { referencesList, speechButton, trustScore, votes } from '../answer-parts.js';
-import { busy, fill, formatDate, h, notice } from '../dom.js';
+import { confirmedAction, fill, formatDate, h, notice } from '../dom.js';
 import { renderMarkdown } from '../markdown.js';
 import { forgetConversation } from './ask.js';
 
@@ -20,13 +20,11 @@ export async function render(main, { params: [sessionId], navigate }) {
   const first = session.conversation[0];
   fill(heading, first ? first.user_question || first.question : 'Session');
 
-  const confirmBox = h('div', { class: 'actions' });
-  const remove = h('button', { type: 'button', class: 'danger' }, 'Delete session');
-  remove.addEventListener('click', () => {
-    const confirm = h('button', { type: 'button', class: 'danger' }, 'Yes, delete it');
-    const cancel = h('button', { type: 'button', class: 'quiet' }, 'Cancel');
-    cancel.addEventListener('click', () => fill(confirmBox, remove));
-    confirm.addEventListener('click', () => busy(confirm, async () => {
+  const confirmBox = confirmedAction({
+    label: 'Delete session',
+    question: 'Delete this session and all its answers for good?',
+    confirmLabel: 'Yes, delete it',
+    action: async () => {
       try {
         await request(`/api/v1/sessions/${encodeURIComponent(sessionId)}/delete/`, { method: 'DELETE' });
         forgetConversation(sessionId);
@@ -34,11 +32,8 @@ export async function render(main, { params: [sessionId], navigate }) {
       } catch (error) {
         status.error(error);
       }
-    }));
-    fill(confirmBox, h('p', { role: 'alert' }, 'Delete this session and all its answers for good?'), confirm, ' ', cancel);
-    confirm.focus();
+    },
   });
-  fill(confirmBox, remove);
 
   main.append(
     h('p', { class: 'muted' }, `Started ${formatDate(session.date_created)} · last used ${formatDate(session.last_used)}`),
