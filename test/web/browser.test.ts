@@ -8,10 +8,25 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, watchedPage } from '../support/browser.js';
 import { reportPdf } from '../support/documents.js';
-import { respond, startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
+import { respond, startLoopbackServer, type LoopbackServer, type Route } from '../support/loopback-server.js';
 import { serveGuru, type ServedGuru } from '../support/serve.js';
 
 const page_ = (title: string, body: string) => `<!DOCTYPE html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+
+/** A page that answers only once its gate opens: what the tests watch while it is pending. */
+function gated(title: string): { route: Route; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return {
+    route: async (request, response) => {
+      await opened;
+      respond(page_(title, `<p>${title} of the Frobnicator, held back until the test lets it through.</p>`))(request, response);
+    },
+    open,
+  };
+}
+const slowSource = gated('Slow page');
+const heldCrawl = gated('Held page');
 
 let served: ServedGuru;
 let site: LoopbackServer;
@@ -26,6 +41,9 @@ beforeAll(async () => {
       '/': respond(page_('Frobnicator docs', '<p>Start here.</p><a href="/dial">The dial</a> <a href="/gears">Gears</a>')),
       '/dial': respond(page_('Wibble dial', '<p>The wibble dial of the Frobnicator is turned clockwise to calibrate it. Calibration takes two minutes.</p>')),
       '/gears': respond(page_('Gears', '<p>The gears of the Frobnicator are oiled every spring with light machine oil.</p>')),
+      '/slow': slowSource.route,
+      '/big/': respond(page_('Big site', '<p>Many pages.</p><a href="/big/held">Held</a>')),
+      '/big/held': heldCrawl.route,
     }),
     launchBrowser(),
   ]);
@@ -33,6 +51,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  slowSource.open();
+  heldCrawl.open();
   await browser?.close();
   await Promise.all([served?.close(), site?.close()]);
 });
@@ -68,6 +88,20 @@ describe('the web interface in chromium', () => {
     await row('Wibble dial').getByText('Ready').waitFor();
   });
 
+  it('shows a source processing until its page arrives, and why one failed', async () => {
+    await page.getByLabel('URLs', { exact: true }).fill(`${site.url('/slow')}\n${site.url('/missing')}`);
+    await page.getByRole('button', { name: 'Add URLs' }).click();
+    const slow = row(site.url('/slow'));
+    await slow.getByText('Processing').waitFor();
+    const id = await slow.getAttribute('data-id');
+    slowSource.open();
+    await page.locator(`tr[data-id="${id}"]`).getByText('Ready').waitFor();
+    expect(await page.locator(`tr[data-id="${id}"]`).getByRole('link').textContent()).toBe('Slow page');
+
+    await row(site.url('/missing')).getByText('Failed').waitFor();
+    expect(await row(site.url('/missing')).getByRole('cell').nth(3).textContent()).toContain('404');
+  });
+
   it('uploads a PDF and a file it cannot read, with the reason shown', async () => {
     await page.getByLabel('Files', { exact: true }).setInputFiles([
       { name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.from(await reportPdf()) },
@@ -91,6 +125,18 @@ describe('the web interface in chromium', () => {
 
     await nav('Sources');
     await row('Gears').getByText('Ready').waitFor();
+  });
+
+  it('stops a crawl that is still running', async () => {
+    await nav('Crawl');
+    await page.getByLabel('Start URL').fill(site.url('/big/'));
+    await page.getByRole('button', { name: 'Start crawl' }).click();
+    await page.getByRole('heading', { name: `Crawl of ${site.url('/big/')}` }).waitFor();
+    await page.getByText('RUNNING').waitFor();
+    await page.getByRole('button', { name: 'Stop crawl' }).click();
+    await page.getByText('STOPPED').waitFor();
+    expect(await page.getByRole('button', { name: 'Stop crawl' }).count()).toBe(0);
+    expect(await page.locator('.crawl-count').textContent()).toMatch(/STOPPED \d+ pages? discovered/);
   });
 
   it('streams an answer with references and a trust score, and takes a vote', async () => {
