@@ -187,6 +187,15 @@ describe('the web interface in chromium', () => {
     await page.getByText('No sessions yet: ask something.').waitFor();
   });
 
+  it("shows the service's message for a session that does not exist", async () => {
+    const rest = await fetch(`${served.base}/api/v1/sessions/no-such-session/conversation/`, { method: 'POST', headers: { 'x-api-key': served.apiKey } });
+    const { msg } = (await rest.json()) as { msg: string };
+    expect(rest.status).toBe(404);
+    await go('/sessions/no-such-session');
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(msg);
+    expect(await page.getByRole('link', { name: 'Back to sessions' }).count()).toBe(1);
+  });
+
   it("looks up an end user's data and erases it after confirmation", async () => {
     await nav('Ask');
     await page.getByText('Options and attachments').click();
