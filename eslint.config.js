@@ -16,4 +16,17 @@ export default tseslint.config(
     files: ['bench/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // The web interface's browser modules (served as they are, no build step).
+    files: ['src/web/assets/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'window', 'document', 'location', 'history', 'sessionStorage', 'localStorage', 'fetch', 'setTimeout', 'clearTimeout',
+          'requestAnimationFrame', 'cancelAnimationFrame', 'matchMedia', 'URL', 'URLSearchParams', 'Event', 'Element', 'Node',
+          'FileReader', 'TextDecoderStream',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

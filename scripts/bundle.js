@@ -3,11 +3,15 @@
 // command ships as a few large files instead of hundreds of small ones. Code
 // splitting keeps the commands' dynamic imports lazy.
 //
+// The web interface (src/web/) is loaded by `serve` only, through a dynamic import,
+// so it stays out of the chunks the stdio server loads; its browser files are copied
+// to dist/bin/web/.
+//
 // The extraction worker (HTML and documents to Markdown, in worker threads) is a
 // second entry point, dist/bin/extraction-worker.js; src/engine/ingest/extract/
 // extraction-pool.ts finds it there whether the engine runs from this bundle, from
 // tsc's dist/ or from the TypeScript sources under vitest.
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -69,5 +73,8 @@ await build({
   // CommonJS dependencies inside an ES module bundle still need a `require` for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
+
+// The web interface's pages, styles and browser modules, served as they are (src/web/assets-store.ts finds them here).
+cpSync(new URL('../src/web/assets/', import.meta.url), new URL('../dist/bin/web/', import.meta.url), { recursive: true });
 
 chmodSync(new URL('../dist/bin/guru-mcp.js', import.meta.url), 0o755);

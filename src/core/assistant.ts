@@ -47,8 +47,8 @@ import type {
   UpsertProfilesResponse,
 } from './schemas.js';
 
-/** Which surface a question came in through; stored as the question's `source`. */
-export type QuestionOrigin = 'API' | 'MCP' | 'CLI';
+/** Which surface a question came in through; stored as the question's `source` (`WEB`: the web interface, over REST). */
+export type QuestionOrigin = 'API' | 'MCP' | 'CLI' | 'WEB';
 
 export type { AskInput } from './schemas.js';
 

@@ -3,8 +3,8 @@
  * authenticate the key, read the body, rate-limit, validate with the core
  * schemas, call the port, serialize. Behaviour lives behind the port.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Backend } from '../core/assistant.js';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Backend, QuestionOrigin } from '../core/assistant.js';
 import { Errors, isGuruError, type Operation } from '../core/errors.js';
 import { parseRequest } from '../core/validate.js';
 import { parseVoteRequest } from '../core/vote-request.js';
@@ -22,7 +22,7 @@ import {
   StartCrawlRequest,
   TextToSpeechRequest,
 } from '../core/schemas.js';
-import type { Answer } from '../core/schemas.js';
+import type { Answer, SessionList } from '../core/schemas.js';
 import { describeError, type Logger } from '../log.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
 import { BodyTooLargeError, KiB, MiB, parseJsonBody, readBody } from './body.js';
@@ -32,12 +32,21 @@ import { createRouter, type RoutePattern } from './router.js';
 
 export const REST_PREFIX = '/api/v1';
 
-export interface RestApiOptions {
+export interface ApiDependencies {
   readonly backend: Backend;
   readonly logger: Logger;
   readonly limiter: RateLimiter;
+}
+
+export interface RestApiOptions extends ApiDependencies {
   /** The URL clients reach the server at (GURU_PUBLIC_URL), for paging links; without it they are relative. */
   readonly publicUrl?: string;
+  /**
+   * Where a session can be read by people (the web interface's page), for an answer's
+   * `question_url` and a session's `root_question_link`. Without it they stay as the
+   * backend made them (the `guru://` session resource).
+   */
+  readonly sessionLink?: (sessionId: string) => string;
 }
 
 /** Answers one request whose path starts with REST_PREFIX; `url` is its path and query. */
@@ -50,12 +59,15 @@ export const ok = (json: unknown): Reply => ({ status: 200, json });
 
 export interface RestCall {
   readonly res: ServerResponse;
+  readonly headers: IncomingHttpHeaders;
   readonly url: URL;
-  /** The guru of the caller's key (and of the path, where it names one). */
+  /** The guru of the caller's key (and of the path, where it names one); '' on routes open to anyone. */
   readonly guru: string;
   readonly params: Readonly<Record<string, string>>;
-  /** The parsed JSON body; `{}` when the body is empty. */
+  /** The parsed JSON body; `{}` when the body is empty or the route takes bytes. */
   readonly body: unknown;
+  /** The body as sent (what a route that takes `bytes` reads). */
+  readonly raw: Buffer;
 }
 
 export interface RestRoute extends RoutePattern {
@@ -69,6 +81,13 @@ export interface RestRoute extends RoutePattern {
    * limit on other routes.
    */
   readonly endUserIn?: 'body' | 'query' | 'path';
+  /** What the body is: JSON (the default), or bytes handed over as they came (an uploaded file). */
+  readonly bodyKind?: 'json' | 'bytes';
+  /**
+   * Who may call: a guru's key (the default), or anyone who reaches the server (only
+   * routes of the operator on a loopback bind; such calls have no guru and no rate limit).
+   */
+  readonly access?: 'key' | 'anyone';
   readonly run: (call: RestCall) => Promise<Reply>;
 }
 
@@ -100,8 +119,15 @@ const STREAM_HEADERS = {
 const AUDIO_STREAM_HEADERS = { ...STREAM_HEADERS, 'content-type': 'audio/mpeg' } as const;
 
 export function createRestApi(options: RestApiOptions): RestHandler {
-  const { backend, logger, limiter, publicUrl } = options;
+  const { backend, publicUrl, sessionLink } = options;
   const { assistant } = backend;
+  const answerLinked = (answer: Answer): Answer =>
+    sessionLink === undefined ? answer : { ...answer, question_url: sessionLink(answer.session_id) };
+  const sessionsLinked = (list: SessionList): SessionList => {
+    if (sessionLink === undefined) return list;
+    const link = (summaries: SessionList['today']) => summaries.map((summary) => ({ ...summary, root_question_link: sessionLink(summary.id) }));
+    return { ...list, today: link(list.today), last_week: link(list.last_week), older: link(list.older) };
+  };
 
   const routes: RestRoute[] = [
     {
@@ -110,11 +136,12 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       operation: 'ask',
       maxBodyBytes: BODY_LIMITS.request,
       endUserIn: 'body',
-      run: async ({ res, guru, body }) => {
+      run: async ({ res, headers, guru, body }) => {
         const { stream, ...input } = parseRequest(AskRequest, body, 'ask');
         const signal = abortOnClose(res);
-        if (!stream) return ok(await assistant.ask(guru, input, { origin: 'API', signal }));
-        return streamText(res, (onText) => assistant.ask(guru, input, { origin: 'API', signal, onText }));
+        const origin = originOf(headers);
+        if (!stream) return ok(answerLinked(await assistant.ask(guru, input, { origin, signal })));
+        return streamText(res, (onText) => assistant.ask(guru, input, { origin, signal, onText }));
       },
     },
     {
@@ -194,7 +221,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       operation: 'list_sessions',
       maxBodyBytes: BODY_LIMITS.request,
       endUserIn: 'body',
-      run: async ({ guru, body }) => ok(await assistant.listSessions(guru, parseRequest(ListSessionsRequest, body, 'list_sessions'))),
+      run: async ({ guru, body }) => ok(sessionsLinked(await assistant.listSessions(guru, parseRequest(ListSessionsRequest, body, 'list_sessions')))),
     },
     {
       method: 'POST',
@@ -255,6 +282,17 @@ export function createRestApi(options: RestApiOptions): RestHandler {
     },
     ...endUserRoutes(assistant),
   ];
+  return createApiHandler(options, REST_PREFIX, routes);
+}
+
+/**
+ * Answers requests under `prefix` from a table of routes: match the route,
+ * authenticate the key, read the body, rate-limit, run, serialize, and answer
+ * failures with the service's error bodies. The REST API is one such table; the
+ * web interface's operator routes (src/web/) are another.
+ */
+export function createApiHandler(dependencies: ApiDependencies, prefix: string, routes: readonly RestRoute[]): RestHandler {
+  const { backend, logger, limiter } = dependencies;
   const route = createRouter(routes);
 
   /**
@@ -311,7 +349,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
   }
 
   return async (req, res, url) => {
-    const found = route(req.method ?? 'GET', url.pathname.slice(REST_PREFIX.length));
+    const found = route(req.method ?? 'GET', url.pathname.slice(prefix.length));
     if (found.kind === 'not_found') return sendJson(res, 404, { msg: 'Not found' });
     if (found.kind === 'method_not_allowed') {
       return sendJson(res, 405, { msg: 'Method not allowed' }, { allow: found.allow.join(', ') });
@@ -319,16 +357,22 @@ export function createRestApi(options: RestApiOptions): RestHandler {
     const { route: endpoint, params } = found;
     const operation = endpoint.operation;
     try {
-      const caller = await authenticate(req, operation, params);
-      const body = parseJsonBody(await readBody(req, endpoint.maxBodyBytes));
-      await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url, params));
+      const caller = endpoint.access === 'anyone' ? undefined : await authenticate(req, operation, params);
+      const raw = await readBody(req, endpoint.maxBodyBytes);
+      const body = endpoint.bodyKind === 'bytes' ? { ok: true as const, value: undefined } : parseJsonBody(raw);
+      if (caller !== undefined) await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url, params));
       if (!body.ok) throw Errors.invalidInput(operation, body.problem);
-      const reply = await endpoint.run({ res, url, guru: caller.guru, params, body: body.value ?? {} });
+      const reply = await endpoint.run({ res, headers: req.headers, url, guru: caller?.guru ?? '', params, body: body.value ?? {}, raw });
       if (reply !== RESPONDED) sendJson(res, reply.status, reply.json);
     } catch (error) {
       fail(res, operation, error);
     }
   };
+}
+
+/** The web interface marks its requests (`x-guru-client: web`), so that its questions are stored with source `WEB`. */
+function originOf(headers: IncomingHttpHeaders): QuestionOrigin {
+  return headers['x-guru-client'] === 'web' ? 'WEB' : 'API';
 }
 
 interface Caller {

@@ -25,6 +25,15 @@ export interface HttpServerOptions {
   readonly mcp?: McpHttpHandler;
   /** The URL clients reach this server at (GURU_PUBLIC_URL), for absolute links in responses. */
   readonly publicUrl?: string;
+  /** The web interface (src/web/), answering every path the others do not. */
+  readonly web?: WebInterface;
+}
+
+/** What the server needs of the web interface: its pages, and the address of a session's page. */
+export interface WebInterface {
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** The path of the page that shows a session, from the server's root. */
+  sessionPath(sessionId: string): string;
 }
 
 export interface RunningHttpServer {
@@ -35,8 +44,17 @@ export interface RunningHttpServer {
 }
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const { backend, logger, host, mcp, limiter, publicUrl } = options;
-  const rest = createRestApi({ backend, logger, limiter, ...(publicUrl === undefined ? {} : { publicUrl }) });
+  const { backend, logger, host, mcp, limiter, publicUrl, web } = options;
+  // Links to the web interface are absolute: under the public URL, else the address listened on (known once listening).
+  let baseUrl = publicUrl ?? '';
+  const sessionLink = web === undefined ? undefined : (sessionId: string) => `${baseUrl}${web.sessionPath(sessionId)}`;
+  const rest = createRestApi({
+    backend,
+    logger,
+    limiter,
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+    ...(sessionLink === undefined ? {} : { sessionLink }),
+  });
   const hostAllowed = isLoopbackHost(host) ? loopbackHostCheck(host) : () => true;
   const originAllowed = originCheck(host);
   if (backend.admin === undefined) {
@@ -63,6 +81,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     if (isMcp && mcp !== undefined) return mcp.handle(req, res);
     if (path.startsWith(`${REST_PREFIX}/`)) return rest(req, res, url);
+    if (web !== undefined) return web.handle(req, res, url);
     return sendJson(res, 404, { msg: 'Not found' });
   }
 
@@ -87,6 +106,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   await listen(server, options.port, host);
   const { port } = server.address() as AddressInfo;
   const url = `http://${urlHost(host)}:${port}`;
+  baseUrl = publicUrl ?? url;
   logger.info('http server listening', { url });
 
   let closing: Promise<void> | undefined;

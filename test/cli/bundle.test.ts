@@ -26,4 +26,14 @@ describe('the bundle', () => {
     expect(eager.size).toBeGreaterThan(2);
     expect([...eager].filter(holdsRenderer)).toEqual([]);
   });
+
+  it('keeps the web interface out of what the stdio server loads statically', () => {
+    const files = readdirSync(BIN_DIR).filter((file) => file.endsWith('.js'));
+    const holdsWeb = (file: string) => readFileSync(join(BIN_DIR, file), 'utf8').includes("the web interface's files are missing");
+    expect(files.filter(holdsWeb)).toHaveLength(1);
+    const stdio = files.filter((file) => file.startsWith('stdio-'));
+    expect(stdio.length).toBeGreaterThan(0);
+    const eager = new Set([...staticClosure('guru-mcp.js'), ...stdio.flatMap((file) => [...staticClosure(file)])]);
+    expect([...eager].filter(holdsWeb)).toEqual([]);
+  });
 });

@@ -16,10 +16,11 @@ function listenFailure(error: unknown, host: string, port: number): unknown {
 export async function run(context: CommandContext): Promise<number> {
   const { config, logger, terminal } = context;
   const { host, port, publicUrl } = config;
-  const [{ startHttpServer }, { createMcpHttpHandler }, { isLoopbackHost }] = await Promise.all([
+  const [{ startHttpServer }, { createMcpHttpHandler }, { isLoopbackHost }, { createWebInterface }] = await Promise.all([
     import('../../http/server.js'),
     import('../../mcp/http.js'),
     import('../../http/host.js'),
+    import('../../web/interface.js'),
   ]);
 
   const stopped = waitForStopSignal();
@@ -28,9 +29,10 @@ export async function run(context: CommandContext): Promise<number> {
   // Off loopback, anyone on the network can reach /mcp: it then needs a guru's API key as bearer token.
   // On loopback every local user can, which GURU_MCP_REQUIRE_KEY=1 closes too.
   const mcp = createMcpHttpHandler({ backend, logger, requireBearer: config.mcpRequireKey || !isLoopbackHost(host) });
+  const web = createWebInterface({ backend, logger, limiter, host });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    server = await startHttpServer({ backend, logger, host, port, limiter, mcp, ...(publicUrl === undefined ? {} : { publicUrl }) });
+    server = await startHttpServer({ backend, logger, host, port, limiter, mcp, web, ...(publicUrl === undefined ? {} : { publicUrl }) });
   } catch (error) {
     await mcp.close();
     await limiter.close();
