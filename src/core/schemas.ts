@@ -491,6 +491,8 @@ export const ErasedCounts = z.looseObject({
   searches: z.number().int(),
   profile: z.number().int(),
   memories: z.number().int(),
+  /** Log files and PDFs attached to the erased questions (this server's; not every service reports it). */
+  attachments: z.number().int().optional(),
 });
 export type ErasedCounts = z.infer<typeof ErasedCounts>;
 

@@ -46,7 +46,9 @@ import type {
   UpsertProfilesResponse,
 } from '../core/schemas.js';
 import { silentLogger } from '../log.js';
+import { DEFAULT_ATTACHMENT_LIMITS } from '../core/attachment-limits.js';
 import { LocalAnswering } from './answer/local-answering.js';
+import { LocalAttachments } from './attachments/local-attachments.js';
 import type { EngineContext, EngineSettings } from './context.js';
 import { LocalCrawling } from './crawl/local-crawling.js';
 import { LocalFollowUps } from './follow-ups/local-follow-ups.js';
@@ -94,7 +96,12 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#sessions = new LocalSessions(context, this.#gurus);
     this.#votes = new LocalVotes(this.#gurus, this.#sessions);
     this.#progress = new LocalProgress(context, this.#gurus);
-    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress);
+    const attachments = new LocalAttachments(context, {
+      limitsOf: () => DEFAULT_ATTACHMENT_LIMITS,
+      extractPdf: (data) => this.#dataSources.pdfText(data),
+      knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
+    });
+    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, attachments);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions);
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);

@@ -4,10 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Answering, AskOptions } from '../../core/assistant.js';
-import { Errors } from '../../core/errors.js';
 import { AskInput, type Answer } from '../../core/schemas.js';
 import { sessionUri } from '../../core/uris.js';
 import { parseRequest } from '../../core/validate.js';
+import type { LocalAttachments } from '../attachments/local-attachments.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import type { AnswerStage, ProgressReporter } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
@@ -40,9 +40,11 @@ export class LocalAnswering implements Answering {
   readonly #sessions: LocalSessions;
   readonly #answerer: Answerer;
   readonly #progress: ProgressReporter;
+  readonly #attachments: LocalAttachments;
 
-  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter) {
+  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter, attachments: LocalAttachments) {
     this.#gurus = gurus;
+    this.#attachments = attachments;
     this.#search = search;
     this.#sessions = sessions;
     this.#progress = progress;
@@ -53,9 +55,6 @@ export class LocalAnswering implements Answering {
     options.signal?.throwIfAborted();
     const guru = this.#gurus.find('ask', slug);
     const input = parseRequest(AskInput, raw, 'ask');
-    if ((input.images?.length ?? 0) + (input.log_files?.length ?? 0) + (input.pdf_files?.length ?? 0) > 0) {
-      throw Errors.badAsk('Attachments (images, log_files, pdf_files) are not supported by this server yet');
-    }
     const question = normalizeQuestion(input.question);
     const externalUserId = input.external_user_id ?? null;
     const binge = input.session_id === undefined ? undefined : this.#sessions.continued(guru, input.session_id, externalUserId);
@@ -64,6 +63,9 @@ export class LocalAnswering implements Answering {
       const existing = this.#sessions.existingAnswer(guru.id, question, binge?.id ?? null, externalUserId);
       if (existing) return this.#stream(this.#answerOf(guru, existing), options);
     }
+
+    // Attachments are checked (a 400 before anything is answered) and read; with them, those of earlier turns.
+    const attached = await this.#attachments.forQuestion(guru, input, binge?.id, options.signal);
 
     // Each stage goes to the end user's progress line (GET answer-progress), then to the caller.
     const stage = async (line: AnswerStage) => {
@@ -74,14 +76,17 @@ export class LocalAnswering implements Answering {
     const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
     await stage('Searching the knowledge base');
     const related = await this.#search.relatedChunks(guru.id, parent ? `${parent.question}\n${question}` : question);
-    const draft = this.#answerer.draft(
-      { guruId: guru.id, guruName: guru.name, question, ...(parent ? { previousQuestion: parent.question } : {}) },
-      related?.slice(0, RELATED_ANSWER_CHUNKS),
+    const answerer = attached.answerer ?? this.#answerer;
+    const draft = attached.complete(
+      answerer.draft(
+        { guruId: guru.id, guruName: guru.name, question, ...(parent ? { previousQuestion: parent.question } : {}) },
+        related?.slice(0, RELATED_ANSWER_CHUNKS),
+      ),
     );
     await stage('Writing the answer');
 
     // Stored before it is streamed: a caller that goes away mid-stream can still fetch it.
-    const row = this.#sessions.recordTurn(binge?.id, {
+    const turn = {
       guruId: guru.id,
       parentId: parent?.id ?? null,
       slug: questionSlug(question),
@@ -91,10 +96,11 @@ export class LocalAnswering implements Answering {
       trustScore: draft.trustScore,
       references: draft.references,
       canReceiveFeedback: draft.answered,
-      attachmentNote: null,
+      attachmentNote: attached.note,
       source: options.origin ?? 'API',
       externalUserId,
-    });
+    };
+    const row = this.#sessions.recordTurn(binge?.id, turn, attached);
     return this.#stream(this.#answerOf(guru, row), options);
   }
 

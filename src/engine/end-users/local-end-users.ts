@@ -126,6 +126,7 @@ export class LocalEndUsers implements EndUsers {
         searches,
         profile: records.profile,
         memories: records.memories,
+        attachments: history.attachments,
       },
     };
   }
