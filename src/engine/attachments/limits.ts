@@ -46,8 +46,10 @@ export function refusePdfsOverLimit(pdfs: readonly Sized[], limit: AttachmentLim
   }
   const large = pdfs.find((pdf) => pdf.bytes > limit.max_bytes);
   if (large !== undefined) {
+    // Just over the limit, rounded sizes would read the same: then the exact count says it.
+    const size = formatBytes(large.bytes) === formatBytes(limit.max_bytes) ? `${large.bytes.toLocaleString('en-US')} bytes` : formatBytes(large.bytes);
     throw Errors.badAsk(
-      `The PDF file ${large.name} is ${formatBytes(large.bytes)}, over this guru's limit of ${formatBytes(limit.max_bytes)} per PDF file. No answer was generated.`,
+      `The PDF file ${large.name} is ${size}, over this guru's limit of ${formatBytes(limit.max_bytes)} per PDF file. No answer was generated.`,
     );
   }
 }
