@@ -39,12 +39,15 @@ const LOG_JSON_EXPANSION = 2;
 /** Base64 length of `bytes` bytes. */
 export const base64Length = (bytes: number): number => Math.ceil(bytes / 3) * 4;
 
+const MiB = 1024 * 1024;
+
 /**
  * The largest ask body a guru's limits allow: the question and options, plus every kind of
- * attachment at its count and size, base64 for images and PDFs (with the data URL's prefix).
+ * attachment at its count and size, base64 for images and PDFs (with the data URL's prefix),
+ * rounded up to whole MiB (80 MiB for the defaults).
  */
 export function askBodyCap(limits: AttachmentLimits): number {
   const dataUrl = (limit: AttachmentLimit) => limit.count * (base64Length(limit.max_bytes) + ITEM_OVERHEAD_BYTES);
   const logs = limits.log_files.count * (limits.log_files.max_bytes * LOG_JSON_EXPANSION + ITEM_OVERHEAD_BYTES);
-  return QUESTION_BYTES + dataUrl(limits.images) + dataUrl(limits.pdf_files) + logs;
+  return Math.ceil((QUESTION_BYTES + dataUrl(limits.images) + dataUrl(limits.pdf_files) + logs) / MiB) * MiB;
 }

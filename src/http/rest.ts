@@ -4,6 +4,7 @@
  * schemas, call the port, serialize. Behaviour lives behind the port.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { askBodyCap, DEFAULT_ATTACHMENT_LIMITS } from '../core/attachment-limits.js';
 import type { Backend } from '../core/assistant.js';
 import { Errors, isGuruError, type Operation } from '../core/errors.js';
 import { parseRequest } from '../core/validate.js';
@@ -61,7 +62,8 @@ export interface RestCall {
 export interface RestRoute extends RoutePattern {
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly operation: Operation;
-  readonly maxBodyBytes: number;
+  /** A number, or for routes whose cap is the guru's to set (ask's attachments), the cap of the caller's guru. */
+  readonly maxBodyBytes: number | ((guru: string) => Promise<number>);
   /**
    * Where the operation names the end user it acts for (`external_user_id`), who
    * is then rate-limited apart from the key's other users. Nowhere else is the
@@ -82,9 +84,8 @@ export const BODY_LIMITS = {
   none: 16 * KiB,
   /**
    * A question, a URL or ids with their options: 10,000 characters written as
-   * `\uXXXX` escapes are 60 KB; 10,000 reindex ids about 170 KB. Answers take no
-   * attachments yet; with them (issue 12) the answer route needs room for the
-   * guru's attachment limits.
+   * `\uXXXX` escapes are 60 KB; 10,000 reindex ids about 170 KB. The answer route
+   * takes attachments besides: its cap follows the guru's attachment limits (askBodyCap).
    */
   request: 256 * KiB,
   /** Sources to add: one text source at its 5,000,000-character cap, as UTF-8 (up to 3 bytes a character). */
@@ -108,7 +109,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/:guru_slug/answer',
       operation: 'ask',
-      maxBodyBytes: BODY_LIMITS.request,
+      maxBodyBytes: async () => askBodyCap(DEFAULT_ATTACHMENT_LIMITS),
       endUserIn: 'body',
       run: async ({ res, guru, body }) => {
         const { stream, ...input } = parseRequest(AskRequest, body, 'ask');
@@ -320,7 +321,8 @@ export function createRestApi(options: RestApiOptions): RestHandler {
     const operation = endpoint.operation;
     try {
       const caller = await authenticate(req, operation, params);
-      const body = parseJsonBody(await readBody(req, endpoint.maxBodyBytes));
+      const cap = typeof endpoint.maxBodyBytes === 'number' ? endpoint.maxBodyBytes : await endpoint.maxBodyBytes(caller.guru);
+      const body = parseJsonBody(await readBody(req, cap));
       await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url, params));
       if (!body.ok) throw Errors.invalidInput(operation, body.problem);
       const reply = await endpoint.run({ res, url, guru: caller.guru, params, body: body.value ?? {} });

@@ -191,7 +191,7 @@ describe('attachments in ask', () => {
       });
       expect(storedRows(dir, 'questions')).toBe(0);
       expect(storedRows(dir, 'question_attachments')).toBe(0);
-      expect((await engine.listSessions('frob', {})).today).toEqual([]);
+      expect((await engine.listSessions('frob', { page_num: 1, search_query: '' })).today).toEqual([]);
     });
 
     it('refuses a PDF over the size limit with 400 naming it, storing nothing', async () => {
