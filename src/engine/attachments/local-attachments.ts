@@ -23,7 +23,7 @@ import type { QuestionRow } from '../sessions/repository.js';
 import { AttachedRetriever, type IndexedAttachment } from './attached-retriever.js';
 import { decode, decodedSize, parseDataUrl, type DataUrl } from './data-url.js';
 import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit } from './limits.js';
-import { AttachmentRepository } from './repository.js';
+import { AttachmentRepository, type StoredAttachment } from './repository.js';
 
 /** An image as a chat message carries it to a model. */
 export interface ImageAttachment {
@@ -99,7 +99,7 @@ export class LocalAttachments {
     const pdfTexts = await Promise.all(pdfs.map(async (pdf) => ({ name: pdf.name, text: await this.#pdfText(pdf) })));
     signal?.throwIfAborted();
 
-    const earlier = sessionId === undefined ? [] : this.#stored.ofSession(sessionId);
+    const earlier = sessionId === undefined ? [] : latestOfSession(this.#stored.ofSession(sessionId), limits);
     const session = sessionId ?? randomUUID();
     let ordinal = Math.max(0, ...earlier.map((attachment) => attachment.ordinal));
     const indexed = (attachment: Omit<IndexedAttachment, 'link'>): IndexedAttachment => ({
@@ -149,6 +149,16 @@ export class LocalAttachments {
       throw error;
     }
   }
+}
+
+/**
+ * The attachments a follow-up searches: of each kind the latest, as many as one question may
+ * carry. They are indexed again for every question (about 0.6 s for 5 MB of logs), so a long
+ * session with many files costs a follow-up no more than its first question.
+ */
+function latestOfSession(stored: readonly StoredAttachment[], limits: AttachmentLimits): StoredAttachment[] {
+  const latest = (kind: StoredAttachment['kind'], count: number) => stored.filter((item) => item.kind === kind).slice(-count);
+  return [...latest('LOG', limits.log_files.count), ...latest('PDF', limits.pdf_files.count)].sort((a, b) => a.ordinal - b.ordinal);
 }
 
 function dataUrlFile(file: { readonly data: string; readonly name: string }, what: string): Sent<DataUrl> {

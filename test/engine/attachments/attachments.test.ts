@@ -110,6 +110,18 @@ describe('attachments in ask', () => {
       expect(session.conversation[1]?.references).toEqual(followUp.references);
     });
 
+    it("searches, on a follow-up, the session's latest files of each kind, as many as one question may carry", async () => {
+      const first = await ask({ question: 'How do I install the frobnicator?', log_files: [{ name: 'old.log', data: 'ERROR alphazorb exploded' }] });
+      for (let i = 1; i <= 5; i++) {
+        await ask({ question: 'How do I install the frobnicator?', session_id: first.session_id, log_files: [{ name: `new-${i}.log`, data: `ERROR betazorb${i} exploded` }] });
+      }
+      const latest = await ask({ question: 'Why did betazorb1 explode?', session_id: first.session_id });
+      expect(latest.references).toContainEqual(expect.objectContaining({ title: 'new-1.log', inherited: true }));
+      const oldest = await ask({ question: 'Why did alphazorb explode?', session_id: first.session_id });
+      expect(oldest.references).toEqual([]);
+      expect(storedRows(dir, 'question_attachments')).toBe(6);
+    });
+
     it('deleting the session removes its attachments from the database file', async () => {
       const answer = await ask({ question: 'Why did the quasargrid plugin fail?', log_files: [{ name: 'crash.log', data: CRASH_LOG }] });
       expect(storedRows(dir, 'question_attachments')).toBe(1);
