@@ -443,6 +443,26 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/speak.js'),
   },
   {
+    name: 'settings',
+    summary: "show or change a guru's settings: model instructions, use of the model, speech provider, attachment limits",
+    details: [
+      'Without options the settings are printed; each option given changes that setting only. --model-instructions "" removes the instructions.',
+      'Model instructions (at most 4,000 characters) are added to the language model\'s own (tone, product name); --use-model off answers without the model even where GURU_LLM_URL is set. --speech-provider is what `guru-mcp speech <slug> on|off` sets.',
+      'Attachment limits per kind (images, log_files, pdf_files): how many a question may carry and how large each may be, in bytes. Defaults: images=5x5000000, log_files=5x1000000, pdf_files=3x10000000. Local engine only.',
+    ],
+    positionals: [{ name: 'slug', required: true, guru: true }],
+    options: {
+      'model-instructions': { type: 'string', value: 'TEXT', description: 'added to the model\'s instructions ("" for none)' },
+      'use-model': { type: 'string', value: 'on|off', description: 'answer with the language model where one is configured' },
+      'speech-provider': { type: 'string', value: 'on|off', description: 'speak through the speech provider (text-to-speech v2)' },
+      'attachment-limit': { type: 'string', multiple: true, value: 'KIND=COUNTxBYTES', description: 'e.g. pdf_files=3x10000000 (repeatable)' },
+      json: { ...JSON_OUTPUT, description: 'print the settings as JSON' },
+    },
+    audience: 'people',
+    examples: ['guru-mcp settings docs', 'guru-mcp settings docs --model-instructions "Answer as the Acme support team." --attachment-limit log_files=3x2000000'],
+    load: () => import('./commands/settings.js'),
+  },
+  {
     name: 'speech',
     summary: 'let a guru speak through the speech provider (text-to-speech v2), or stop it',
     details: [

@@ -27,6 +27,8 @@ import type {
   EndUserDataQuery,
   ErasedEndUserData,
   Guru,
+  GuruSettings,
+  GuruSettingsPatch,
   Integration,
   IntegrationInput,
   IntegrationKind,
@@ -178,8 +180,10 @@ export interface GuruAdmin {
   listIntegrations(slug: string): Promise<Integration[]>;
   /** Returns whether there was one to remove. */
   removeIntegration(slug: string, kind: IntegrationKind): Promise<boolean>;
-  /** Lets the guru speak through the speech provider (text-to-speech version 2), or stops it. */
-  setProviderSpeech(slug: string, enabled: boolean): Promise<void>;
+  /** The guru's settings: what the operator set, the defaults for the rest. */
+  guruSettings(slug: string): Promise<GuruSettings>;
+  /** Changes the fields the patch names and returns the settings as they now are. */
+  updateGuruSettings(slug: string, patch: GuruSettingsPatch): Promise<GuruSettings>;
 }
 
 export interface UploadFile {

@@ -32,10 +32,12 @@ export const MAX_TEXT_SOURCE_CHARS = 5_000_000;
 export const MAX_REINDEX_IDS = 10_000;
 /** Text turned into speech at once. */
 export const MAX_SPEECH_CHARS = 20_000;
-/** Attachments of each kind (images, log files, PDFs) one question may carry; the guru's own limits are lower. */
+/** Attachments of each kind (images, log files, PDFs) one question may carry: the highest per-guru count limit. */
 export const MAX_ATTACHMENTS_PER_KIND = 20;
-/** One attachment's data: above the largest per-guru file limit (10 MB PDFs), base64-encoded. */
-export const MAX_ATTACHMENT_DATA_CHARS = 16 * 1024 * 1024;
+/** The highest per-guru size limit of one attachment (decoded bytes). */
+export const MAX_ATTACHMENT_BYTES = 50_000_000;
+/** One attachment's data: a file of the highest size limit, base64-encoded, with its data URL's prefix. */
+export const MAX_ATTACHMENT_DATA_CHARS = Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4 + 1024;
 /** File names and MIME types of attachments. */
 const MAX_FILE_NAME_CHARS = 255;
 
@@ -97,6 +99,42 @@ export type CreatedGuru = z.infer<typeof CreatedGuru>;
 
 export const CreatedApiKey = z.object({ slug: GuruSlug, api_key: z.string() });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+
+/** How many attachments of one kind a question may carry, and how large each may be (decoded). */
+export const AttachmentLimit = z.strictObject({
+  count: z.number().int().min(0).max(MAX_ATTACHMENTS_PER_KIND),
+  max_bytes: z.number().int().min(1).max(MAX_ATTACHMENT_BYTES),
+});
+export type AttachmentLimit = z.infer<typeof AttachmentLimit>;
+
+export const AttachmentKind = z.enum(['images', 'log_files', 'pdf_files']);
+export type AttachmentKind = z.infer<typeof AttachmentKind>;
+
+/** What the operator sets per guru. Stored as the fields set; the rest come from the defaults. */
+export const GuruSettings = z.strictObject({
+  /** Added to the language model's instructions (tone, product name); '' for none. */
+  model_instructions: z.string().max(4000),
+  /** Whether answers use the configured language model (GURU_LLM_URL) at all. */
+  use_model: z.boolean(),
+  /** Whether the guru speaks through the speech provider (text-to-speech version 2). */
+  speech_provider: z.boolean(),
+  attachment_limits: z.strictObject({ images: AttachmentLimit, log_files: AttachmentLimit, pdf_files: AttachmentLimit }),
+});
+export type GuruSettings = z.infer<typeof GuruSettings>;
+
+export const GuruSettingsPatch = z.strictObject({
+  model_instructions: GuruSettings.shape.model_instructions.optional(),
+  use_model: GuruSettings.shape.use_model.optional(),
+  speech_provider: GuruSettings.shape.speech_provider.optional(),
+  attachment_limits: z
+    .strictObject({
+      images: AttachmentLimit.partial().optional(),
+      log_files: AttachmentLimit.partial().optional(),
+      pdf_files: AttachmentLimit.partial().optional(),
+    })
+    .optional(),
+});
+export type GuruSettingsPatch = z.infer<typeof GuruSettingsPatch>;
 
 // ---------------------------------------------------------------------------
 // Ask question

@@ -24,6 +24,8 @@ import type {
   EndUserDataQuery,
   ErasedEndUserData,
   Guru,
+  GuruSettings,
+  GuruSettingsPatch,
   ImportUrlRequest,
   Integration,
   IntegrationInput,
@@ -46,7 +48,6 @@ import type {
   UpsertProfilesResponse,
 } from '../core/schemas.js';
 import { silentLogger } from '../log.js';
-import { DEFAULT_ATTACHMENT_LIMITS } from '../core/attachment-limits.js';
 import { LocalAnswering } from './answer/local-answering.js';
 import { LocalAttachments } from './attachments/local-attachments.js';
 import type { EngineContext, EngineSettings } from './context.js';
@@ -97,7 +98,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#votes = new LocalVotes(this.#gurus, this.#sessions);
     this.#progress = new LocalProgress(context, this.#gurus);
     const attachments = new LocalAttachments(context, {
-      limitsOf: () => DEFAULT_ATTACHMENT_LIMITS,
+      limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
       extractPdf: (data) => this.#dataSources.pdfText(data),
       knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
     });
@@ -243,7 +244,11 @@ export class LocalEngine implements Assistant, GuruAdmin {
   removeIntegration(guru: string, kind: IntegrationKind): Promise<boolean> {
     return this.#integrations.removeIntegration(guru, kind);
   }
-  setProviderSpeech(guru: string, enabled: boolean): Promise<void> {
-    return this.#speech.setProviderSpeech(guru, enabled);
+  guruSettings(guru: string): Promise<GuruSettings> {
+    return this.#gurus.guruSettings(guru);
+  }
+
+  updateGuruSettings(guru: string, patch: GuruSettingsPatch): Promise<GuruSettings> {
+    return this.#gurus.updateGuruSettings(guru, patch);
   }
 }

@@ -4,7 +4,7 @@
  * schemas, call the port, serialize. Behaviour lives behind the port.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { askBodyCap, DEFAULT_ATTACHMENT_LIMITS } from '../core/attachment-limits.js';
+import { askBodyCap } from '../core/attachment-limits.js';
 import type { Backend } from '../core/assistant.js';
 import { Errors, isGuruError, type Operation } from '../core/errors.js';
 import { parseRequest } from '../core/validate.js';
@@ -109,7 +109,11 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/:guru_slug/answer',
       operation: 'ask',
-      maxBodyBytes: async () => askBodyCap(DEFAULT_ATTACHMENT_LIMITS),
+      maxBodyBytes: async (guru) => {
+        // Keys are checked by the admin side first (authenticate), so a request that gets here has it.
+        const settings = await backend.admin?.guruSettings(guru);
+        return settings === undefined ? BODY_LIMITS.request : askBodyCap(settings.attachment_limits);
+      },
       endUserIn: 'body',
       run: async ({ res, guru, body }) => {
         const { stream, ...input } = parseRequest(AskRequest, body, 'ask');

@@ -68,7 +68,7 @@ async function openEngine(prefix: string, options: HarnessOptions) {
     engine,
     youtubeDataApi,
     speechProvider,
-    enableProviderSpeech: (slug: string) => engine.setProviderSpeech(slug, true),
+    enableProviderSpeech: async (slug: string) => void (await engine.updateGuruSettings(slug, { speech_provider: true })),
     setClock: (at: Date) => {
       now = at;
     },

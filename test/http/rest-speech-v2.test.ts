@@ -55,14 +55,14 @@ describe('POST {guru}/text-to-speech-v2/stream/', () => {
     expect(before.status).toBe(403);
     expect(before.json).toEqual({ msg: 'Text-to-speech is not enabled for this guru type' });
     expect(provider.received).toHaveLength(0);
-    await backend.admin!.setProviderSpeech('frob', true);
+    await backend.admin!.updateGuruSettings('frob', { speech_provider: true });
     expect((await call(server.url, 'POST', PATH, { key, body: { text: 'Hello.' } })).status).toBe(200);
-    await backend.admin!.setProviderSpeech('frob', false);
+    await backend.admin!.updateGuruSettings('frob', { speech_provider: false });
     expect((await call(server.url, 'POST', PATH, { key, body: { text: 'Hello.' } })).status).toBe(403);
   });
 
   it('refuses malformed and oversized bodies with 400 before the provider is asked', async () => {
-    await backend.admin!.setProviderSpeech('frob', true);
+    await backend.admin!.updateGuruSettings('frob', { speech_provider: true });
     for (const rawBody of ['{"text": 42}', '{}', '{"text": "Hello.', JSON.stringify({ text: 'a'.repeat(MAX_SPEECH_CHARS + 1) })]) {
       const reply = await call(server.url, 'POST', PATH, { key, rawBody, headers: { 'content-type': 'application/json' } });
       expect(reply.status, rawBody.slice(0, 40)).toBe(400);
@@ -71,7 +71,7 @@ describe('POST {guru}/text-to-speech-v2/stream/', () => {
   });
 
   it("streams the provider's MP3 through, with the spec headers, code described for speech", async () => {
-    await backend.admin!.setProviderSpeech('frob', true);
+    await backend.admin!.updateGuruSettings('frob', { speech_provider: true });
     const reply = await speak('## Setup\n\nRun this:\n```python\nprint("hi")\n```\nthen call `frob.run()`.');
     expect(reply.statusCode).toBe(200);
     expect(reply.headers['content-type']).toBe('audio/mpeg');
@@ -88,7 +88,7 @@ describe('POST {guru}/text-to-speech-v2/stream/', () => {
   });
 
   it('sends a long text in requests of at most 4096 characters, one MP3 stream back', async () => {
-    await backend.admin!.setProviderSpeech('frob', true);
+    await backend.admin!.updateGuruSettings('frob', { speech_provider: true });
     const text = Array.from({ length: 250 }, (_, i) => `Sentence number ${i + 1} is read aloud here.`).join(' ');
     const reply = await speak(text);
     const mp3 = readMp3(new Uint8Array(await reply.body.arrayBuffer()));
@@ -99,7 +99,7 @@ describe('POST {guru}/text-to-speech-v2/stream/', () => {
   });
 
   it('answers "Error generating speech stream" when the provider fails before any audio', async () => {
-    await backend.admin!.setProviderSpeech('frob', true);
+    await backend.admin!.updateGuruSettings('frob', { speech_provider: true });
     provider.server.failNext('/v1/audio/speech', { status: 500, body: { error: { message: 'model crashed' } } });
     const reply = await call(server.url, 'POST', PATH, { key, body: { text: 'Hello.' } });
     expect(reply.status).toBe(500);

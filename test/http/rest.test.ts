@@ -404,6 +404,16 @@ describe('REST API', () => {
       expect(reply.json).toEqual({ msg: 'Request body too large (limit 80 MiB)' });
     });
 
+    it("sizes the cap from the guru's own attachment limits", async () => {
+      await backend.admin!.updateGuruSettings('other', {
+        attachment_limits: { images: { count: 0 }, pdf_files: { count: 1, max_bytes: 1_000_000 }, log_files: { count: 1, max_bytes: 100_000 } },
+      });
+      // 256 KiB for the question, a PDF of 1 MB as base64 (1.33 MB) and a log of 100 KB with escapes: 2 MiB.
+      const reply = await call(base, 'POST', '/api/v1/other/answer/', { key: otherKey, rawBody: Readable.from(Array.from({ length: 3 }, () => Buffer.alloc(1024 * 1024, 'y'))) });
+      expect(reply.status).toBe(413);
+      expect(reply.json).toEqual({ msg: 'Request body too large (limit 2 MiB)' });
+    });
+
     it('streams the note about skipped attachments first, as a quoted line, and says it in the JSON', async () => {
       const body = { question: 'How do I install the widget?', log_files: [{ name: 'huge.log', data: 'z'.repeat(1_000_001) }] };
       const streamed = await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body: { ...body, stream: true } });

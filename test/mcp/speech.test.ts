@@ -74,7 +74,7 @@ describe('MCP text_to_speech', () => {
     const refused = await speak({ text: 'Hello there.', version: 2 });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain('Text-to-speech is not enabled for this guru type');
-    await test.backend.admin!.setProviderSpeech('frob', true);
+    await test.backend.admin!.updateGuruSettings('frob', { speech_provider: true });
     const result = await speak({ text: 'Hello there.', version: 2 });
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(readMp3(audioOf(result)).frames).toBe(2 * 15);

@@ -7,7 +7,7 @@ import type { CommandContext } from '../spec.js';
 export async function run(context: CommandContext): Promise<number> {
   const { slug, enabled } = await withGuru(context, async (backend, { slug, args: [word = ''] }) => {
     if (word !== 'on' && word !== 'off') throw new UsageError(`say on or off, not "${word}"`, 'speech');
-    await adminOf(backend).setProviderSpeech(slug, word === 'on');
+    await adminOf(backend).updateGuruSettings(slug, { speech_provider: word === 'on' });
     return { slug, enabled: word === 'on' };
   });
   writeLines(

@@ -3,7 +3,7 @@
  * count or size refuse the question before anything is answered; images and log files over them
  * are skipped, and the answer's note says how many.
  */
-import type { AttachmentLimit, AttachmentLimits } from '../../core/attachment-limits.js';
+import type { AttachmentLimit, GuruSettings } from '../../core/schemas.js';
 import { Errors } from '../../core/errors.js';
 
 /** A file as the limits see it. */
@@ -55,7 +55,7 @@ export function refusePdfsOverLimit(pdfs: readonly Sized[], limit: AttachmentLim
 }
 
 export interface NoteInput {
-  readonly limits: AttachmentLimits;
+  readonly limits: GuruSettings['attachment_limits'];
   readonly droppedImages: number;
   readonly droppedLogs: number;
   /** Images kept but not read: no model that reads images takes part in the answer. */

@@ -10,9 +10,10 @@
  * images (`images`); without one the note says they were not read.
  */
 import { randomUUID } from 'node:crypto';
-import type { AttachmentLimits } from '../../core/attachment-limits.js';
 import { Errors } from '../../core/errors.js';
-import type { AskInput, Reference } from '../../core/schemas.js';
+import type { AskInput, GuruSettings, Reference } from '../../core/schemas.js';
+
+type AttachmentLimits = GuruSettings['attachment_limits'];
 import { attachmentUri } from '../../core/uris.js';
 import { Answerer, type AnswerDraft } from '../answer/answerer.js';
 import { timestamp, type EngineContext } from '../context.js';

@@ -4,19 +4,25 @@
  */
 import type { GuruAdmin } from '../../core/assistant.js';
 import { Errors, type Operation } from '../../core/errors.js';
-import { CreateGuruRequest, type CreatedApiKey, type CreatedGuru, type Guru } from '../../core/schemas.js';
+import { CreateGuruRequest, GuruSettingsPatch, type CreatedApiKey, type CreatedGuru, type Guru, type GuruSettings } from '../../core/schemas.js';
+import { parseRequest } from '../../core/validate.js';
 import { timestamp, type EngineContext } from '../context.js';
 import { GuruRepository, type GuruRow } from './repository.js';
+import { GuruSettingsRepository } from './settings.js';
 
 export type { GuruRow } from './repository.js';
 
-export class LocalGurus implements Pick<GuruAdmin, 'listGurus' | 'createGuru' | 'createApiKey' | 'authenticate'> {
+export class LocalGurus
+  implements Pick<GuruAdmin, 'listGurus' | 'createGuru' | 'createApiKey' | 'authenticate' | 'guruSettings' | 'updateGuruSettings'>
+{
   readonly #context: EngineContext;
   readonly #gurus: GuruRepository;
+  readonly #settings: GuruSettingsRepository;
 
   constructor(context: EngineContext) {
     this.#context = context;
     this.#gurus = new GuruRepository(context.db);
+    this.#settings = new GuruSettingsRepository(context.db);
   }
 
   /** The guru named by `slug`, or the refusal `op` gives for an unknown guru. */
@@ -24,6 +30,22 @@ export class LocalGurus implements Pick<GuruAdmin, 'listGurus' | 'createGuru' | 
     const guru = this.#gurus.find(slug);
     if (!guru) throw Errors.guruNotFound(op, slug);
     return guru;
+  }
+
+  /** The settings other capabilities follow (model, speech provider, attachment limits). */
+  settingsOf(guru: GuruRow): GuruSettings {
+    return this.#settings.settings(guru.id);
+  }
+
+  async guruSettings(slug: string): Promise<GuruSettings> {
+    return this.settingsOf(this.find('admin', slug));
+  }
+
+  async updateGuruSettings(slug: string, raw: GuruSettingsPatch): Promise<GuruSettings> {
+    const guru = this.find('admin', slug);
+    const patch = parseRequest(GuruSettingsPatch, raw, 'admin');
+    const now = timestamp(this.#context);
+    return this.#context.db.transaction(() => this.#settings.update(guru.id, patch, now)).immediate();
   }
 
   async listGurus(): Promise<Guru[]> {

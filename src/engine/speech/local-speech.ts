@@ -11,10 +11,9 @@ import { TextToSpeechRequest } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
 import { describeError } from '../../log.js';
 import type { SpeechProvider } from '../../providers/speech.js';
-import { timestamp, type EngineContext } from '../context.js';
+import type { EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
 import type { VoiceSettings } from './espeak.js';
-import { SpeechRepository } from './repository.js';
 import { sentencesOf, speechText } from './speech-text.js';
 
 export const DEFAULT_VOICE: VoiceSettings = { program: 'espeak-ng', voice: 'en-us', wordsPerMinute: 165 };
@@ -25,20 +24,18 @@ const PROVIDER_HINT = 'Set GURU_TTS_URL and GURU_TTS_MODEL (and GURU_TTS_VOICE, 
 export class LocalSpeech implements Speech {
   readonly #context: EngineContext;
   readonly #gurus: LocalGurus;
-  readonly #repository: SpeechRepository;
   #provider: SpeechProvider | undefined;
 
   constructor(context: EngineContext, gurus: LocalGurus) {
     this.#context = context;
     this.#gurus = gurus;
-    this.#repository = new SpeechRepository(context.db);
   }
 
   async textToSpeech(slug: string, raw: TextToSpeechRequest, options: SpeechOptions = {}): Promise<AsyncIterable<Uint8Array>> {
     const guru = this.#gurus.find('text_to_speech', slug);
     const { text } = parseRequest(TextToSpeechRequest, raw, 'text_to_speech');
     if (options.version === 2) {
-      if (!this.#repository.providerEnabled(guru.id)) throw Errors.textToSpeechDisabled();
+      if (!this.#gurus.settingsOf(guru).speech_provider) throw Errors.textToSpeechDisabled();
       return this.#providerSpeech(text, options.signal);
     }
     const sentences = sentencesOf(speechText(text));
@@ -46,11 +43,6 @@ export class LocalSpeech implements Speech {
     const voice = { ...DEFAULT_VOICE, ...this.#context.settings.speech };
     const { mp3Speech } = await import('./mp3-speech.js');
     return this.#startedStream(mp3Speech(sentences, voice, options.signal), options.signal);
-  }
-
-  async setProviderSpeech(slug: string, enabled: boolean): Promise<void> {
-    const guru = this.#gurus.find('admin', slug);
-    this.#repository.setProviderEnabled(guru.id, enabled, timestamp(this.#context));
   }
 
   async close(): Promise<void> {

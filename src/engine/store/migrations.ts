@@ -243,6 +243,21 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 9,
+    name: 'guru settings',
+    sql: `
+      -- What the operator set for a guru, as a JSON object of the fields set (the rest are defaults).
+      CREATE TABLE guru_settings (
+        guru_id INTEGER PRIMARY KEY REFERENCES gurus(id) ON DELETE CASCADE,
+        settings_json TEXT NOT NULL,
+        date_updated TEXT NOT NULL
+      );
+      INSERT INTO guru_settings (guru_id, settings_json, date_updated)
+        SELECT guru_id, '{"speech_provider":true}', enabled_at FROM speech_provider_gurus;
+      DROP TABLE speech_provider_gurus;
+    `,
+  },
+  {
     version: 11,
     name: 'question attachments',
     sql: `

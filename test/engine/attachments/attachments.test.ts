@@ -194,6 +194,23 @@ describe('attachments in ask', () => {
       );
     });
 
+    it("follows the guru's own limits", async () => {
+      await engine.updateGuruSettings('frob', { attachment_limits: { log_files: { count: 1, max_bytes: 100 }, pdf_files: { count: 0 } } });
+      const answer = await ask({
+        question: 'How do I install the frobnicator?',
+        log_files: [
+          { name: 'a.log', data: 'fits' },
+          { name: 'b.log', data: 'fits as well, but one is all this guru takes' },
+          { name: 'c.log', data: 'x'.repeat(101) },
+        ],
+      });
+      expect(answer.attachment_note).toBe('Skipped 2 log files (this guru takes at most 1 log file of up to 100 bytes each).');
+      await expect(ask({ question: 'q', pdf_files: [{ name: 'a.pdf', type: 'application/pdf', data: pdfDataUrl(await reportPdf()) }] })).rejects.toMatchObject({
+        status: 400,
+        message: 'Too many PDF files: 1 attached, this guru takes at most 0 PDF files per question. No answer was generated.',
+      });
+    });
+
     it('refuses more PDFs than the limit with 400 before answering, storing nothing', async () => {
       const pdf = { name: 'report.pdf', type: 'application/pdf', data: pdfDataUrl(await reportPdf()) };
       await expect(ask({ question: 'Which offices led the revenue growth?', pdf_files: [pdf, pdf, pdf, pdf] })).rejects.toMatchObject({

@@ -1,0 +1,79 @@
+/**
+ * A guru's settings. Only the fields the operator set are stored, so a
+ * default changed in a later release reaches every guru that kept it.
+ */
+import { GuruSettingsPatch, type GuruSettings } from '../../core/schemas.js';
+import type { Db } from '../store/database.js';
+
+const MB = 1_000_000;
+
+/** DESIGN.md: 5 images of 5 MB, 5 log files of 1 MB, 3 PDFs of 10 MB; no model instructions; the model used when configured. */
+export const DEFAULT_GURU_SETTINGS: GuruSettings = Object.freeze({
+  model_instructions: '',
+  use_model: true,
+  speech_provider: false,
+  attachment_limits: Object.freeze({
+    images: Object.freeze({ count: 5, max_bytes: 5 * MB }),
+    log_files: Object.freeze({ count: 5, max_bytes: 1 * MB }),
+    pdf_files: Object.freeze({ count: 3, max_bytes: 10 * MB }),
+  }),
+});
+
+/** `base` with the patch's fields laid over it (attachment limits field by field). */
+export function applySettings(base: GuruSettings, patch: GuruSettingsPatch): GuruSettings {
+  const limits = base.attachment_limits;
+  const patched = patch.attachment_limits ?? {};
+  return {
+    model_instructions: patch.model_instructions ?? base.model_instructions,
+    use_model: patch.use_model ?? base.use_model,
+    speech_provider: patch.speech_provider ?? base.speech_provider,
+    attachment_limits: {
+      images: { ...limits.images, ...patched.images },
+      log_files: { ...limits.log_files, ...patched.log_files },
+      pdf_files: { ...limits.pdf_files, ...patched.pdf_files },
+    },
+  };
+}
+
+/** The stored patch with a new one laid over it: what the operator has set so far. */
+function mergedPatch(stored: GuruSettingsPatch, patch: GuruSettingsPatch): GuruSettingsPatch {
+  const limits = { ...stored.attachment_limits };
+  for (const kind of ['images', 'log_files', 'pdf_files'] as const) {
+    const changed = patch.attachment_limits?.[kind];
+    if (changed) limits[kind] = { ...limits[kind], ...changed };
+  }
+  const merged: GuruSettingsPatch = { ...stored, ...patch };
+  return Object.keys(limits).length > 0 ? { ...merged, attachment_limits: limits } : merged;
+}
+
+export class GuruSettingsRepository {
+  readonly #read;
+  readonly #write;
+
+  constructor(db: Db) {
+    this.#read = db.prepare<[number], { settings_json: string }>('SELECT settings_json FROM guru_settings WHERE guru_id = ?');
+    this.#write = db.prepare<[number, string, string]>(
+      `INSERT INTO guru_settings (guru_id, settings_json, date_updated) VALUES (?, ?, ?)
+       ON CONFLICT (guru_id) DO UPDATE SET settings_json = excluded.settings_json, date_updated = excluded.date_updated`,
+    );
+  }
+
+  settings(guruId: number): GuruSettings {
+    return applySettings(DEFAULT_GURU_SETTINGS, this.#stored(guruId));
+  }
+
+  /** Stores the patch over what was set before; call inside a transaction with the read. */
+  update(guruId: number, patch: GuruSettingsPatch, now: string): GuruSettings {
+    const stored = mergedPatch(this.#stored(guruId), patch);
+    this.#write.run(guruId, JSON.stringify(stored), now);
+    return applySettings(DEFAULT_GURU_SETTINGS, stored);
+  }
+
+  #stored(guruId: number): GuruSettingsPatch {
+    const row = this.#read.get(guruId);
+    if (!row) return {};
+    // Written by update() only, so it parses; should it not (a hand-edited file), the defaults hold.
+    const parsed = GuruSettingsPatch.safeParse(JSON.parse(row.settings_json));
+    return parsed.success ? parsed.data : {};
+  }
+}
