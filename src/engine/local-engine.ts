@@ -101,6 +101,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
       limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
       extractPdf: (data) => this.#dataSources.pdfText(data),
       knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
+      // No answer reads images yet: the model path (GURU_LLM_*) takes them once it is wired in.
+      readsImages: () => false,
     });
     this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, attachments);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions);

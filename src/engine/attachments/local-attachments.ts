@@ -41,6 +41,8 @@ export interface AttachmentServices {
   readonly extractPdf: (data: Uint8Array) => Promise<string>;
   /** Searchable passages of the guru's knowledge base. */
   readonly knowledgeChunks: (guruId: number) => number;
+  /** Whether the guru's answers go to a model that reads images; when not, images are noted as not read. */
+  readonly readsImages: (guru: GuruRow) => boolean;
 }
 
 /** A question's attachments, ready for answering and for storing with its turn. */
@@ -100,9 +102,10 @@ export class LocalAttachments {
     const pdfTexts = await Promise.all(pdfs.map(async (pdf) => ({ name: pdf.name, text: await this.#pdfText(pdf) })));
     signal?.throwIfAborted();
 
-    const earlier = sessionId === undefined ? [] : latestOfSession(this.#stored.ofSession(sessionId), limits);
+    const ofSession = sessionId === undefined ? [] : this.#stored.ofSession(sessionId);
+    const earlier = latestOfSession(ofSession, limits);
     const session = sessionId ?? randomUUID();
-    let ordinal = Math.max(0, ...earlier.map((attachment) => attachment.ordinal));
+    let ordinal = Math.max(0, ...ofSession.map((attachment) => attachment.ordinal));
     const indexed = (attachment: Omit<IndexedAttachment, 'link'>): IndexedAttachment => ({
       ...attachment,
       link: attachmentUri(guru.slug, session, attachment.ordinal),
@@ -112,7 +115,8 @@ export class LocalAttachments {
       ...logs.kept.map((log) => indexed({ kind: 'LOG', name: log.name, text: log.data, ordinal: ++ordinal })),
       ...pdfTexts.map((pdf) => indexed({ kind: 'PDF', name: pdf.name, text: pdf.text, ordinal: ++ordinal })),
     ];
-    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, unreadImages: images.kept.length });
+    const unreadImages = this.#services.readsImages(guru) ? 0 : images.kept.length;
+    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, unreadImages });
     const retriever = inherited.length + fresh.length === 0 ? undefined : new AttachedRetriever(this.#context.db, guru, [...inherited, ...fresh]);
     const links = new Map<string, boolean>([...inherited.map((item) => [item.link, true] as const), ...fresh.map((item) => [item.link, false] as const)]);
     const knowledgeChunks = this.#services.knowledgeChunks;
@@ -133,8 +137,8 @@ export class LocalAttachments {
         };
       },
       store(turn) {
-        for (const attachment of fresh) {
-          stored.insert({ questionId: turn.id, bingeId: turn.binge_id, ordinal: attachment.ordinal, kind: attachment.kind, name: attachment.name, text: attachment.text, now: now() });
+        for (const { ordinal, kind, name, text } of fresh) {
+          stored.insert({ questionId: turn.id, bingeId: turn.binge_id, ordinal, kind, name, text, now: now() });
         }
       },
     };
@@ -158,7 +162,7 @@ export class LocalAttachments {
  * session with many files costs a follow-up no more than its first question.
  */
 function latestOfSession(stored: readonly StoredAttachment[], limits: AttachmentLimits): StoredAttachment[] {
-  const latest = (kind: StoredAttachment['kind'], count: number) => stored.filter((item) => item.kind === kind).slice(-count);
+  const latest = (kind: StoredAttachment['kind'], count: number) => (count === 0 ? [] : stored.filter((item) => item.kind === kind).slice(-count));
   return [...latest('LOG', limits.log_files.count), ...latest('PDF', limits.pdf_files.count)].sort((a, b) => a.ordinal - b.ordinal);
 }
 

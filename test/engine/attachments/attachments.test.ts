@@ -209,6 +209,11 @@ describe('attachments in ask', () => {
         status: 400,
         message: 'Too many PDF files: 1 attached, this guru takes at most 0 PDF files per question. No answer was generated.',
       });
+      // With logs turned off, a follow-up searches none of the session's logs, and later files still get numbers of their own.
+      await engine.updateGuruSettings('frob', { attachment_limits: { log_files: { count: 0 }, pdf_files: { count: 3 } } });
+      const followUp = await ask({ question: 'What does the report say about revenue in the northern offices?', session_id: answer.session_id, pdf_files: [{ name: 'r.pdf', type: 'application/pdf', data: pdfDataUrl(await reportPdf()) }] });
+      expect(followUp.references).toContainEqual({ title: 'r.pdf', link: `guru://frob/sessions/${answer.session_id}/attachments/2`, icon: '' });
+      expect((await ask({ question: 'What fits?', session_id: answer.session_id })).references).toEqual([]);
     });
 
     it('refuses more PDFs than the limit with 400 before answering, storing nothing', async () => {
