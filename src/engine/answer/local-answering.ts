@@ -44,10 +44,10 @@ export class LocalAnswering implements Answering {
 
   constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter, attachments: LocalAttachments) {
     this.#gurus = gurus;
-    this.#attachments = attachments;
     this.#search = search;
     this.#sessions = sessions;
     this.#progress = progress;
+    this.#attachments = attachments;
     this.#answerer = new Answerer(search.retriever, (guruId) => search.indexedChunks(guruId));
   }
 

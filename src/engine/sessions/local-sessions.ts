@@ -240,7 +240,7 @@ export class LocalSessions implements Sessions {
 
   /**
    * Stores a turn in the session `sessionId`, or in a new session when it is undefined (with the
-   * companion's `newSessionId`, else a fresh one); the companion stores what goes with the turn in
+   * companion's `sessionId`, else a fresh one); the companion stores what goes with the turn in
    * the same transaction.
    */
   recordTurn(sessionId: string | undefined, turn: NewTurn, companion?: TurnCompanion): QuestionRow {
