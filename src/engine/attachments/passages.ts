@@ -2,7 +2,8 @@
  * An attachment's text as passages to search: a PDF's Markdown by its structure (the ingestion's
  * chunker, so each passage cites its page), a log file by its lines, whole lines packed into
  * passages of about the chunker's size, each headed by the lines it holds ("Lines 120-139") so
- * that a quoted passage says where in the log it is.
+ * that a quoted passage says where in the log it is, and fenced as code so that it is quoted line
+ * by line, as written, never read as Markdown.
  */
 import { chunkMarkdown, DEFAULT_MAX_CHARS, DEFAULT_TARGET_CHARS } from '../ingest/chunker.js';
 import type { NewChunk } from '../store/chunks.js';
@@ -32,7 +33,7 @@ function logPassages(text: string): NewChunk[] {
     const [first, last] = [held[0], held.at(-1)];
     if (first !== undefined && last !== undefined && held.some(({ piece }) => piece.trim() !== '')) {
       const where = first.number === last.number ? `Line ${first.number}` : `Lines ${first.number}-${last.number}`;
-      passages.push({ position: passages.length, headings: [where], body: held.map(({ piece }) => piece).join('\n') });
+      passages.push({ position: passages.length, headings: [where], body: fenced(held.map(({ piece }) => piece).join('\n')) });
     }
     held = [];
     size = 0;
@@ -52,4 +53,11 @@ function splitLongLine(line: string): string[] {
   const pieces: string[] = [];
   for (let at = 0; at < line.length; at += DEFAULT_MAX_CHARS) pieces.push(line.slice(at, at + DEFAULT_MAX_CHARS));
   return pieces;
+}
+
+/** The lines as a fenced code block, its fence longer than any run of backticks in them. */
+function fenced(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}\n${text}\n${fence}`;
 }
