@@ -6,14 +6,12 @@
  * Log files are taken as sent: a log over the size limit is skipped like any other file over a
  * limit (no tail of it is kept), so what is searched is always the whole file. PDFs are read by
  * the ingestion's extractor in its worker threads; a PDF that cannot be read refuses the question
- * like one over the limits. Images are not searched: they are decoded for a model that reads
- * images (`images`); without one the note says they were not read.
+ * like one over the limits. Images are not searched: checked (data URL, image type) and handed on
+ * as data URLs for a model that reads images (`images`); without one the note says they were not read.
  */
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../../core/errors.js';
 import type { AskInput, GuruSettings, Reference } from '../../core/schemas.js';
-
-type AttachmentLimits = GuruSettings['attachment_limits'];
 import { attachmentUri } from '../../core/uris.js';
 import { Answerer, type AnswerDraft } from '../answer/answerer.js';
 import { timestamp, type EngineContext } from '../context.js';
@@ -25,6 +23,8 @@ import { AttachedRetriever, type IndexedAttachment } from './attached-retriever.
 import { decode, decodedSize, parseDataUrl, type DataUrl } from './data-url.js';
 import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit } from './limits.js';
 import { AttachmentRepository, type StoredAttachment } from './repository.js';
+
+type AttachmentLimits = GuruSettings['attachment_limits'];
 
 /** An image as a chat message carries it to a model. */
 export interface ImageAttachment {
