@@ -1,5 +1,6 @@
-/** Reading what a command is given: a text file, or all of stdin. */
-import { readFile } from 'node:fs/promises';
+/** Reading what a command is given: a text file, files whole, or all of stdin. */
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { CommandFailure } from './failures.js';
 import type { Terminal } from './spec.js';
 
@@ -20,4 +21,27 @@ export async function readTextFile(file: string): Promise<string> {
     const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
     throw new CommandFailure(`cannot read ${file}: ${reason}`);
   }
+}
+
+/** A file as read for sending: its name without the folders, and its bytes. */
+export interface ReadFile {
+  readonly name: string;
+  readonly data: Uint8Array;
+}
+
+/** Reads every file before anything is sent, so that a bad path sends nothing; `verb` says what for ("upload"). */
+export async function readFiles(paths: readonly string[], verb: string): Promise<ReadFile[]> {
+  return Promise.all(
+    paths.map(async (path) => {
+      try {
+        if ((await stat(path)).isDirectory()) throw new CommandFailure(`cannot ${verb} ${path}: it is a directory`, 'Name the files in it.');
+        return { name: basename(path), data: await readFile(path) };
+      } catch (error) {
+        if (error instanceof CommandFailure) throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+        throw new CommandFailure(`cannot read ${path}: ${reason}`);
+      }
+    }),
+  );
 }

@@ -314,11 +314,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     options: {
       session: { type: 'string', value: 'ID', description: 'continue the conversation of an earlier answer' },
+      attach: {
+        type: 'string',
+        multiple: true,
+        value: 'FILE',
+        description: 'attach a file (repeatable), placed by its content: a PDF or a log (UTF-8 text) is searched with the knowledge base; an image is read only by a model that reads images',
+      },
       'follow-ups': { type: 'boolean', description: 'then show up to 3 questions to ask next (as guru-mcp follow-ups does)' },
       json: { ...JSON_OUTPUT, description: 'print the answer object as JSON (no streaming); with --follow-ups it has follow_up_examples' },
     },
     audience: 'people',
-    examples: ['guru-mcp ask docs "How do I rotate an API key?"', 'guru-mcp ask docs --session SESSION_ID "and for a second guru?"'],
+    examples: [
+      'guru-mcp ask docs "How do I rotate an API key?"',
+      'guru-mcp ask docs --session SESSION_ID "and for a second guru?"',
+      'guru-mcp ask docs --attach server.log --attach report.pdf "Why does the server fail to start?"',
+    ],
     load: () => import('./commands/ask.js'),
   },
   {

@@ -32,10 +32,12 @@ export const MAX_TEXT_SOURCE_CHARS = 5_000_000;
 export const MAX_REINDEX_IDS = 10_000;
 /** Text turned into speech at once. */
 export const MAX_SPEECH_CHARS = 20_000;
-/** Attachments of each kind (images, log files, PDFs) one question may carry; the guru's own limits are lower. */
+/** Attachments of each kind (images, log files, PDFs) one question may carry: the highest per-guru count limit. */
 export const MAX_ATTACHMENTS_PER_KIND = 20;
-/** One attachment's data: above the largest per-guru file limit (10 MB PDFs), base64-encoded. */
-export const MAX_ATTACHMENT_DATA_CHARS = 16 * 1024 * 1024;
+/** The highest per-guru size limit of one attachment (decoded bytes). */
+export const MAX_ATTACHMENT_BYTES = 50_000_000;
+/** One attachment's data: a file of the highest size limit, base64-encoded, with its data URL's prefix. */
+export const MAX_ATTACHMENT_DATA_CHARS = Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4 + 1024;
 /** File names and MIME types of attachments. */
 const MAX_FILE_NAME_CHARS = 255;
 
@@ -100,8 +102,8 @@ export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 
 /** How many attachments of one kind a question may carry, and how large each may be (decoded). */
 export const AttachmentLimit = z.strictObject({
-  count: z.number().int().min(0).max(20),
-  max_bytes: z.number().int().min(1).max(50_000_000),
+  count: z.number().int().min(0).max(MAX_ATTACHMENTS_PER_KIND),
+  max_bytes: z.number().int().min(1).max(MAX_ATTACHMENT_BYTES),
 });
 export type AttachmentLimit = z.infer<typeof AttachmentLimit>;
 
@@ -527,6 +529,8 @@ export const ErasedCounts = z.looseObject({
   searches: z.number().int(),
   profile: z.number().int(),
   memories: z.number().int(),
+  /** Log files and PDFs attached to the erased questions (this server's; not every service reports it). */
+  attachments: z.number().int().optional(),
 });
 export type ErasedCounts = z.infer<typeof ErasedCounts>;
 

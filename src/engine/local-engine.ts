@@ -52,6 +52,7 @@ import { ChatProvider } from '../providers/chat.js';
 import { LocalAnswering } from './answer/local-answering.js';
 import { ModelPipeline } from './answer/model/model-pipeline.js';
 import { OutageGuard } from './answer/model/outage-guard.js';
+import { LocalAttachments } from './attachments/local-attachments.js';
 import type { EngineContext, EngineSettings } from './context.js';
 import { LocalCrawling } from './crawl/local-crawling.js';
 import { LocalFollowUps } from './follow-ups/local-follow-ups.js';
@@ -105,7 +106,14 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#chat = context.settings.llm && new ChatProvider(context.settings.llm);
     const chat = this.#chat && new OutageGuard(this.#chat);
     const model = chat && new ModelPipeline(chat, this.#search.retriever, this.#endUsers, context.logger);
-    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, model);
+    const attachments = new LocalAttachments(context, {
+      limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
+      extractPdf: (data) => this.#dataSources.pdfText(data),
+      knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
+      // Images reach no model yet: chat messages carry text only, so they are noted as not read.
+      readsImages: () => false,
+    });
+    this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, attachments, model);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions, chat);
     const http = () => this.#dataSources.http();
     this.#crawling = new LocalCrawling(context, this.#gurus, http);

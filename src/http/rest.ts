@@ -4,6 +4,7 @@
  * schemas, call the port, serialize. Behaviour lives behind the port.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { askBodyCap } from '../core/attachment-limits.js';
 import type { Backend, QuestionOrigin } from '../core/assistant.js';
 import { Errors, isGuruError, type Operation } from '../core/errors.js';
 import { parseRequest } from '../core/validate.js';
@@ -73,7 +74,8 @@ export interface RestCall {
 export interface RestRoute extends RoutePattern {
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly operation: Operation;
-  readonly maxBodyBytes: number;
+  /** A number, or for routes whose cap is the guru's to set (ask's attachments), the cap of the caller's guru. */
+  readonly maxBodyBytes: number | ((guru: string | undefined) => Promise<number>);
   /**
    * Where the operation names the end user it acts for (`external_user_id`), who
    * is then rate-limited apart from the key's other users. Nowhere else is the
@@ -101,9 +103,8 @@ export const BODY_LIMITS = {
   none: 16 * KiB,
   /**
    * A question, a URL or ids with their options: 10,000 characters written as
-   * `\uXXXX` escapes are 60 KB; 10,000 reindex ids about 170 KB. Answers take no
-   * attachments yet; with them (issue 12) the answer route needs room for the
-   * guru's attachment limits.
+   * `\uXXXX` escapes are 60 KB; 10,000 reindex ids about 170 KB. The answer route
+   * takes attachments besides: its cap follows the guru's attachment limits (askBodyCap).
    */
   request: 256 * KiB,
   /** Sources to add: one text source at its 5,000,000-character cap, as UTF-8 (up to 3 bytes a character). */
@@ -134,7 +135,11 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       method: 'POST',
       path: '/:guru_slug/answer',
       operation: 'ask',
-      maxBodyBytes: BODY_LIMITS.request,
+      maxBodyBytes: async (guru) => {
+        // The key was checked first (authenticate), so the guru exists.
+        const settings = guru === undefined ? undefined : await backend.admin?.guruSettings(guru);
+        return settings === undefined ? BODY_LIMITS.request : askBodyCap(settings.attachment_limits);
+      },
       endUserIn: 'body',
       run: async ({ res, headers, guru, body }) => {
         const { stream, ...input } = parseRequest(AskRequest, body, 'ask');
@@ -358,7 +363,8 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
     const operation = endpoint.operation;
     try {
       const caller = endpoint.access === 'anyone' ? undefined : await authenticate(req, operation, params);
-      const raw = await readBody(req, endpoint.maxBodyBytes);
+      const cap = typeof endpoint.maxBodyBytes === 'number' ? endpoint.maxBodyBytes : await endpoint.maxBodyBytes(caller?.guru);
+      const raw = await readBody(req, cap);
       const body = endpoint.bodyKind === 'bytes' ? { ok: true as const, value: undefined } : parseJsonBody(raw);
       if (caller !== undefined) await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url, params));
       if (!body.ok) throw Errors.invalidInput(operation, body.problem);

@@ -71,7 +71,7 @@ describe('guru-mcp profiles / enduser', () => {
     const erased = await runCli(['enduser', 'erase', 'docs', USER, '--yes', ...data()]);
     expect(erased.code).toBe(0);
     expect(erased.stdout).toBe(
-      `Erased end user ${USER} in docs: 0 questions, 0 rejected questions, 0 conversations, 0 searches, 1 profile, 0 memories.\n`,
+      `Erased end user ${USER} in docs: 0 questions, 0 rejected questions, 0 conversations, 0 searches, 1 profile, 0 memories, 0 attachments.\n`,
     );
     expect(JSON.parse((await runCli(['enduser', 'show', 'docs', USER, '--json', ...data()])).stdout).data.profile).toEqual([]);
   });

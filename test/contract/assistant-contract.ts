@@ -13,6 +13,7 @@ import { waitForCrawl } from '../../src/core/wait-for-crawl.js';
 import { respond, startLoopbackServer, type LoopbackServer, type Route } from '../support/loopback-server.js';
 import { CONFIG_GUIDE, COOKING, INSTALL_GUIDE, VIDEO_LISTS } from './fixtures.js';
 import { aroundAnswerContract } from './around-answer-contract.js';
+import { attachmentsContract } from './attachments-contract.js';
 import { speechContract } from './speech-contract.js';
 import type { ContractHarness, OpenHarness } from './harness.js';
 
@@ -428,13 +429,6 @@ export function assistantContract(open: OpenHarness): void {
       expect((await assistant.getSession('frob', first.session_id)).conversation).toHaveLength(1);
     });
 
-    it('refuses attachments it cannot read, storing nothing', async () => {
-      await expect(
-        assistant.ask('frob', { question: 'see log', fetch_existing: false, log_files: [{ name: 'a.log', data: 'boom' }] }),
-      ).rejects.toMatchObject({ status: 400, message: 'Attachments (images, log_files, pdf_files) are not supported by this server yet' });
-      expect(allSessions(await assistant.listSessions('frob', { page_num: 1, search_query: '' }))).toEqual([]);
-    });
-
     it('answers for an unknown guru with the operation\'s error', async () => {
       await expectUnknownGuru(assistant.ask('nope', { question: 'hi', fetch_existing: false }), {
         status: 404,
@@ -533,6 +527,7 @@ export function assistantContract(open: OpenHarness): void {
   });
   aroundAnswerContract(() => harness);
   speechContract(() => harness);
+  attachmentsContract(() => harness);
 
   describe('crawling', () => {
     let site: LoopbackServer;

@@ -37,7 +37,12 @@ export function endUsersContract(open: OpenHarness): void {
 
   /** Two answered questions in one session, a declined one in another, and two searches. */
   async function history(guru: string, externalUserId: string) {
-    const first = await assistant.ask(guru, { fetch_existing: false, question: 'How do I install frobnicator?', external_user_id: externalUserId });
+    const first = await assistant.ask(guru, {
+      fetch_existing: false,
+      question: 'How do I install frobnicator?',
+      external_user_id: externalUserId,
+      log_files: [{ name: 'frob.log', data: 'ERROR frob: cannot bind port 8080' }],
+    });
     await assistant.ask(guru, { fetch_existing: false, question: 'Which file holds the wibble level?', session_id: first.session_id, external_user_id: externalUserId });
     const declined = await assistant.ask(guru, { fetch_existing: false, question: 'Best pancake recipe?', external_user_id: externalUserId });
     await assistant.semanticSearch(guru, { question: 'installer', labels: ['Text'], external_user_id: externalUserId });
@@ -221,7 +226,7 @@ export function endUsersContract(open: OpenHarness): void {
       await assistant.upsertProfiles('frob', { users: [{ external_user_id: USER, memory: { plan: 'pro' } }] });
       expect(await assistant.eraseEndUserData('frob', USER)).toEqual({
         external_user_id: USER,
-        deleted: { questions: 2, rejected_questions: 1, conversations: 2, searches: 2, profile: 1, memories: 0 },
+        deleted: { questions: 2, rejected_questions: 1, conversations: 2, searches: 2, profile: 1, memories: 0, attachments: 1 },
       });
       const after = await assistant.getEndUserData('frob', USER, FIRST);
       expect(after.data).toMatchObject({ questions: [], rejected_questions: [], conversations: [], searches: [], profile: [], memories: [] });
@@ -230,6 +235,7 @@ export function endUsersContract(open: OpenHarness): void {
       expect([...sessions.today, ...sessions.last_week, ...sessions.older]).toEqual([]);
       expect(harness.storedRows('questions')).toBe(0);
       expect(harness.storedRows('searches')).toBe(0);
+      expect(harness.storedRows('question_attachments')).toBe(0);
       expect((await assistant.eraseEndUserData('frob', USER)).deleted).toEqual({
         questions: 0,
         rejected_questions: 0,
@@ -237,6 +243,7 @@ export function endUsersContract(open: OpenHarness): void {
         searches: 0,
         profile: 0,
         memories: 0,
+        attachments: 0,
       });
     });
 

@@ -167,7 +167,7 @@ describe('REST: end users', () => {
     expect(reply.status).toBe(200);
     expect(reply.json).toEqual({
       external_user_id: USER,
-      deleted: { questions: 0, rejected_questions: 0, conversations: 0, searches: 1, profile: 0, memories: 0 },
+      deleted: { questions: 0, rejected_questions: 0, conversations: 0, searches: 1, profile: 0, memories: 0, attachments: 0 },
     });
   });
 });

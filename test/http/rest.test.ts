@@ -388,14 +388,60 @@ describe('REST API', () => {
       expect(reply.json).toEqual({ msg: 'Invalid request parameters: text_sources[0].content must be at most 5000000 characters' });
     });
 
-    it('refuses an ask body over 256 KiB, while attachments are not accepted', async () => {
-      const reply = await call(base, 'POST', '/api/v1/docs/answer/', {
+    it("takes an ask body with attachments over 256 KiB, and refuses one over the cap the guru's attachment limits allow", async () => {
+      const withLog = await call(base, 'POST', '/api/v1/docs/answer/', {
         key: docsKey,
-        body: { question: 'What is in this log?', log_files: [{ name: 'big.log', data: 'z'.repeat(300 * 1024) }] },
+        body: { question: 'How do I install the widget?', log_files: [{ name: 'big.log', data: 'z'.repeat(300 * 1024) }] },
       });
+      expect(withLog.status).toBe(200);
+      expect(withLog.json).not.toHaveProperty('attachment_note');
+
+      // 5 images of 5 MB and 3 PDFs of 10 MB as base64, 5 logs of 1 MB with JSON escapes: 80 MiB.
+      const chunks = Array.from({ length: 81 }, () => Buffer.alloc(1024 * 1024, 'y'));
+      const reply = await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, rawBody: Readable.from(chunks) });
       expect(reply.status).toBe(413);
       expect(reply.headers.connection).toBe('close');
-      expect(reply.json).toEqual({ msg: 'Request body too large (limit 256 KiB)' });
+      expect(reply.json).toEqual({ msg: 'Request body too large (limit 80 MiB)' });
+    });
+
+    it("sizes the cap from the guru's own attachment limits", async () => {
+      await backend.admin!.updateGuruSettings('other', {
+        attachment_limits: { images: { count: 0 }, pdf_files: { count: 1, max_bytes: 1_000_000 }, log_files: { count: 1, max_bytes: 100_000 } },
+      });
+      // 256 KiB for the question, a PDF of 1 MB as base64 (1.33 MB) and a log of 100 KB with escapes: 2 MiB.
+      const reply = await call(base, 'POST', '/api/v1/other/answer/', { key: otherKey, rawBody: Readable.from(Array.from({ length: 3 }, () => Buffer.alloc(1024 * 1024, 'y'))) });
+      expect(reply.status).toBe(413);
+      expect(reply.json).toEqual({ msg: 'Request body too large (limit 2 MiB)' });
+    });
+
+    it('streams the note about skipped attachments first, as a quoted line, and says it in the JSON', async () => {
+      const body = { question: 'How do I install the widget?', log_files: [{ name: 'huge.log', data: 'z'.repeat(1_000_001) }] };
+      const streamed = await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body: { ...body, stream: true } });
+      expect(streamed.status).toBe(200);
+      const note = 'Skipped 1 log file (this guru takes at most 5 log files of up to 1 MB each).';
+      expect(streamed.text.startsWith(`> ${note}\n\n`)).toBe(true);
+      const json = await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body });
+      expect(json.json).toMatchObject({ attachment_note: note });
+    });
+
+    it('refuses PDFs over the limits with 400 before answering, storing no question', async () => {
+      const before = storedRows(dataDir, 'questions');
+      const pdf = { name: 'a.pdf', type: 'application/pdf', data: `data:application/pdf;base64,${Buffer.from('%PDF-1.4').toString('base64')}` };
+      const reply = await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body: { question: 'q', pdf_files: [pdf, pdf, pdf, pdf] } });
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual({ msg: 'Too many PDF files: 4 attached, this guru takes at most 3 PDF files per question. No answer was generated.' });
+      expect(storedRows(dataDir, 'questions')).toBe(before);
+    });
+
+    it('refuses a malformed data URL with 400 naming the file', async () => {
+      const reply = await call(base, 'POST', '/api/v1/docs/answer/', {
+        key: docsKey,
+        body: { question: 'q', images: [{ name: 'shot.png', type: 'image/png', data: 'data:image/png;base64,not base64!' }] },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual({
+        msg: 'images[0] (shot.png) does not hold valid base64 data (only A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters)',
+      });
     });
   });
 
@@ -424,7 +470,10 @@ describe('REST API', () => {
 
     it('refuses an oversized question to ask, storing no question', async () => {
       const before = storedRows(dataDir, 'questions');
-      expect((await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body: { question: huge } })).status).toBe(413);
+      // Ask's body cap makes room for attachments: a 3.9 MB question is read, and refused by its own cap.
+      const read = await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body: { question: huge } });
+      expect(read.status).toBe(400);
+      expect(read.json).toEqual({ msg: 'question must be at most 10000 characters' });
       expect((await call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body: { question: 'q'.repeat(10_001) } })).status).toBe(400);
       expect(storedRows(dataDir, 'questions')).toBe(before);
     });

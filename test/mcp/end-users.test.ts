@@ -78,7 +78,7 @@ describe('MCP end-user tools', () => {
     const erased = await call('erase_enduser_data', { guru_slug: 'docs', external_user_id: USER });
     expect(ErasedEndUserData.parse(erased.structuredContent).deleted).toMatchObject({ searches: 1, profile: 0 });
     expect(textOf(erased)).toBe(
-      `Erased the data of end user ${USER} in docs. Deleted questions: 0, rejected questions: 0, conversations: 0, searches: 1, profile: 0, memories: 0.`,
+      `Erased the data of end user ${USER} in docs. Deleted questions: 0, rejected questions: 0, conversations: 0, searches: 1, profile: 0, memories: 0, attachments: 0.`,
     );
     const other = await call('get_enduser_data', { guru_slug: 'other', external_user_id: USER });
     expect(EndUserData.parse(other.structuredContent).data.searches).toHaveLength(1);

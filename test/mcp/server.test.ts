@@ -126,7 +126,15 @@ describe('MCP server over a local engine', () => {
       expect(byName.get('ask')!.destructiveHint).toBe(false);
       expect(byName.get('reindex_sources')).toMatchObject({ destructiveHint: false, idempotentHint: true });
       const ask = tools.find((tool) => tool.name === 'ask')!;
-      expect(Object.keys(ask.inputSchema.properties ?? {}).sort()).toEqual(['external_user_id', 'guru_slug', 'question', 'session_id']);
+      expect(Object.keys(ask.inputSchema.properties ?? {}).sort()).toEqual([
+        'external_user_id',
+        'guru_slug',
+        'images',
+        'log_files',
+        'pdf_files',
+        'question',
+        'session_id',
+      ]);
       const addSources = tools.find((tool) => tool.name === 'add_sources')!;
       expect(Object.keys(addSources.inputSchema.properties ?? {}).sort()).toEqual([
         'confluence_urls',

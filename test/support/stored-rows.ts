@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-export type StoredTable = 'searches' | 'crawls' | 'questions' | 'data_sources';
+export type StoredTable = 'searches' | 'crawls' | 'questions' | 'data_sources' | 'question_attachments';
 
 /** Rows of a table in the engine's database under `dataDir`. */
 export function storedRows(dataDir: string, table: StoredTable): number {

@@ -1,10 +1,12 @@
-/** `guru-mcp ask [<slug>] <question...> [--session ID] [--follow-ups] [--json]` */
+/** `guru-mcp ask [<slug>] <question...> [--session ID] [--attach FILE]... [--follow-ups] [--json]` */
 import { loadRenderer, plainAnswerText, renderedAnswerText } from '../answer-text.js';
+import { attachmentsOf } from '../attachments.js';
 import { withGuru } from '../backend.js';
 import { renderAnswerFooter } from '../answers.js';
+import { readFiles } from '../input.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext, Terminal } from '../spec.js';
-import { flag, stringOption } from '../values.js';
+import { flag, stringList, stringOption } from '../values.js';
 import { renderFollowUps } from './follow-ups.js';
 
 const DIM = '\x1b[2m';
@@ -30,11 +32,13 @@ export async function run(context: CommandContext): Promise<number> {
   const onStage = stageWriter(context.terminal, () => text?.endsMidLine() ?? false);
 
   const followUps = flag(context.values, 'follow-ups');
+  // Read and placed before the backend opens: a file that cannot be attached sends nothing.
+  const attachments = attachmentsOf(await readFiles(stringList(context.values, 'attach'), 'attach'));
 
   const { slug, answer, next } = await withGuru(context, async ({ assistant }, { slug, args: words }) => {
     const answer = await assistant.ask(
       slug,
-      { question: words.join(' '), fetch_existing: false, ...(sessionId === undefined ? {} : { session_id: sessionId }) },
+      { question: words.join(' '), fetch_existing: false, ...(sessionId === undefined ? {} : { session_id: sessionId }), ...attachments },
       { origin: 'CLI', ...(text === undefined ? {} : { onText: (delta: string) => text.write(delta) }), ...(onStage === undefined ? {} : { onStage }) },
     );
     const next = followUps ? await assistant.followUpExamples(slug, { question_slug: answer.slug, binge_id: answer.session_id }) : undefined;

@@ -1,10 +1,7 @@
 /** `guru-mcp upload [<slug>] FILE... [--private] [--label L]... [--no-wait] [--json]` */
-import { readFile, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
-import type { UploadFile } from '../../core/assistant.js';
 import type { UploadedDocument } from '../../core/schemas.js';
 import { adminOf, withGuru } from '../backend.js';
-import { CommandFailure } from '../failures.js';
+import { readFiles } from '../input.js';
 import { columns, writeJson, writeLines } from '../output.js';
 import { exitCodeOf, waitWithProgress } from '../processing.js';
 import type { CommandContext } from '../spec.js';
@@ -20,23 +17,6 @@ interface UploadRow {
   readonly title?: string;
   readonly private?: boolean;
   readonly error: string;
-}
-
-/** Reads every file before anything is sent, so a bad path uploads nothing. */
-async function readFiles(paths: readonly string[]): Promise<UploadFile[]> {
-  return Promise.all(
-    paths.map(async (path) => {
-      try {
-        if ((await stat(path)).isDirectory()) throw new CommandFailure(`cannot upload ${path}: it is a directory`, 'Name the files in it.');
-        return { name: basename(path), data: await readFile(path) };
-      } catch (error) {
-        if (error instanceof CommandFailure) throw error;
-        const code = (error as NodeJS.ErrnoException).code;
-        const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-        throw new CommandFailure(`cannot read ${path}: ${reason}`);
-      }
-    }),
-  );
 }
 
 function acceptedRow(path: string, uploaded: UploadedDocument): UploadRow {
@@ -65,7 +45,7 @@ export async function run(context: CommandContext): Promise<number> {
   const noWait = flag(context.values, 'no-wait');
 
   const rows = await withGuru(context, async (backend, { slug, args: paths }) => {
-    const files = await readFiles(paths);
+    const files = await readFiles(paths, 'upload');
     const uploaded = await adminOf(backend).uploadDocuments(slug, files, options);
     const accepted = uploaded.map((item, index) => acceptedRow(paths[index] ?? item.name, item));
     const ids = accepted.flatMap((row) => (row.id === undefined ? [] : [row.id]));

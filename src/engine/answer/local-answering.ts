@@ -4,10 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Answering, AskOptions } from '../../core/assistant.js';
-import { Errors } from '../../core/errors.js';
 import { AskInput, type Answer } from '../../core/schemas.js';
 import { sessionUri } from '../../core/uris.js';
 import { parseRequest } from '../../core/validate.js';
+import { quotedNote } from '../attachments/limits.js';
+import type { LocalAttachments, QuestionAttachments } from '../attachments/local-attachments.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import type { AnswerStage, ProgressReporter } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
@@ -36,9 +37,26 @@ function questionSlug(question: string): string {
 /** A question as stored and compared: trimmed, with runs of white space as one space. */
 export const normalizeQuestion = (text: string): string => text.trim().replace(/\s+/g, ' ');
 
+/** Whether the question came with files (the spec's images, log_files, pdf_files). */
+const attachmentsSent = (input: AskInput): boolean =>
+  (input.images?.length ?? 0) + (input.log_files?.length ?? 0) + (input.pdf_files?.length ?? 0) > 0;
+
+/** `onText` that hands out the attachment note (as the stored answer starts) before the first piece. */
+function withNoteFirst(onText: ((text: string) => void) | undefined, note: string | null): ((text: string) => void) | undefined {
+  if (onText === undefined || note === null) return onText;
+  let noted = false;
+  return (text) => {
+    if (!noted) onText(quotedNote(note));
+    noted = true;
+    onText(text);
+  };
+}
+
 /** The turn being answered: where it goes and who asked. */
 interface TurnOf {
   readonly guru: GuruRow;
+  /** The files of this question and of the session's earlier turns; none for a simple interaction. */
+  readonly attached?: QuestionAttachments;
   readonly sessionId: string | undefined;
   readonly parent: QuestionRow | undefined;
   readonly input: AskInput;
@@ -53,12 +71,21 @@ export class LocalAnswering implements Answering {
   readonly #progress: ProgressReporter;
   /** The language-model steps; undefined without a model configured. */
   readonly #model: ModelPipeline | undefined;
+  readonly #attachments: LocalAttachments;
 
-  constructor(gurus: LocalGurus, search: LocalSearch, sessions: LocalSessions, progress: ProgressReporter, model?: ModelPipeline) {
+  constructor(
+    gurus: LocalGurus,
+    search: LocalSearch,
+    sessions: LocalSessions,
+    progress: ProgressReporter,
+    attachments: LocalAttachments,
+    model?: ModelPipeline,
+  ) {
     this.#gurus = gurus;
     this.#search = search;
     this.#sessions = sessions;
     this.#progress = progress;
+    this.#attachments = attachments;
     this.#answerer = new Answerer(search.retriever, (guruId) => search.indexedChunks(guruId));
     this.#model = model;
   }
@@ -67,9 +94,6 @@ export class LocalAnswering implements Answering {
     options.signal?.throwIfAborted();
     const guru = this.#gurus.find('ask', slug);
     const input = parseRequest(AskInput, raw, 'ask');
-    if ((input.images?.length ?? 0) + (input.log_files?.length ?? 0) + (input.pdf_files?.length ?? 0) > 0) {
-      throw Errors.badAsk('Attachments (images, log_files, pdf_files) are not supported by this server yet');
-    }
     const question = normalizeQuestion(input.question);
     const externalUserId = input.external_user_id ?? null;
     const binge = input.session_id === undefined ? undefined : this.#sessions.continued(guru, input.session_id, externalUserId);
@@ -81,40 +105,65 @@ export class LocalAnswering implements Answering {
     const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
     const turn = { guru, sessionId: binge?.id, parent, input, externalUserId };
 
-    // "hi", "thanks", "bye": a short reply, nothing searched.
-    const simple = simpleReply(question, guru.name);
+    // "hi", "thanks", "bye": a short reply, nothing searched (unless files came with it).
+    const simple = attachmentsSent(input) ? undefined : simpleReply(question, guru.name);
     if (simple !== undefined) return this.#recordThenStream(turn, question, { content: simple, references: [], trustScore: 0, answered: false }, options);
 
+    // Attachments are checked (a 400 before anything is answered) and read; with them, those of earlier turns.
+    const attached = await this.#attachments.forQuestion(guru, input, binge?.id, options.signal);
+    try {
+      return await this.#answer({ ...turn, attached }, question, options);
+    } finally {
+      attached.close();
+    }
+  }
+
+  async #answer(turn: TurnOf & { readonly attached: QuestionAttachments }, question: string, options: AskOptions): Promise<Answer> {
+    const { guru, parent, attached, externalUserId } = turn;
     // Each stage goes to the end user's progress line (GET answer-progress), then to the caller.
     const stage = async (line: AnswerStage) => {
       if (externalUserId !== null) await this.#progress.report(guru.id, externalUserId, line);
       options.onStage?.(line);
     };
-    if (binge) await stage('Gathering context');
+    if (turn.sessionId !== undefined) await stage('Gathering context');
     const settings = this.#gurus.settingsOf(guru);
     const model = settings.use_model ? this.#model : undefined;
-    const standalone = model && binge ? normalizeQuestion(await model.standalone(question, this.#sessions.turns(binge.id), options.signal)) : question;
+    const standalone =
+      model && turn.sessionId !== undefined
+        ? normalizeQuestion(await model.standalone(question, this.#sessions.turns(turn.sessionId), options.signal))
+        : question;
     // What the end user states about themselves is kept while the answer is written.
-    const endUser = model && externalUserId !== null
-      ? { recollection: model.recall(guru.slug, externalUserId), learning: model.learn(guru.slug, externalUserId, input.question, options.signal) }
-      : undefined;
+    const endUser =
+      model && externalUserId !== null
+        ? { recollection: model.recall(guru.slug, externalUserId), learning: model.learn(guru.slug, externalUserId, turn.input.question, options.signal) }
+        : undefined;
 
     await stage('Searching the knowledge base');
     const related = (await this.#search.relatedChunks(guru.id, parent ? `${parent.question}\n${standalone}` : standalone))?.slice(0, RELATED_ANSWER_CHUNKS) ?? [];
-    const draft = this.#answerer.draft(
+    const draft = (attached.answerer ?? this.#answerer).draft(
       { guruId: guru.id, guruName: guru.name, question: standalone, ...(parent ? { previousQuestion: parent.question } : {}) },
       related,
     );
     await stage('Writing the answer');
-    if (!model) return this.#recordThenStream(turn, standalone, draft, options);
+    if (!model) return this.#recordThenStream(turn, standalone, attached.complete(draft), options);
 
     const written = await model.write(
-      { guruId: guru.id, guruName: guru.name, question: standalone, related, draft, instructions: settings.model_instructions, recollection: await endUser?.recollection },
-      { onText: options.onText, signal: options.signal },
+      {
+        guruId: guru.id,
+        guruName: guru.name,
+        question: standalone,
+        related,
+        draft,
+        instructions: settings.model_instructions,
+        recollection: await endUser?.recollection,
+        ...(attached.retriever ? { retriever: attached.retriever } : {}),
+      },
+      { onText: withNoteFirst(options.onText, attached.note), signal: options.signal },
     );
     await endUser?.learning;
-    if (!written.streamed) return this.#recordThenStream(turn, standalone, written, options);
-    return this.#answerOf(guru, this.#record(turn, standalone, written, options));
+    const completed = attached.complete(written);
+    if (!written.streamed) return this.#recordThenStream(turn, standalone, completed, options);
+    return this.#answerOf(guru, this.#record(turn, standalone, completed, options));
   }
 
   /**
@@ -126,20 +175,25 @@ export class LocalAnswering implements Answering {
   }
 
   #record(turn: TurnOf, question: string, answer: AnswerDraft, options: AskOptions): QuestionRow {
-    return this.#sessions.recordTurn(turn.sessionId, {
-      guruId: turn.guru.id,
-      parentId: turn.parent?.id ?? null,
-      slug: questionSlug(question),
-      userQuestion: turn.input.question,
-      question,
-      content: answer.content,
-      trustScore: answer.trustScore,
-      references: answer.references,
-      canReceiveFeedback: answer.answered,
-      attachmentNote: null,
-      source: options.origin ?? 'API',
-      externalUserId: turn.externalUserId,
-    });
+    const { attached } = turn;
+    return this.#sessions.recordTurn(
+      turn.sessionId,
+      {
+        guruId: turn.guru.id,
+        parentId: turn.parent?.id ?? null,
+        slug: questionSlug(question),
+        userQuestion: turn.input.question,
+        question,
+        content: answer.content,
+        trustScore: answer.trustScore,
+        references: answer.references,
+        canReceiveFeedback: answer.answered,
+        attachmentNote: attached?.note ?? null,
+        source: options.origin ?? 'API',
+        externalUserId: turn.externalUserId,
+      },
+      attached,
+    );
   }
 
   /** Hands the answer's text to `onText` piece by piece, then returns the answer. */

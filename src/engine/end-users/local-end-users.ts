@@ -127,6 +127,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
         searches,
         profile: records.profile,
         memories: records.memories,
+        attachments: history.attachments,
       },
     };
   }

@@ -208,6 +208,11 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   // -------------------------------------------------------------------------
   // For the engine and the other capabilities
 
+  /** The text of a PDF as Markdown, read in the extraction workers (a question's attachments); content problems throw a SourceError. */
+  async pdfText(data: Uint8Array): Promise<string> {
+    return (await this.#reading.extractDocument('PDF', data)).markdown;
+  }
+
   /** The engine's outbound HTTP client (crawls and video lists fetch with it too). */
   http(): Promise<HttpFetcher> {
     return this.#reading.http();

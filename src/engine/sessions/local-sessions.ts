@@ -46,11 +46,19 @@ export interface ErasedHistory {
   readonly questions: number;
   readonly rejectedQuestions: number;
   readonly conversations: number;
+  /** Log files and PDFs attached to the erased questions. */
+  readonly attachments: number;
 }
 const DAY_MS = 86_400_000;
 
 /** A turn to record; the session and the time are the capability's to fill in. */
 export type NewTurn = Omit<NewQuestion, 'bingeId' | 'now'>;
+
+/** What is stored with a turn (a question's attachments), and the id a new session is to get. */
+export interface TurnCompanion {
+  readonly sessionId: string;
+  store(turn: QuestionRow): void;
+}
 
 export class LocalSessions implements Sessions {
   readonly #context: EngineContext;
@@ -205,7 +213,7 @@ export class LocalSessions implements Sessions {
   /** Deletes the end user's sessions in the guru with their turns, leaving tombstones with neither text nor user id. */
   eraseEndUser(guru: GuruRow, externalUserId: string): ErasedHistory {
     const erased = this.#sessions.eraseEndUser(guru.id, externalUserId, timestamp(this.#context));
-    return { questions: erased.questions, rejectedQuestions: erased.declined, conversations: erased.sessions };
+    return { questions: erased.questions, rejectedQuestions: erased.declined, conversations: erased.sessions, attachments: erased.attachments };
   }
 
   // -------------------------------------------------------------------------
@@ -230,14 +238,20 @@ export class LocalSessions implements Sessions {
     return this.#sessions.lastTurn(sessionId);
   }
 
-  /** Stores a turn in the session `sessionId`, or in a new session when it is undefined. */
-  recordTurn(sessionId: string | undefined, turn: NewTurn): QuestionRow {
+  /**
+   * Stores a turn in the session `sessionId`, or in a new session when it is undefined (with the
+   * companion's `sessionId`, else a fresh one); the companion stores what goes with the turn in
+   * the same transaction.
+   */
+  recordTurn(sessionId: string | undefined, turn: NewTurn, companion?: TurnCompanion): QuestionRow {
     const now = timestamp(this.#context);
-    const bingeId = sessionId ?? randomUUID();
+    const bingeId = sessionId ?? companion?.sessionId ?? randomUUID();
     return this.#context.db
       .transaction(() => {
         if (sessionId === undefined) this.#sessions.openBinge(bingeId, turn.guruId, turn.externalUserId, now);
-        return this.#sessions.addTurn({ ...turn, bingeId, now });
+        const row = this.#sessions.addTurn({ ...turn, bingeId, now });
+        companion?.store(row);
+        return row;
       })
       .immediate();
   }

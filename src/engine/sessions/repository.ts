@@ -227,7 +227,7 @@ export class SessionRepository {
    * Deletes every turn of the end user's sessions in the guru and turns the
    * sessions into tombstones that keep neither text nor the end user's id.
    */
-  eraseEndUser(guruId: number, externalUserId: string, now: string): { questions: number; declined: number; sessions: number } {
+  eraseEndUser(guruId: number, externalUserId: string, now: string): { questions: number; declined: number; attachments: number; sessions: number } {
     return this.#db
       .transaction(() => {
         const mine = 'SELECT id FROM binges WHERE guru_id = @guruId AND external_user_id = @externalUserId';
@@ -238,12 +238,18 @@ export class SessionRepository {
              FROM questions WHERE binge_id IN (${mine})`,
           )
           .get(params) ?? { questions: 0, declined: 0 };
+        // Attachments go with their questions (ON DELETE CASCADE); counted first.
+        const attachments = this.#db
+          .prepare<Record<string, unknown>, { n: number }>(
+            `SELECT count(*) AS n FROM question_attachments WHERE question_id IN (SELECT id FROM questions WHERE binge_id IN (${mine}))`,
+          )
+          .get(params)?.n ?? 0;
         this.#db.prepare(`DELETE FROM questions WHERE binge_id IN (${mine})`).run(params);
         const sessions = this.#db
           .prepare('UPDATE binges SET deleted_at = @now WHERE guru_id = @guruId AND external_user_id = @externalUserId AND deleted_at IS NULL')
           .run(params).changes;
         this.#db.prepare('UPDATE binges SET external_user_id = NULL WHERE guru_id = @guruId AND external_user_id = @externalUserId').run(params);
-        return { ...counts, sessions };
+        return { ...counts, attachments, sessions };
       })
       .immediate();
   }

@@ -20,9 +20,21 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
   // Deleted rows are overwritten, not only unlinked: erased end-user data and deleted sessions leave the file.
   db.pragma('secure_delete = ON');
+  return prepared(db, migrations);
+}
+
+/**
+ * A database of the engine's schema that lives in memory and goes with its connection: a
+ * question's attachments are indexed in one to be searched like the knowledge base.
+ */
+export function openMemoryDatabase(migrations: readonly Migration[] = MIGRATIONS): Db {
+  return prepared(new Database(':memory:'), migrations);
+}
+
+function prepared(db: Db, migrations: readonly Migration[]): Db {
+  db.pragma('foreign_keys = ON');
   // SQLite's lower() folds ASCII only; labels and other user text need Unicode case folding.
   db.function('casefold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   migrate(db, migrations);

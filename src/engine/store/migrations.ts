@@ -257,4 +257,26 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE speech_provider_gurus;
     `,
   },
+  {
+    version: 11,
+    name: 'question attachments',
+    sql: `
+      -- The text of the log files and PDFs a question carried (PDFs as the Markdown extracted from
+      -- them, not the file): context for that question and the later turns of its session. They go
+      -- with their question, so deleting a session or erasing an end user removes them too.
+      CREATE TABLE question_attachments (
+        id INTEGER PRIMARY KEY,
+        question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+        binge_id TEXT NOT NULL,
+        -- n of guru://<guru>/sessions/<session>/attachments/<n>: 1, 2, … within the session.
+        ordinal INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('LOG', 'PDF')),
+        name TEXT NOT NULL,
+        text TEXT NOT NULL,
+        date_created TEXT NOT NULL,
+        UNIQUE (binge_id, ordinal)
+      );
+      CREATE INDEX question_attachments_question ON question_attachments(question_id);
+    `,
+  },
 ];

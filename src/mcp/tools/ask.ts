@@ -9,7 +9,6 @@ import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
-// Attachments (images, log_files, pdf_files) come with a later issue: the engine refuses them for now.
 const AskParameters = z.object({
   question: AskRequest.shape.question.describe('The question, in the words of the user. Up to 10,000 characters.'),
   session_id: AskRequest.shape.session_id.describe(
@@ -17,6 +16,15 @@ const AskParameters = z.object({
   ),
   external_user_id: AskRequest.shape.external_user_id.describe(
     'Optional id of the end user in your system; stored with the session. A session keeps the id it started with.',
+  ),
+  images: AskRequest.shape.images.describe(
+    'Optional screenshots or pictures: {data: "data:<mime>;base64,<payload>", name, type}. Read only when the server has a language model that reads images; otherwise the answer\'s attachment_note says they were not read.',
+  ),
+  log_files: AskRequest.shape.log_files.describe(
+    'Optional log files as raw UTF-8 text: {data, name}. Their lines are searched with the knowledge base, cited as references and kept for the follow-ups of the session.',
+  ),
+  pdf_files: AskRequest.shape.pdf_files.describe(
+    'Optional PDF documents: {data: "data:application/pdf;base64,<payload>", name, type}. Their text is searched with the knowledge base like log files. PDFs over the guru\'s limits (by default 3 of up to 10 MB) refuse the question; images and log files over theirs (5 of up to 5 MB, 5 of up to 1 MB) are skipped, as attachment_note says.',
   ),
   guru_slug: guruSlugParameter,
 });

@@ -67,6 +67,24 @@ describe('generated answers', () => {
     expect(again.references).toEqual(answer.references);
   });
 
+  it('cites an attached log in a generated answer, with the note on skipped files streamed first', async () => {
+    await engine.updateGuruSettings('frob', { attachment_limits: { log_files: { count: 1 } } });
+    const log = 'ERROR frobd: wibble calibration failed with code E-7731 at boot\n';
+    replies.answer = (call) => streamOf(`The wibble calibration failed with code E-7731 [${sourceNumber(call, 'frobd.log')}].`);
+    const { answer, streamed } = await ask({
+      question: 'Why did the wibble calibration fail with code E-7731?',
+      log_files: [{ name: 'frobd.log', data: log }, { name: 'second.log', data: log }],
+    });
+
+    expect(answer.attachment_note).toMatch(/^Skipped 1 log file/);
+    expect(streamed).toBe(answer.content);
+    expect(answer.content.startsWith(`> ${answer.attachment_note}\n\n`)).toBe(true);
+    expect(answer.content).toContain('E-7731 [1]');
+    expect(answer.references.map((reference) => reference.title)).toEqual(['frobd.log']);
+    expect(answer.references[0]?.link).toMatch(/^guru:\/\/frob\/sessions\/.+\/attachments\/1$/);
+    expect(userMessage(stepCalls(model, 'answer')[0]!)).toContain('E-7731');
+  });
+
   it('combines the grader\'s per-source support with the evidence; an unreadable grade leaves the evidence score', async () => {
     replies.grade = () => ({ kind: 'json', text: 'I think it is fine.' });
     const evidenceOnly = (await ask({ question: INSTALL })).answer.trust_score;

@@ -16,7 +16,7 @@ import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
 
 const USER = 'user-7f3e9d2a-secret';
 /** Text only this end user wrote; searched for in the raw bytes of every database file. */
-const MARKERS = [USER, 'zanzibarquux', 'Quetzalcoatl-plan', 'runs PostgreSQL 15 on Hurdlebox'];
+const MARKERS = [USER, 'zanzibarquux', 'Quetzalcoatl-plan', 'runs PostgreSQL 15 on Hurdlebox', 'Xylophage-overflow'];
 
 describe('LocalEndUsers', () => {
   let dir: string;
@@ -63,7 +63,12 @@ describe('LocalEndUsers', () => {
   }
 
   async function holdDataOf(externalUserId: string) {
-    const answered = await engine.ask('frob', { fetch_existing: false, question: 'How do I install frobnicator with npm?', external_user_id: externalUserId });
+    const answered = await engine.ask('frob', {
+      fetch_existing: false,
+      question: 'How do I install frobnicator with npm?',
+      external_user_id: externalUserId,
+      log_files: [{ name: 'install.log', data: 'npm ERR! frobnicator: Xylophage-overflow while installing\n' }],
+    });
     await engine.ask('frob', { fetch_existing: false, question: 'What about the zanzibarquux?', session_id: answered.session_id, external_user_id: externalUserId });
     await engine.semanticSearch('frob', { question: 'zanzibarquux installer', labels: ['Text'], external_user_id: externalUserId });
     await engine.upsertProfiles('frob', { users: [{ external_user_id: externalUserId, memory: { plan: 'Quetzalcoatl-plan' } }] });
@@ -112,7 +117,7 @@ describe('LocalEndUsers', () => {
     const erased = await engine.eraseEndUserData('frob', USER);
     expect(erased).toEqual({
       external_user_id: USER,
-      deleted: { questions: 1, rejected_questions: 1, conversations: 1, searches: 1, profile: 1, memories: 1 },
+      deleted: { questions: 1, rejected_questions: 1, conversations: 1, searches: 1, profile: 1, memories: 1, attachments: 1 },
     });
 
     const after = fileBytes();

@@ -39,6 +39,8 @@ export interface WriteRequest {
   readonly draft: AnswerDraft;
   readonly instructions: string;
   readonly recollection: Recollection | undefined;
+  /** Searches the knowledge base and the question's attachments, when it has some. */
+  readonly retriever?: Retriever;
 }
 
 export class ModelPipeline {
@@ -80,8 +82,9 @@ export class ModelPipeline {
   /** The generated answer; the draft itself when the knowledge does not answer the question. */
   async write(request: WriteRequest, options: GenerationOptions): Promise<WrittenAnswer> {
     if (!request.draft.answered) return { ...request.draft, streamed: false };
-    const hits = fuseRanked([this.#retriever.search(request.guruId, parseQuery(request.question), { limit: CANDIDATES }), request.related], (hit) => hit.chunkId);
-    const sources = selectContext(this.#retriever, hits);
+    const retriever = request.retriever ?? this.#retriever;
+    const hits = fuseRanked([retriever.search(request.guruId, parseQuery(request.question), { limit: CANDIDATES }), request.related], (hit) => hit.chunkId);
+    const sources = selectContext(retriever, hits);
     if (sources.length === 0) return { ...request.draft, streamed: false };
     return generateAnswer(this.#chat, { ...request, sources }, options, this.#logger);
   }

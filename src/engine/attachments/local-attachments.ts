@@ -1,0 +1,186 @@
+/**
+ * Attachments of a question (spec, ask: images, log_files, pdf_files): checked against the guru's
+ * limits before any work, decoded, their text made context for the question and, stored with the
+ * turn, for the later turns of its session.
+ *
+ * Log files are taken as sent: a log over the size limit is skipped like any other file over a
+ * limit (no tail of it is kept), so what is searched is always the whole file. PDFs are read by
+ * the ingestion's extractor in its worker threads; a PDF that cannot be read refuses the question
+ * like one over the limits. Images are not searched: checked (data URL, image type) and handed on
+ * as data URLs for a model that reads images (`images`); without one the note says they were not read.
+ */
+import { randomUUID } from 'node:crypto';
+import { Errors } from '../../core/errors.js';
+import type { AskInput, GuruSettings, Reference } from '../../core/schemas.js';
+import { attachmentUri } from '../../core/uris.js';
+import { Answerer, type AnswerDraft } from '../answer/answerer.js';
+import { timestamp, type EngineContext } from '../context.js';
+import type { GuruRow } from '../gurus/local-gurus.js';
+import { documentKindOf } from '../ingest/extract/document.js';
+import { SourceError } from '../ingest/sources/types.js';
+import type { QuestionRow } from '../sessions/repository.js';
+import { AttachedRetriever, type IndexedAttachment } from './attached-retriever.js';
+import type { Retriever } from '../search/retriever.js';
+import { decode, decodedSize, parseDataUrl, type DataUrl } from './data-url.js';
+import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit } from './limits.js';
+import { AttachmentRepository, type StoredAttachment } from './repository.js';
+
+type AttachmentLimits = GuruSettings['attachment_limits'];
+
+/** An image as a chat message carries it to a model. */
+export interface ImageAttachment {
+  readonly name: string;
+  readonly mime: string;
+  /** `data:<mime>;base64,<payload>`, as it was sent. */
+  readonly dataUrl: string;
+}
+
+/** What the engine gives the capability beside its context. */
+export interface AttachmentServices {
+  readonly limitsOf: (guru: GuruRow) => AttachmentLimits;
+  /** The text of a PDF as Markdown (the ingestion's extractor); content problems throw a SourceError. */
+  readonly extractPdf: (data: Uint8Array) => Promise<string>;
+  /** Searchable passages of the guru's knowledge base. */
+  readonly knowledgeChunks: (guruId: number) => number;
+  /** Whether the guru's answers go to a model that reads images; when not, images are noted as not read. */
+  readonly readsImages: (guru: GuruRow) => boolean;
+}
+
+/** A question's attachments, ready for answering and for storing with its turn. */
+export interface QuestionAttachments {
+  /** The session the turn goes to: the one continued, or the id the new one is to get. */
+  readonly sessionId: string;
+  /** Searches the knowledge base and the session's attachments; undefined when there are none. */
+  readonly retriever: Retriever | undefined;
+  /** Answers from the knowledge base and the session's attachments; undefined when there are none. */
+  readonly answerer: Answerer | undefined;
+  /** The answer's `attachment_note`: images or log files skipped, images not read. */
+  readonly note: string | null;
+  /** Images within the limits, for a model that reads images. */
+  readonly images: readonly ImageAttachment[];
+  /** The draft with the note in front of its text and the attachments' references marked. */
+  complete(draft: AnswerDraft): AnswerDraft;
+  /** Stores the question's log and PDF text with its turn; call inside the turn's transaction. */
+  store(turn: QuestionRow): void;
+  /** Lets go of the attachments' search index; call once the answer is written, or failed. */
+  close(): void;
+}
+
+interface Sent<Data> {
+  readonly name: string;
+  readonly bytes: number;
+  readonly data: Data;
+}
+
+export class LocalAttachments {
+  readonly #context: EngineContext;
+  readonly #services: AttachmentServices;
+  readonly #stored: AttachmentRepository;
+
+  constructor(context: EngineContext, services: AttachmentServices) {
+    this.#context = context;
+    this.#services = services;
+    this.#stored = new AttachmentRepository(context.db);
+  }
+
+  /**
+   * Checks and reads the question's attachments, and gathers those of the session's earlier
+   * turns. PDFs over the limits, unreadable PDFs and malformed data URLs are refused (400) before
+   * anything is answered or stored.
+   */
+  async forQuestion(guru: GuruRow, input: AskInput, sessionId: string | undefined, signal?: AbortSignal): Promise<QuestionAttachments> {
+    const limits = this.#services.limitsOf(guru);
+    const pdfs = (input.pdf_files ?? []).map((file, index) => dataUrlFile(file, `pdf_files[${index}] (${file.name})`));
+    refusePdfsOverLimit(pdfs, limits.pdf_files);
+    const sentImages = (input.images ?? []).map((file, index) => {
+      const image = dataUrlFile(file, `images[${index}] (${file.name})`);
+      if (!image.data.mime.startsWith('image/')) {
+        throw Errors.badAsk(`images[${index}] (${file.name}) is not an image: its data URL's type is ${image.data.mime}`);
+      }
+      return image;
+    });
+    const images = withinLimit(sentImages, limits.images);
+    const logs = withinLimit(
+      (input.log_files ?? []).map((file) => ({ name: file.name, bytes: Buffer.byteLength(file.data, 'utf8'), data: file.data })),
+      limits.log_files,
+    );
+    const pdfTexts = await Promise.all(pdfs.map(async (pdf) => ({ name: pdf.name, text: await this.#pdfText(pdf) })));
+    signal?.throwIfAborted();
+
+    const ofSession = sessionId === undefined ? [] : this.#stored.ofSession(sessionId);
+    const earlier = latestOfSession(ofSession, limits);
+    const session = sessionId ?? randomUUID();
+    let ordinal = Math.max(0, ...ofSession.map((attachment) => attachment.ordinal));
+    const indexed = (attachment: Omit<IndexedAttachment, 'link'>): IndexedAttachment => ({
+      ...attachment,
+      link: attachmentUri(guru.slug, session, attachment.ordinal),
+    });
+    const inherited = earlier.map(indexed);
+    const fresh = [
+      ...logs.kept.map((log) => indexed({ kind: 'LOG', name: log.name, text: log.data, ordinal: ++ordinal })),
+      ...pdfTexts.map((pdf) => indexed({ kind: 'PDF', name: pdf.name, text: pdf.text, ordinal: ++ordinal })),
+    ];
+    const unreadImages = this.#services.readsImages(guru) ? 0 : images.kept.length;
+    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, unreadImages });
+    const retriever = inherited.length + fresh.length === 0 ? undefined : new AttachedRetriever(this.#context.db, guru, [...inherited, ...fresh]);
+    const links = new Map<string, boolean>([...inherited.map((item) => [item.link, true] as const), ...fresh.map((item) => [item.link, false] as const)]);
+    const knowledgeChunks = this.#services.knowledgeChunks;
+    const now = () => timestamp(this.#context);
+    const stored = this.#stored;
+
+    return {
+      sessionId: session,
+      retriever,
+      answerer: retriever && new Answerer(retriever, (guruId) => knowledgeChunks(guruId) + retriever.chunkCount),
+      note,
+      images: images.kept.map((image) => ({ name: image.name, mime: image.data.mime, dataUrl: `data:${image.data.mime};base64,${image.data.base64}` })),
+      complete(draft) {
+        return {
+          ...draft,
+          content: note === null ? draft.content : quotedNote(note) + draft.content,
+          references: draft.references.map((reference) => marked(reference, links.get(reference.link))),
+        };
+      },
+      store(turn) {
+        for (const { ordinal, kind, name, text } of fresh) {
+          stored.insert({ questionId: turn.id, bingeId: turn.binge_id, ordinal, kind, name, text, now: now() });
+        }
+      },
+      close() {
+        retriever?.close();
+      },
+    };
+  }
+
+  async #pdfText(pdf: Sent<DataUrl>): Promise<string> {
+    const bytes = decode(pdf.data);
+    if (documentKindOf(pdf.name, bytes) !== 'PDF') throw Errors.badAsk(`The file ${pdf.name} in pdf_files is not a PDF document.`);
+    try {
+      return await this.#services.extractPdf(bytes);
+    } catch (error) {
+      if (error instanceof SourceError) throw Errors.badAsk(`The PDF file ${pdf.name} could not be read: ${error.message}`);
+      throw error;
+    }
+  }
+}
+
+/**
+ * The attachments a follow-up searches: of each kind the latest, as many as one question may
+ * carry. They are indexed again for every question (about 0.6 s for 5 MB of logs), so a long
+ * session with many files costs a follow-up no more than its first question.
+ */
+function latestOfSession(stored: readonly StoredAttachment[], limits: AttachmentLimits): StoredAttachment[] {
+  const latest = (kind: StoredAttachment['kind'], count: number) => (count === 0 ? [] : stored.filter((item) => item.kind === kind).slice(-count));
+  return [...latest('LOG', limits.log_files.count), ...latest('PDF', limits.pdf_files.count)].sort((a, b) => a.ordinal - b.ordinal);
+}
+
+function dataUrlFile(file: { readonly data: string; readonly name: string }, what: string): Sent<DataUrl> {
+  const data = parseDataUrl(file.data, what);
+  return { name: file.name, bytes: decodedSize(data), data };
+}
+
+/** An attachment's reference: no favicon, and `inherited` when it came with an earlier turn. */
+function marked(reference: Reference, inherited: boolean | undefined): Reference {
+  if (inherited === undefined) return reference;
+  return { ...reference, icon: '', ...(inherited ? { inherited: true } : {}) };
+}
