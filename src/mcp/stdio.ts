@@ -1,34 +1,76 @@
 /**
- * MCP over stdio: the protocol owns stdout, logs go to stderr. Resolves when
- * the connection ends: the client closes stdin, or the transport closes.
+ * MCP over stdio, in both protocol eras: the SDK's serving entry picks the era
+ * from the client's first message and builds one server for the connection.
+ * The protocol owns stdout, logs go to stderr. Resolves when the connection
+ * ends: the client closes stdin, or the transport closes.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage, McpServer } from '@modelcontextprotocol/server';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Backend } from '../core/assistant.js';
-import type { Logger } from '../log.js';
-import { createMcpServer, whenClosed } from './server.js';
+import { describeError, type Logger } from '../log.js';
+import { GuruSelector } from './gurus.js';
+import { createMcpServer } from './server.js';
+import { ListenWatches } from './subscriptions.js';
+
+/** The stdio transport, showing every message that passes to `watches` (the entry answers listen requests itself). */
+class WatchedStdioTransport extends StdioServerTransport {
+  readonly #watches: ListenWatches;
+  readonly #closed: () => void;
+
+  constructor(watches: ListenWatches, closed: () => void) {
+    super();
+    this.#watches = watches;
+    this.#closed = closed;
+  }
+
+  override start(): Promise<void> {
+    // The entry sets its handlers before it starts the transport.
+    const onmessage = this.onmessage;
+    const onclose = this.onclose;
+    this.onmessage = (message) => {
+      this.#watches.inbound(message);
+      onmessage?.(message);
+    };
+    this.onclose = () => {
+      onclose?.();
+      this.#closed();
+    };
+    return super.start();
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    this.#watches.outbound(message);
+    return super.send(message);
+  }
+}
 
 export async function runStdioServer(backend: Backend, logger: Logger): Promise<void> {
-  const server = createMcpServer({ backend, logger });
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    whenClosed(server, resolve);
+  /** The 2026-07-28 server of this connection: the entry routes its resource updates to the open listen requests. */
+  let modern: McpServer | undefined;
+  const watches = new ListenWatches({ assistant: backend.assistant, gurus: new GuruSelector(backend), logger }, (uri) => {
+    modern?.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
+      logger.debug('mcp resource update not sent', { uri, error: describeError(error) });
+    });
   });
-  transport.onerror = (error) => logger.warn('mcp stdio transport error', { error: error.message });
+  let ended!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  const transport = new WatchedStdioTransport(watches, () => ended());
 
-  // The SDK transport does not watch for the end of stdin or a broken stdout; a client that goes away ends the session.
-  const end = () => void server.close();
-  process.stdin.once('end', end);
-  process.stdin.once('close', end);
-  process.stdout.once('error', end);
-
-  await server.connect(transport);
+  serveStdio(
+    ({ era }) => {
+      const server = createMcpServer({ backend, logger, era });
+      if (era === 'modern') modern = server;
+      return server;
+    },
+    { transport, onerror: (error) => logger.debug('mcp stdio', { error: error.message }) },
+  );
   logger.info('mcp server listening on stdio');
   try {
     await closed;
   } finally {
-    process.stdin.off('end', end);
-    process.stdin.off('close', end);
-    process.stdout.off('error', end);
+    watches.close();
   }
   logger.info('mcp stdio session ended');
 }
