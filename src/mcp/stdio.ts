@@ -1,76 +1,98 @@
 /**
  * MCP over stdio, in both protocol eras: the SDK's serving entry picks the era
  * from the client's first message and builds one server for the connection.
- * The protocol owns stdout, logs go to stderr. Resolves when the connection
- * ends: the client closes stdin, or the transport closes.
+ * The protocol owns stdout, logs go to stderr.
  */
-import type { JSONRPCMessage, McpServer } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, McpServer, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Backend } from '../core/assistant.js';
 import { describeError, type Logger } from '../log.js';
 import { GuruSelector } from './gurus.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, type GuruMcpServerOptions } from './server.js';
 import { ListenWatches } from './subscriptions.js';
 
-/** The stdio transport, showing every message that passes to `watches` (the entry answers listen requests itself). */
-class WatchedStdioTransport extends StdioServerTransport {
+/**
+ * A transport that shows every message passing through it to `watches`: the
+ * SDK's entry answers 2026-07-28 listen requests itself, before any server.
+ */
+class ListenWatchingTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  readonly #inner: Transport;
   readonly #watches: ListenWatches;
-  readonly #closed: () => void;
+  readonly #ended: () => void;
 
-  constructor(watches: ListenWatches, closed: () => void) {
-    super();
+  constructor(inner: Transport, watches: ListenWatches, ended: () => void) {
+    this.#inner = inner;
     this.#watches = watches;
-    this.#closed = closed;
+    this.#ended = ended;
   }
 
-  override start(): Promise<void> {
-    // The entry sets its handlers before it starts the transport.
-    const onmessage = this.onmessage;
-    const onclose = this.onclose;
-    this.onmessage = (message) => {
+  start(): Promise<void> {
+    this.#inner.onmessage = (message, extra) => {
       this.#watches.inbound(message);
-      onmessage?.(message);
+      this.onmessage?.(message, extra);
     };
-    this.onclose = () => {
-      onclose?.();
-      this.#closed();
+    this.#inner.onclose = () => {
+      this.#watches.close();
+      this.onclose?.();
+      this.#ended();
     };
-    return super.start();
+    this.#inner.onerror = (error) => this.onerror?.(error);
+    return this.#inner.start();
   }
 
-  override send(message: JSONRPCMessage): Promise<void> {
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     this.#watches.outbound(message);
-    return super.send(message);
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
   }
 }
 
-export async function runStdioServer(backend: Backend, logger: Logger): Promise<void> {
+export interface StdioConnection {
+  /** Resolves when the connection has ended: the client went away, or `close()`. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Serves one connection over `transport` (the process's stdin and stdout unless given), in the era its client opens with. */
+export function serveConnection(options: Omit<GuruMcpServerOptions, 'era'>, transport: Transport = new StdioServerTransport()): StdioConnection {
+  const { backend, logger, scope } = options;
   /** The 2026-07-28 server of this connection: the entry routes its resource updates to the open listen requests. */
   let modern: McpServer | undefined;
-  const watches = new ListenWatches({ assistant: backend.assistant, gurus: new GuruSelector(backend), logger }, (uri) => {
-    modern?.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
-      logger.debug('mcp resource update not sent', { uri, error: describeError(error) });
-    });
-  });
+  const watches = new ListenWatches(
+    { assistant: backend.assistant, gurus: new GuruSelector(backend, scope), logger },
+    (uri) => {
+      modern?.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
+        logger.debug('mcp resource update not sent', { uri, error: describeError(error) });
+      });
+    },
+    options.dataSourcePollMs,
+  );
   let ended!: () => void;
   const closed = new Promise<void>((resolve) => {
     ended = resolve;
   });
-  const transport = new WatchedStdioTransport(watches, () => ended());
-
-  serveStdio(
+  const watched = new ListenWatchingTransport(transport, watches, () => ended());
+  const handle = serveStdio(
     ({ era }) => {
-      const server = createMcpServer({ backend, logger, era });
+      const server = createMcpServer({ ...options, era });
       if (era === 'modern') modern = server;
       return server;
     },
-    { transport, onerror: (error) => logger.debug('mcp stdio', { error: error.message }) },
+    { transport: watched, onerror: (error) => logger.debug('mcp stdio', { error: error.message }) },
   );
+  return { closed, close: () => handle.close() };
+}
+
+/** Serves MCP on this process's stdin and stdout; resolves when the client has gone (stdin closed) or the transport closed. */
+export async function runStdioServer(backend: Backend, logger: Logger): Promise<void> {
+  const connection = serveConnection({ backend, logger });
   logger.info('mcp server listening on stdio');
-  try {
-    await closed;
-  } finally {
-    watches.close();
-  }
+  await connection.closed;
   logger.info('mcp stdio session ended');
 }

@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -14,8 +14,7 @@ import {
   SessionList,
 } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE, collectProgress, connectClient, openTestBackend, textOf } from './support.js';
+import { CONFIG_GUIDE, ERAS, INSTALL_GUIDE, collectProgress, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
 const ALL_TOOLS = [
@@ -64,14 +63,14 @@ async function callError(client: Client, name: string, args: Record<string, unkn
   return textOf(result);
 }
 
-describe('MCP server over a local engine', () => {
+describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
   let test: TestBackend;
   let client: Client;
 
   beforeEach(async () => {
     test = await openTestBackend();
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterEach(async () => {
@@ -175,7 +174,7 @@ describe('MCP server over a local engine', () => {
 
     it('points to create_guru when no guru exists', async () => {
       const empty = await openTestBackend();
-      const other = await connectClient(createMcpServer({ backend: empty.backend, logger: silentLogger }));
+      const other = await connectClient({ backend: empty.backend, logger: silentLogger }, era);
       try {
         const text = await callError(other, 'list_sessions');
         expect(text).toContain('create_guru');
@@ -189,7 +188,7 @@ describe('MCP server over a local engine', () => {
       const configured = await openTestBackend({ defaultGuru: 'second' });
       await configured.backend.admin!.createGuru({ slug: 'first' });
       await configured.backend.admin!.createGuru({ slug: 'second' });
-      const other = await connectClient(createMcpServer({ backend: configured.backend, logger: silentLogger }));
+      const other = await connectClient({ backend: configured.backend, logger: silentLogger }, era);
       try {
         await callOk(other, 'add_sources', { text_sources: [{ name: 'Note', content: 'Wibble facts.' }] }, z.object({ results: z.array(CreatedDataSource) }));
         expect((await configured.backend.assistant.listDataSources('second', { page: 1, page_size: 10 })).count).toBe(1);
@@ -462,7 +461,7 @@ describe('MCP server over a local engine', () => {
 
     beforeEach(async () => {
       await test.backend.admin!.createGuru({ slug: 'pancakes' });
-      scoped = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger, scope: 'pancakes' }));
+      scoped = await connectClient({ backend: test.backend, logger: silentLogger, scope: 'pancakes' }, era);
     });
 
     afterEach(async () => {
