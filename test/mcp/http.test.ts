@@ -2,10 +2,8 @@ import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer } from '../../src/core/schemas.js';
@@ -13,8 +11,8 @@ import { silentLogger } from '../../src/log.js';
 import { createMcpHttpHandler } from '../../src/mcp/http.js';
 import type { McpHttpHandler, McpHttpHandlerOptions } from '../../src/mcp/http.js';
 import { INITIALIZE, JSON_AND_SSE } from '../support/mcp-requests.js';
-import { INSTALL_GUIDE, collectProgress, openTestBackend } from './support.js';
-import type { TestBackend } from './support.js';
+import { ERAS, INSTALL_GUIDE, collectProgress, newClient, openTestBackend, subscribe } from './support.js';
+import type { ProtocolRevision, TestBackend } from './support.js';
 
 /** Opens a session the way a client that never sends DELETE does; resolves with its id once the reply is read. */
 async function initialize(url: URL): Promise<string> {
@@ -65,16 +63,107 @@ async function start(test: TestBackend, requireBearer: boolean, settings: Handle
   };
 }
 
-async function connect(url: URL, apiKey?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(
+  url: URL,
+  apiKey?: string,
+  revision: ProtocolRevision = '2025-11-25',
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(url, {
     ...(apiKey === undefined ? {} : { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }),
   });
-  const client = new Client({ name: 'guru-mcp-http-test', version: '1.0.0' });
+  const client = newClient(revision);
   await client.connect(transport);
   return { client, transport };
 }
 
-describe('MCP over streamable HTTP', () => {
+/** What both eras get over HTTP; the 2025 session mechanics follow below. */
+describe.each(ERAS)('MCP over streamable HTTP (%s)', (era) => {
+  let test: TestBackend;
+  let running: Running | undefined;
+  const clients: Client[] = [];
+
+  beforeEach(async () => {
+    test = await openTestBackend();
+  });
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close();
+    await running?.close();
+    running = undefined;
+    await test.close();
+  });
+
+  async function open(apiKey?: string): Promise<Client> {
+    const { client } = await connect(running!.url, apiKey, era);
+    clients.push(client);
+    return client;
+  }
+
+  it('serves tools, a question with streamed progress, and resources', async () => {
+    await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
+    running = await start(test, false);
+    const client = await open();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('create_guru');
+
+    const added = (await client.callTool({
+      name: 'add_sources',
+      arguments: { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }], wait: true },
+    })) as CallToolResult;
+    expect(added.isError).toBeFalsy();
+
+    const progress = collectProgress(client);
+    const asked = (await client.callTool({
+      name: 'ask',
+      arguments: { question: 'How do I install Frobnicator?' },
+      _meta: { progressToken: 'http-1' },
+    })) as CallToolResult;
+    const answer = Answer.parse(asked.structuredContent);
+    expect(answer.references.map((reference) => reference.title)).toEqual(['Install guide']);
+    const messages = progress.map((item) => item.message ?? '');
+    expect(messages.filter((message) => message.startsWith('» ')).length).toBeGreaterThan(0);
+    expect(messages.filter((message) => !message.startsWith('» ')).join('')).toBe(answer.content);
+
+    const { contents } = await client.readResource({ uri: answer.question_url });
+    expect(String((contents[0] as { text: string }).text)).toContain('How do I install Frobnicator?');
+  });
+
+  it("notifies a client subscribed to a guru's data sources", async () => {
+    await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
+    running = await start(test, false, { dataSourcePollMs: 25 });
+    const client = await open();
+    const updated = new Promise<string>((resolve) => {
+      client.setNotificationHandler('notifications/resources/updated', (notification) => resolve(notification.params.uri));
+    });
+    await subscribe(client, era, 'guru://frob/data-sources');
+    await test.backend.assistant.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
+    expect(await updated).toBe('guru://frob/data-sources');
+  });
+
+  it("binds every request to its key's guru, and refuses a client without a key", async () => {
+    await test.backend.admin!.createGuru({ slug: 'frob' });
+    const pancakeKey = (await test.backend.admin!.createGuru({ slug: 'pancakes' })).api_key;
+    running = await start(test, true);
+    const client = await open(pancakeKey);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).not.toContain('list_gurus');
+    expect(names).not.toContain('create_guru');
+
+    const added = (await client.callTool({
+      name: 'add_sources',
+      arguments: { text_sources: [{ name: 'Batter', content: 'Mix flour, eggs and milk.' }] },
+    })) as CallToolResult;
+    expect(added.isError).toBeFalsy();
+    expect((await test.backend.assistant.listDataSources('pancakes', { page: 1, page_size: 10 })).count).toBe(1);
+    const other = (await client.callTool({ name: 'list_sources', arguments: { guru_slug: 'frob' } })) as CallToolResult;
+    expect(other.isError).toBe(true);
+    expect(String((other.content[0] as { text: string }).text)).toContain('limited to the guru "pancakes"');
+
+    await expect(connect(running.url, undefined, era)).rejects.toThrow();
+  });
+});
+
+describe('MCP over streamable HTTP: 2025-11-25 sessions', () => {
   let test: TestBackend;
   let running: Running | undefined;
   const clients: Client[] = [];
@@ -133,17 +222,6 @@ describe('MCP over streamable HTTP', () => {
       });
       expect(after.status).toBe(404);
       expect(await after.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'Session not found' }, id: null });
-    });
-
-    it("notifies a session subscribed to a guru's data sources over its GET stream", async () => {
-      const { client } = await connect(running!.url);
-      clients.push(client);
-      const updated = new Promise<string>((resolve) => {
-        client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => resolve(notification.params.uri));
-      });
-      await client.subscribeResource({ uri: 'guru://frob/data-sources' });
-      await test.backend.assistant.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
-      expect(await updated).toBe('guru://frob/data-sources');
     });
 
     it('keeps sessions apart', async () => {
@@ -284,9 +362,6 @@ describe('MCP over streamable HTTP', () => {
       expect(wrong.status).toBe(401);
       expect(wrong.headers.get('www-authenticate')).toContain('error="invalid_token"');
 
-      const transport = new StreamableHTTPClientTransport(running!.url);
-      const client = new Client({ name: 'no-key', version: '1.0.0' });
-      await expect(client.connect(transport)).rejects.toThrow();
     });
 
     it("limits a session to its key's guru", async () => {

@@ -481,7 +481,8 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
       const refused = await callError(scoped, 'list_sources', { guru_slug: 'frob' });
       expect(refused).toMatch(/^Guru type frob not found\n/);
       expect(refused).toContain('limited to the guru "pancakes"');
-      expect(await callError(scoped, 'create_guru', { slug: 'x' })).toMatch(/Tool create_guru not found/);
+      // An unknown tool is a protocol error (SDK 1.x answered it with an isError result).
+      await expect(scoped.callTool({ name: 'create_guru', arguments: { slug: 'x' } })).rejects.toThrow(/Tool create_guru not found/);
     });
 
     it('cannot read sessions of another guru', async () => {
