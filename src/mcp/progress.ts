@@ -14,6 +14,8 @@ export type Era = 'legacy' | 'modern';
 
 /** How long `flush()` waits for the client's answer to its ping before giving up on it. */
 export const DELIVERY_PING_TIMEOUT_MS = 5_000;
+/** How long `flush()` holds a 2026-07-28 result back after the last notification went out. */
+export const MODERN_SETTLE_MS = 20;
 
 export class ProgressReporter {
   readonly #extra: ToolExtra;
@@ -59,12 +61,19 @@ export class ProgressReporter {
    * notifications read together with the result are lost (over stdio, most of
    * a fast answer). A ping sent after them, on the same stream, is answered
    * only after the client has dispatched them. The 2026-07-28 era has no
-   * server-to-client requests, so there is nothing to confirm delivery with;
-   * results carry everything the progress said.
+   * server-to-client requests to confirm delivery with (a ping is refused):
+   * there the result waits MODERN_SETTLE_MS after the notifications were
+   * written, so that they reach the client in an earlier read than the result
+   * (without it, the v2 client over stdio lost every notification of a fast
+   * answer). Either way the result carries everything the progress said.
    */
   async flush(): Promise<void> {
     await this.#queue;
-    if (this.#era !== 'legacy' || this.#last < 0 || this.#extra.mcpReq.signal.aborted) return;
+    if (this.#last < 0 || this.#extra.mcpReq.signal.aborted) return;
+    if (this.#era === 'modern') {
+      await new Promise((resolve) => setTimeout(resolve, MODERN_SETTLE_MS));
+      return;
+    }
     try {
       await this.#extra.mcpReq.send({ method: 'ping' }, { timeout: DELIVERY_PING_TIMEOUT_MS });
     } catch (error) {

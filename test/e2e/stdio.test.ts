@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer, CreatedGuru } from '../../src/core/schemas.js';
 import { BIN } from '../global-setup.js';
+import { ERAS, newClient } from '../mcp/support.js';
 import { askStreaming, WIBBLE_MANUAL, WIBBLE_QUESTION } from '../support/streamed-answer.js';
 
 const CLI = BIN;
@@ -30,7 +30,7 @@ function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 }
 
-describe('guru-mcp stdio (built CLI)', () => {
+describe.each(ERAS)('guru-mcp stdio (built CLI) (%s)', (era) => {
   let dir: string;
   let client: Client | undefined;
 
@@ -55,7 +55,7 @@ describe('guru-mcp stdio (built CLI)', () => {
       stderr: 'pipe',
     });
     const protocolErrors: Error[] = [];
-    client = new Client({ name: 'guru-mcp-e2e', version: '1.0.0' });
+    client = newClient(era);
     client.onerror = (error) => protocolErrors.push(error);
     await client.connect(transport);
 
@@ -84,9 +84,40 @@ describe('guru-mcp stdio (built CLI)', () => {
     expect(protocolErrors).toEqual([]);
   });
 
+  it('ends with exit code 0 and no output when the client closes stdin', async () => {
+    const child = spawn(process.execPath, [CLI, 'stdio', '--data-dir', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stdin.end();
+    const code = await new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode)));
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+  });
+});
+
+/**
+ * 2025-11-25 only: the v2 client pinned to 2026-07-28 drops progress that reaches
+ * it in the same read as the result, and that era has no ping to confirm
+ * delivery with (src/mcp/progress.ts); its results carry the whole answer.
+ */
+describe('guru-mcp stdio (built CLI): streamed answers (2025-11-25)', () => {
+  const era = '2025-11-25';
+  let dir: string;
+  let client: Client | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-mcp-e2e-stdio-'));
+  });
+
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it("streams every piece of a long answer to the SDK client's onprogress, call after call", async () => {
     await run(process.execPath, [CLI, 'guru', 'create', 'wibble', '--json', '--data-dir', dir]);
-    client = new Client({ name: 'guru-mcp-e2e', version: '1.0.0' });
+    client = newClient(era);
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--data-dir', dir], stderr: 'ignore' }));
     const added = (await client.callTool({
       name: 'add_sources',
@@ -99,15 +130,5 @@ describe('guru-mcp stdio (built CLI)', () => {
       expect(answer.content.split('\n').length).toBeGreaterThan(30);
       expect(streamed).toBe(answer.content);
     }
-  });
-
-  it('ends with exit code 0 and no output when the client closes stdin', async () => {
-    const child = spawn(process.execPath, [CLI, 'stdio', '--data-dir', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stdin.end();
-    const code = await new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode)));
-    expect(code).toBe(0);
-    expect(stdout).toBe('');
   });
 });
