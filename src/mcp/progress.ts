@@ -15,7 +15,7 @@ export type Era = 'legacy' | 'modern';
 /** How long `flush()` waits for the client's answer to its ping before giving up on it. */
 export const DELIVERY_PING_TIMEOUT_MS = 5_000;
 /** How long `flush()` holds a 2026-07-28 result back after the last notification went out. */
-export const MODERN_SETTLE_MS = 20;
+export const MODERN_SETTLE_MS = 50;
 
 export class ProgressReporter {
   readonly #extra: ToolExtra;
