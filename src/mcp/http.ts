@@ -9,7 +9,8 @@
  *
  * With `requireBearer`, every request carries `Authorization: Bearer <guru API
  * key>` and reaches only that key's guru: a session stays with the key that
- * opened it, a 2026-07-28 request is served for the key it carries. Host and
+ * opened it, a 2026-07-28 request is served by the handler of its key's guru
+ * (whose listen streams hear only of that guru). Host and
  * Origin validation is the mounting server's job (src/http/server.ts), in
  * front of both eras.
  *
@@ -20,8 +21,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, McpHttpHandler as McpHandler } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import type { Backend } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 // The HTTP server's body reader: a leaf module on node:http alone, so the MCP endpoint shares it without a cycle.
@@ -76,6 +78,12 @@ interface Session {
   lastActive: number;
 }
 
+/** The SDK's 2026-07-28 handler and its node:http face. */
+interface ModernHandler {
+  readonly handler: McpHandler;
+  readonly serve: NodeMcpRequestHandler;
+}
+
 type Authentication = { ok: true; scope: string | undefined } | { ok: false; reason: 'missing' | 'invalid' | 'unsupported' };
 
 class HttpProblem extends Error {
@@ -102,14 +110,31 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   /** Watches behind the open 2026-07-28 listen requests. */
   const listening = new Set<ListenWatches>();
   let closing = false;
-  const modern = createMcpHandler(
-    ({ era, authInfo }) => {
-      const scope = scopeOf(authInfo);
-      return createMcpServer({ backend, logger, era, ...(scope === undefined ? {} : { scope }), ...(dataSourcePollMs === undefined ? {} : { dataSourcePollMs }) });
-    },
-    { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror: (error) => logger.debug('mcp http', { error: error.message }) },
-  );
-  const serveModern = toNodeHandler(modern, { maxRequestBodySize: MAX_BODY_BYTES });
+  /**
+   * The 2026-07-28 handlers, one per guru a key reaches (and one for no key):
+   * each builds its servers for that guru, and its listen streams only hear
+   * of that guru's resources.
+   */
+  const modern = new Map<string | undefined, ModernHandler>();
+  function modernFor(scope: string | undefined): ModernHandler {
+    let handler = modern.get(scope);
+    if (handler === undefined) {
+      const fetchHandler = createMcpHandler(
+        ({ era }) =>
+          createMcpServer({
+            backend,
+            logger,
+            era,
+            ...(scope === undefined ? {} : { scope }),
+            ...(dataSourcePollMs === undefined ? {} : { dataSourcePollMs }),
+          }),
+        { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror: (error) => logger.debug('mcp http', { error: error.message }) },
+      );
+      handler = { handler: fetchHandler, serve: toNodeHandler(fetchHandler, { maxRequestBodySize: MAX_BODY_BYTES }) };
+      modern.set(scope, handler);
+    }
+    return handler;
+  }
   const sweeper = setInterval(sweep, Math.min(idleMs, SWEEP_INTERVAL_MS));
   sweeper.unref();
 
@@ -245,17 +270,16 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       await openSession(req, res, body, auth.scope);
       return;
     }
-    if (isJSONRPCRequest(body) && body.method === 'subscriptions/listen') watchWhileListening(res, body.id, body.params, auth.scope);
-    const request = req as IncomingMessage & { auth?: AuthInfo };
-    if (auth.scope !== undefined) request.auth = authInfoOf(auth.scope);
-    await serveModern(request, res, body);
+    const handler = modernFor(auth.scope);
+    if (isJSONRPCRequest(body) && body.method === 'subscriptions/listen') watchWhileListening(res, body.id, body.params, auth.scope, handler.handler);
+    await handler.serve(req, res, body);
   }
 
   /** Watches the data-sources resources a listen request names until its stream closes. */
-  function watchWhileListening(res: ServerResponse, id: string | number, params: unknown, scope: string | undefined): void {
+  function watchWhileListening(res: ServerResponse, id: string | number, params: unknown, scope: string | undefined, handler: McpHandler): void {
     const watches = new ListenWatches(
       { assistant: backend.assistant, gurus: new GuruSelector(backend, scope), logger },
-      (uri) => modern.notify.resourceUpdated(uri),
+      (uri) => handler.notify.resourceUpdated(uri),
       dataSourcePollMs,
     );
     listening.add(watches);
@@ -287,19 +311,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       listening.clear();
       const open = [...sessions.values()];
       sessions.clear();
-      await Promise.allSettled([modern.close(), ...open.map((session) => session.server.close())]);
+      const handlers = [...modern.values()].map((each) => each.handler);
+      modern.clear();
+      await Promise.allSettled([...handlers.map((handler) => handler.close()), ...open.map((session) => session.server.close())]);
     },
   };
-}
-
-/** The bearer key's guru travels to the per-request server factory as the request's AuthInfo. */
-function authInfoOf(scope: string): AuthInfo {
-  return { token: '', clientId: 'guru-api-key', scopes: [], extra: { guru: scope } };
-}
-
-function scopeOf(authInfo: AuthInfo | undefined): string | undefined {
-  const guru = authInfo?.extra?.guru;
-  return typeof guru === 'string' ? guru : undefined;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

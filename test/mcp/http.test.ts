@@ -163,6 +163,52 @@ describe.each(ERAS)('MCP over streamable HTTP (%s)', (era) => {
   });
 });
 
+/** 2026-07-28 listen streams are acknowledged whatever they name, so the guru boundary must hold in what they hear. */
+describe('MCP over streamable HTTP: 2026-07-28 listen streams with bearer keys', () => {
+  let test: TestBackend;
+  let running: Running;
+  const clients: Client[] = [];
+
+  beforeEach(async () => {
+    test = await openTestBackend();
+  });
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close();
+    await running.close();
+    await test.close();
+  });
+
+  it("tells a key's client nothing about another guru's data sources, though another client listens to them", async () => {
+    const frobKey = (await test.backend.admin!.createGuru({ slug: 'frob' })).api_key;
+    const pancakeKey = (await test.backend.admin!.createGuru({ slug: 'pancakes' })).api_key;
+    running = await start(test, true, { dataSourcePollMs: 25 });
+    const frob = (await connect(running.url, frobKey, '2026-07-28')).client;
+    const pancakes = (await connect(running.url, pancakeKey, '2026-07-28')).client;
+    clients.push(frob, pancakes);
+
+    const heardByPancakes: string[] = [];
+    const pancakesUpdated = new Promise<void>((resolve) => {
+      pancakes.setNotificationHandler('notifications/resources/updated', (notification) => {
+        heardByPancakes.push(notification.params.uri);
+        if (notification.params.uri === 'guru://pancakes/data-sources') resolve();
+      });
+    });
+    const frobUpdated = new Promise<void>((resolve) => {
+      frob.setNotificationHandler('notifications/resources/updated', () => resolve());
+    });
+    await subscribe(frob, '2026-07-28', 'guru://frob/data-sources');
+    await pancakes.listen({ resourceSubscriptions: ['guru://frob/data-sources', 'guru://pancakes/data-sources'] });
+
+    await test.backend.assistant.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
+    await frobUpdated;
+    // Updates travel in order on each stream: had the frob one reached pancakes, it would come before this.
+    await test.backend.assistant.createDataSources('pancakes', { text_sources: [{ name: 'Batter', content: 'Mix flour, eggs and milk.' }] });
+    await pancakesUpdated;
+    expect(heardByPancakes).not.toContain('guru://frob/data-sources');
+  });
+});
+
 describe('MCP over streamable HTTP: 2025-11-25 sessions', () => {
   let test: TestBackend;
   let running: Running | undefined;
