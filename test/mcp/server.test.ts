@@ -96,6 +96,19 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
   }
 
   describe('tools/list', () => {
+    it('lists the tools in one order, on every call and every connection (prompt caches depend on it)', async () => {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names[0]).toBe('list_gurus');
+      expect(names.indexOf('ask')).toBeLessThan(names.indexOf('semantic_search'));
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(names);
+      const other = await connectClient({ backend: test.backend, logger: silentLogger }, era);
+      try {
+        expect((await other.listTools()).tools.map((tool) => tool.name)).toEqual(names);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('offers exactly the tools of this stage, each described and honestly annotated', async () => {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(ALL_TOOLS);
