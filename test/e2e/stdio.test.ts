@@ -84,37 +84,6 @@ describe.each(ERAS)('guru-mcp stdio (built CLI) (%s)', (era) => {
     expect(protocolErrors).toEqual([]);
   });
 
-  it('ends with exit code 0 and no output when the client closes stdin', async () => {
-    const child = spawn(process.execPath, [CLI, 'stdio', '--data-dir', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stdin.end();
-    const code = await new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode)));
-    expect(code).toBe(0);
-    expect(stdout).toBe('');
-  });
-});
-
-/**
- * 2025-11-25 only: the v2 client pinned to 2026-07-28 drops progress that reaches
- * it in the same read as the result, and that era has no ping to confirm
- * delivery with (src/mcp/progress.ts); its results carry the whole answer.
- */
-describe('guru-mcp stdio (built CLI): streamed answers (2025-11-25)', () => {
-  const era = '2025-11-25';
-  let dir: string;
-  let client: Client | undefined;
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'guru-mcp-e2e-stdio-'));
-  });
-
-  afterEach(async () => {
-    await client?.close();
-    client = undefined;
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it("streams every piece of a long answer to the SDK client's onprogress, call after call", async () => {
     await run(process.execPath, [CLI, 'guru', 'create', 'wibble', '--json', '--data-dir', dir]);
     client = newClient(era);
@@ -128,7 +97,25 @@ describe('guru-mcp stdio (built CLI): streamed answers (2025-11-25)', () => {
     for (let round = 0; round < 5; round++) {
       const { answer, streamed } = await askStreaming(client, WIBBLE_QUESTION);
       expect(answer.content.split('\n').length).toBeGreaterThan(30);
-      expect(streamed).toBe(answer.content);
+      if (era === '2025-11-25') {
+        expect(streamed).toBe(answer.content);
+      } else {
+        // The v2 client pinned to 2026-07-28 drops progress that reaches it in the same read as the
+        // result, and that era has no ping to confirm delivery with (src/mcp/progress.ts): what
+        // arrives is the answer's beginning, and the result carries all of it.
+        expect(answer.content.startsWith(streamed)).toBe(true);
+      }
     }
   });
+
+  it('ends with exit code 0 and no output when the client closes stdin', async () => {
+    const child = spawn(process.execPath, [CLI, 'stdio', '--data-dir', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stdin.end();
+    const code = await new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode)));
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+  });
 });
+

@@ -6,7 +6,7 @@ import { DataSource } from '../../src/core/schemas.js';
 import { waitForSources } from '../../src/core/wait-for-sources.js';
 import { silentLogger } from '../../src/log.js';
 import { ERAS, connectClient, openTestBackend, subscribe } from './support.js';
-import type { TestBackend } from './support.js';
+import type { ProtocolRevision, TestBackend } from './support.js';
 
 /** Short, so that the tests do not wait the production two seconds between looks. */
 const POLL_MS = 25;
@@ -31,20 +31,30 @@ function watchUpdates(client: Client) {
   };
 }
 
-describe.each(ERAS)('data-sources subscriptions (%s)', (era) => {
+/** A backend with the gurus frob and other, and a client of `revision`, for each test of the calling describe. */
+function withTwoGurus(revision: ProtocolRevision): () => { test: TestBackend; client: Client } {
   let test: TestBackend;
   let client: Client;
-
   beforeEach(async () => {
     test = await openTestBackend();
     await test.backend.admin!.createGuru({ slug: 'frob' });
     await test.backend.admin!.createGuru({ slug: 'other' });
-    client = await connectClient({ backend: test.backend, logger: silentLogger, dataSourcePollMs: POLL_MS }, era);
+    client = await connectClient({ backend: test.backend, logger: silentLogger, dataSourcePollMs: POLL_MS }, revision);
   });
-
   afterEach(async () => {
     await client.close();
     await test.close();
+  });
+  return () => ({ test, client });
+}
+
+describe.each(ERAS)('data-sources subscriptions (%s)', (era) => {
+  const setup = withTwoGurus(era);
+  let test: TestBackend;
+  let client: Client;
+
+  beforeEach(() => {
+    ({ test, client } = setup());
   });
 
   const addText = async (guru: string, name: string) => {
@@ -96,19 +106,12 @@ describe.each(ERAS)('data-sources subscriptions (%s)', (era) => {
 
 /** What only the 2025 era can say: a resources/subscribe that names a resource it cannot watch is refused (a listen is acknowledged first). */
 describe('resources/subscribe refusals (2025-11-25)', () => {
+  const setup = withTwoGurus('2025-11-25');
   let test: TestBackend;
   let client: Client;
 
-  beforeEach(async () => {
-    test = await openTestBackend();
-    await test.backend.admin!.createGuru({ slug: 'frob' });
-    await test.backend.admin!.createGuru({ slug: 'other' });
-    client = await connectClient({ backend: test.backend, logger: silentLogger, dataSourcePollMs: POLL_MS }, '2025-11-25');
-  });
-
-  afterEach(async () => {
-    await client.close();
-    await test.close();
+  beforeEach(() => {
+    ({ test, client } = setup());
   });
 
   it('refuses other resources and gurus it cannot find', async () => {
