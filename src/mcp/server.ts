@@ -39,6 +39,11 @@ export interface GuruMcpServerOptions {
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+/** The server's icon for hosts that show one: a "G" in a circle, as an SVG data URI (no request leaves the host). */
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#2f5d8a"/><text x="32" y="43" font-family="sans-serif" font-size="32" font-weight="bold" text-anchor="middle" fill="#fff">G</text></svg>';
+const ICON = { src: `data:image/svg+xml;base64,${Buffer.from(ICON_SVG).toString('base64')}`, mimeType: 'image/svg+xml', sizes: ['any'] };
+
 /** How gurus are chosen on this connection, which decides how the instructions begin. */
 type GuruChoice = 'administered' | 'configured' | 'scoped';
 
@@ -64,7 +69,7 @@ Follow-ups: every answer carries a session_id; pass it to ask to continue that c
 export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   const { backend, logger, scope, era } = options;
   const server = new McpServer(
-    { name: 'guru-mcp', title: 'Guru knowledge assistants', version },
+    { name: 'guru-mcp', title: 'Guru knowledge assistants', version, icons: [ICON] },
     {
       instructions: instructions(scope !== undefined ? 'scoped' : backend.admin !== undefined ? 'administered' : 'configured'),
       // Updates of guru://{guru_slug}/data-sources: resources/subscribe (2025 era) or subscriptions/listen (2026-07-28).

@@ -168,6 +168,13 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
       expect(instructions).toContain('session_id');
       expect(instructions).toMatch(/trust score/i);
     });
+
+    it('names itself with a title and an icon a host can show without fetching anything', () => {
+      const info = client.getServerVersion()!;
+      expect(info).toMatchObject({ name: 'guru-mcp', title: 'Guru knowledge assistants' });
+      expect(info.icons).toEqual([expect.objectContaining({ mimeType: 'image/svg+xml', src: expect.stringMatching(/^data:image\/svg\+xml;base64,/) })]);
+      expect(Buffer.from(info.icons![0]!.src.split(',')[1]!, 'base64').toString()).toContain('<svg');
+    });
   });
 
   describe('choosing the guru', () => {
