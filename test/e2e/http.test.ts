@@ -51,6 +51,26 @@ describe.each(ERAS)('guru-mcp serve /mcp (built CLI) (%s)', (era) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('refuses a client on a page of another origin, in front of both eras', async () => {
+    const started = await serve(dir);
+    child = started.child;
+    const answers: { status: number; body: string }[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', started.base), {
+      requestInit: { headers: { origin: 'http://evil.example' } },
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        answers.push({ status: response.status, body: await response.clone().text() });
+        return response;
+      },
+    });
+    await expect(newClient(era).connect(transport)).rejects.toThrow();
+    expect(answers.length).toBeGreaterThan(0);
+    for (const answer of answers) {
+      expect(answer.status).toBe(403);
+      expect(answer.body).toContain('Invalid Origin header: http://evil.example');
+    }
+  });
+
   it('serves MCP over HTTP', async () => {
     await run(process.execPath, [CLI, 'guru', 'create', 'frob', '--json', '--data-dir', dir]);
     const started = await serve(dir);
