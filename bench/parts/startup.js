@@ -1,4 +1,4 @@
-// Part `startup`: spawn -> initialize response of a stdio server, guru-mcp against a minimal SDK server.
+// Part `startup`: spawn -> initialize response of a stdio server, guru-mcp against minimal SDK servers (1.x and v2).
 import { spawn } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +21,17 @@ const INITIALIZE = `${JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'guru-bench', version: '0.0.0' } },
 })}\n`;
+
+/** The smallest stdio server of the SDK v2 packages guru-mcp is built on (its serving entry, both eras), run with `-e`. */
+const MINIMAL_V2_SERVER = `
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+serveStdio(() => {
+  const server = new McpServer({ name: 'minimal', version: '1.0.0' });
+  server.registerTool('ping', { description: 'Replies with pong.' }, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+  return server;
+});
+`;
 
 /** Spawns a stdio server, times spawn -> initialize response, reads its RSS, and stops it. */
 async function startOnce(args) {
@@ -113,7 +124,8 @@ async function measureStartup(server, args) {
 async function run() {
   const cli = join(repoRoot, 'dist', 'bin', 'guru-mcp.js');
   const results = [];
-  results.push(await measureStartup('sdk minimal server', [join(repoRoot, 'bench', 'minimal-server.js')]));
+  results.push(await measureStartup('sdk 1.x minimal server', [join(repoRoot, 'bench', 'minimal-server.js')]));
+  results.push(await measureStartup('sdk v2 minimal server', ['--input-type=module', '-e', MINIMAL_V2_SERVER]));
   if (!existsSync(cli)) {
     console.log(`\nNote: ${cli} is missing (CLI not built yet); skipping the guru-mcp stdio start-up benchmark.`);
     return results;

@@ -1,9 +1,18 @@
 /**
- * MCP over streamable HTTP on plain node:http, stateful: each session (keyed
- * by the `mcp-session-id` header) has its own transport and McpServer, and a
- * DELETE ends it. With `requireBearer`, every request carries
- * `Authorization: Bearer <guru API key>`, and the session only reaches that
- * key's guru. Host and Origin validation is the mounting server's job.
+ * MCP over streamable HTTP on plain node:http, in both protocol eras.
+ *
+ * 2026-07-28 requests (they carry the per-request `_meta` envelope) go to the
+ * SDK's stateless handler: a server per request, resource updates on
+ * `subscriptions/listen` streams. 2025-era clients keep sessions: each session
+ * (keyed by the `mcp-session-id` header) has its own transport and McpServer,
+ * its GET stream carries resource updates, and a DELETE ends it.
+ *
+ * With `requireBearer`, every request carries `Authorization: Bearer <guru API
+ * key>` and reaches only that key's guru: a session stays with the key that
+ * opened it, a 2026-07-28 request is served by the handler of its key's guru
+ * (whose listen streams hear only of that guru). Host and
+ * Origin validation is the mounting server's job (src/http/server.ts), in
+ * front of both eras.
  *
  * Clients often go away without a DELETE (the SDK client's close() sends
  * none), so sessions also end when idle for `sessionIdleMs`, and at most
@@ -11,15 +20,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { McpServer, McpHttpHandler as McpHandler } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import type { Backend } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 // The HTTP server's body reader: a leaf module on node:http alone, so the MCP endpoint shares it without a cycle.
 import { BodyTooLargeError, MiB, parseJsonBody, readBody } from '../http/body.js';
 import { describeError, type Logger } from '../log.js';
+import { GuruSelector } from './gurus.js';
 import { createMcpServer, whenClosed } from './server.js';
+import { ListenWatches } from './subscriptions.js';
 
 export interface McpHttpHandlerOptions {
   readonly backend: Backend;
@@ -32,6 +44,8 @@ export interface McpHttpHandlerOptions {
   readonly maxSessions?: number;
   /** Milliseconds since the epoch, for idle times. */
   readonly clock?: () => number;
+  /** How often a subscribed data-sources resource is looked at; DATA_SOURCE_POLL_MS. */
+  readonly dataSourcePollMs?: number;
 }
 
 export interface McpHttpHandler {
@@ -46,13 +60,15 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 /** Idle sessions are looked for at least this often (and whenever a session opens). */
 const SWEEP_INTERVAL_MS = 60_000;
 
-/** Largest initialize body read here; later requests are read by the transport with the same bound. */
+/** Largest body read here; later requests of a 2025-era session are read by its transport with the same bound. */
 const MAX_BODY_BYTES = 4 * MiB;
 const REALM = 'guru-mcp';
+/** JSON-RPC error code of transport-level refusals (the SDK's own use of it: no session, bad Host, ...). */
+const CONNECTION_REFUSED = -32000;
 
 interface Session {
   readonly id: string;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHTTPServerTransport;
   readonly server: McpServer;
   /** The guru of the key that opened the session; undefined when no key is required. */
   readonly scope: string | undefined;
@@ -60,6 +76,12 @@ interface Session {
   open: number;
   /** When a response of this session last opened or closed. */
   lastActive: number;
+}
+
+/** The SDK's 2026-07-28 handler and its node:http face. */
+interface ModernHandler {
+  readonly handler: McpHandler;
+  readonly serve: NodeMcpRequestHandler;
 }
 
 type Authentication = { ok: true; scope: string | undefined } | { ok: false; reason: 'missing' | 'invalid' | 'unsupported' };
@@ -76,7 +98,7 @@ class HttpProblem extends Error {
 }
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
-  const { backend, logger, requireBearer } = options;
+  const { backend, logger, requireBearer, dataSourcePollMs } = options;
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const now = options.clock ?? Date.now;
@@ -85,7 +107,34 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
 
   /** Live sessions, least recently used first: every use moves a session to the end. */
   const sessions = new Map<string, Session>();
+  /** Watches behind the open 2026-07-28 listen requests. */
+  const listening = new Set<ListenWatches>();
   let closing = false;
+  /**
+   * The 2026-07-28 handlers, one per guru a key reaches (and one for no key):
+   * each builds its servers for that guru, and its listen streams only hear
+   * of that guru's resources.
+   */
+  const modern = new Map<string | undefined, ModernHandler>();
+  function modernFor(scope: string | undefined): ModernHandler {
+    let handler = modern.get(scope);
+    if (handler === undefined) {
+      const fetchHandler = createMcpHandler(
+        ({ era }) =>
+          createMcpServer({
+            backend,
+            logger,
+            era,
+            ...(scope === undefined ? {} : { scope }),
+            ...(dataSourcePollMs === undefined ? {} : { dataSourcePollMs }),
+          }),
+        { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror: (error) => logger.debug('mcp http', { error: error.message }) },
+      );
+      handler = { handler: fetchHandler, serve: toNodeHandler(fetchHandler, { maxRequestBodySize: MAX_BODY_BYTES }) };
+      modern.set(scope, handler);
+    }
+    return handler;
+  }
   const sweeper = setInterval(sweep, Math.min(idleMs, SWEEP_INTERVAL_MS));
   sweeper.unref();
 
@@ -158,8 +207,14 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, scope: string | undefined) {
     sweep();
-    const server = createMcpServer({ backend, logger, ...(scope === undefined ? {} : { scope }) });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const server = createMcpServer({
+      backend,
+      logger,
+      era: 'legacy',
+      ...(scope === undefined ? {} : { scope }),
+      ...(dataSourcePollMs === undefined ? {} : { dataSourcePollMs }),
+    });
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const session: Session = { id, transport, server, scope, open: 0, lastActive: now() };
@@ -189,9 +244,9 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
-      throw new HttpProblem(405, ErrorCode.ConnectionClosed, 'Method not allowed', { allow: 'GET, POST, DELETE' });
+      throw new HttpProblem(405, CONNECTION_REFUSED, 'Method not allowed', { allow: 'GET, POST, DELETE' });
     }
-    if (closing) throw new HttpProblem(503, ErrorCode.ConnectionClosed, 'Server is shutting down');
+    if (closing) throw new HttpProblem(503, CONNECTION_REFUSED, 'Server is shutting down');
 
     const auth = await authenticate(req);
     if (!auth.ok) return unauthorized(res, auth.reason);
@@ -199,21 +254,40 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     const sessionId = headerValue(req.headers['mcp-session-id']);
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
-      if (session === undefined) throw new HttpProblem(404, ErrorCode.ConnectionClosed, 'Session not found');
+      if (session === undefined) throw new HttpProblem(404, CONNECTION_REFUSED, 'Session not found');
       if (session.scope !== auth.scope) {
-        throw new HttpProblem(403, ErrorCode.ConnectionClosed, 'This session was opened with the API key of another guru');
+        throw new HttpProblem(403, CONNECTION_REFUSED, 'This session was opened with the API key of another guru');
       }
       track(session, res);
       await session.transport.handleRequest(req, res);
       return;
     }
 
-    if (method !== 'POST') throw new HttpProblem(400, ErrorCode.ConnectionClosed, 'Bad Request: No valid session ID provided');
+    if (method !== 'POST') throw new HttpProblem(400, CONNECTION_REFUSED, 'Bad Request: No valid session ID provided');
     const body = await readJson(req);
-    if (!isInitializeRequest(body)) {
-      throw new HttpProblem(400, ErrorCode.ConnectionClosed, 'Bad Request: No valid session ID provided');
+    if (await isLegacyRequest(await toWebRequest(req, body), body, { maxRequestBodySize: MAX_BODY_BYTES })) {
+      if (!isInitializeRequest(body)) throw new HttpProblem(400, CONNECTION_REFUSED, 'Bad Request: No valid session ID provided');
+      await openSession(req, res, body, auth.scope);
+      return;
     }
-    await openSession(req, res, body, auth.scope);
+    const handler = modernFor(auth.scope);
+    if (isJSONRPCRequest(body) && body.method === 'subscriptions/listen') watchWhileListening(res, body.id, body.params, auth.scope, handler.handler);
+    await handler.serve(req, res, body);
+  }
+
+  /** Watches the data-sources resources a listen request names until its stream closes. */
+  function watchWhileListening(res: ServerResponse, id: string | number, params: unknown, scope: string | undefined, handler: McpHandler): void {
+    const watches = new ListenWatches(
+      { assistant: backend.assistant, gurus: new GuruSelector(backend, scope), logger },
+      (uri) => handler.notify.resourceUpdated(uri),
+      dataSourcePollMs,
+    );
+    listening.add(watches);
+    void watches.open(id, params);
+    res.once('close', () => {
+      listening.delete(watches);
+      watches.close();
+    });
   }
 
   return {
@@ -226,16 +300,20 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           return;
         }
         logger.error('mcp http request failed', { error: describeError(error) });
-        sendError(res, 500, ErrorCode.InternalError, 'Internal server error');
+        sendError(res, 500, ProtocolErrorCode.InternalError, 'Internal server error');
       }
     },
 
     async close() {
       closing = true;
       clearInterval(sweeper);
+      for (const watches of listening) watches.close();
+      listening.clear();
       const open = [...sessions.values()];
       sessions.clear();
-      await Promise.allSettled(open.map((session) => session.server.close()));
+      const handlers = [...modern.values()].map((each) => each.handler);
+      modern.clear();
+      await Promise.allSettled([...handlers.map((handler) => handler.close()), ...open.map((session) => session.server.close())]);
     },
   };
 }
@@ -253,7 +331,7 @@ function unauthorized(res: ServerResponse, reason: 'missing' | 'invalid' | 'unsu
     reason === 'unsupported'
       ? 'Invalid API key: this server cannot check API keys for remote MCP clients'
       : 'Invalid API key: send the header "Authorization: Bearer <API key of a guru>"; `guru-mcp key create <slug>` makes one';
-  sendError(res, 401, ErrorCode.ConnectionClosed, message, { 'www-authenticate': challenge });
+  sendError(res, 401, CONNECTION_REFUSED, message, { 'www-authenticate': challenge });
 }
 
 function sendError(res: ServerResponse, status: number, code: number, message: string, headers: Readonly<Record<string, string>> = {}): void {
@@ -274,9 +352,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (!(error instanceof BodyTooLargeError)) throw error;
     // readBody drains the rest; closing the connection after the answer stops that.
     const tooLarge = Errors.bodyTooLarge('admin', error.limit / MiB);
-    throw new HttpProblem(413, ErrorCode.InvalidRequest, tooLarge.message, { connection: 'close' });
+    throw new HttpProblem(413, ProtocolErrorCode.InvalidRequest, tooLarge.message, { connection: 'close' });
   }
   const body = parseJsonBody(raw);
-  if (!body.ok) throw new HttpProblem(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+  if (!body.ok) throw new HttpProblem(400, ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON');
   return body.value;
 }

@@ -2,29 +2,34 @@
  * MCP progress notifications for one request. Sends nothing unless the caller
  * asked for progress (a `progressToken` in the request's `_meta`). Notifications
  * leave in the order they were reported, and `flush()` lets a handler make sure
- * the client has taken them in before its result arrives.
+ * a 2025-era client has taken them in before its result arrives.
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { describeError, type Logger } from '../log.js';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ToolExtra = ServerContext;
+
+/** The protocol era of a connection (2025-era sessions) or request (2026-07-28). */
+export type Era = 'legacy' | 'modern';
 
 /** How long `flush()` waits for the client's answer to its ping before giving up on it. */
 export const DELIVERY_PING_TIMEOUT_MS = 5_000;
+/** How long `flush()` holds a 2026-07-28 result back after the last notification went out. */
+export const MODERN_SETTLE_MS = 50;
 
 export class ProgressReporter {
   readonly #extra: ToolExtra;
   readonly #logger: Logger;
+  readonly #era: Era;
   readonly #token: string | number | undefined;
   #queue: Promise<void> = Promise.resolve();
   #last = -1;
 
-  constructor(extra: ToolExtra, logger: Logger) {
+  constructor(extra: ToolExtra, context: { readonly logger: Logger; readonly era: Era }) {
     this.#extra = extra;
-    this.#logger = logger;
-    this.#token = extra._meta?.progressToken;
+    this.#logger = context.logger;
+    this.#era = context.era;
+    this.#token = extra.mcpReq._meta?.progressToken;
   }
 
   get requested(): boolean {
@@ -38,9 +43,9 @@ export class ProgressReporter {
     this.#last = progress;
     const params = { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) };
     this.#queue = this.#queue.then(async () => {
-      if (this.#extra.signal.aborted) return;
+      if (this.#extra.mcpReq.signal.aborted) return;
       try {
-        await this.#extra.sendNotification({ method: 'notifications/progress', params });
+        await this.#extra.mcpReq.notify({ method: 'notifications/progress', params });
       } catch (error) {
         this.#logger.debug('mcp progress notification not sent', { error: describeError(error) });
       }
@@ -48,19 +53,29 @@ export class ProgressReporter {
   }
 
   /**
-   * Resolves once the client has taken in every notification sent, so that the
-   * result cannot overtake them. Handing them to the transport is not enough:
-   * the SDK client dispatches a notification a microtask after reading it but
-   * settles a response at once, dropping the progress of a request that has
-   * ended, so notifications read together with the result are lost (over stdio,
-   * most of a fast answer). A ping sent after them, on the same stream, is
-   * answered only after the client has dispatched them.
+   * Resolves once every notification has been handed on and, in the 2025 era,
+   * once the client has taken them in, so that the result cannot overtake them.
+   * Handing them to the transport is not enough there: the SDK clients (1.x
+   * and 2.x) dispatch a notification a microtask after reading it but settle a
+   * response at once, dropping the progress of a request that has ended, so
+   * notifications read together with the result are lost (over stdio, most of
+   * a fast answer). A ping sent after them, on the same stream, is answered
+   * only after the client has dispatched them. The 2026-07-28 era has no
+   * server-to-client requests to confirm delivery with (a ping is refused):
+   * there the result waits MODERN_SETTLE_MS after the notifications were
+   * written, so that they reach the client in an earlier read than the result
+   * (without it, the v2 client over stdio lost every notification of a fast
+   * answer). Either way the result carries everything the progress said.
    */
   async flush(): Promise<void> {
     await this.#queue;
-    if (this.#last < 0 || this.#extra.signal.aborted) return;
+    if (this.#last < 0 || this.#extra.mcpReq.signal.aborted) return;
+    if (this.#era === 'modern') {
+      await new Promise((resolve) => setTimeout(resolve, MODERN_SETTLE_MS));
+      return;
+    }
     try {
-      await this.#extra.sendRequest({ method: 'ping' }, EmptyResultSchema, { timeout: DELIVERY_PING_TIMEOUT_MS });
+      await this.#extra.mcpReq.send({ method: 'ping' }, { timeout: DELIVERY_PING_TIMEOUT_MS });
     } catch (error) {
       // A client that does not answer pings gets the result anyway, as before.
       this.#logger.debug('mcp progress delivery not confirmed', { error: describeError(error) });

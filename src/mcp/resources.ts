@@ -3,11 +3,8 @@
  * answer's `question_url`) and the first page of its data sources. Each has a
  * list callback and completion of its variables.
  */
-import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
+import type { McpServer, ReadResourceResult, Resource, Variables } from '@modelcontextprotocol/server';
 import type { Assistant } from '../core/assistant.js';
 import { isGuruError } from '../core/errors.js';
 import { describeError, type Logger } from '../log.js';
@@ -26,7 +23,6 @@ export interface ResourceContext {
   readonly gurus: GuruSelector;
   readonly logger: Logger;
 }
-
 
 export function registerResources(server: McpServer, context: ResourceContext): void {
   const { assistant, gurus } = context;
@@ -155,11 +151,11 @@ async function read(context: ResourceContext, uri: URL, body: () => Promise<Read
     return await body();
   } catch (error) {
     if (error instanceof ResourceNotFound || (isGuruError(error) && (error.status === 404 || error.status === 403))) {
-      throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} not found`);
+      throw new ResourceNotFoundError(uri.href, `Resource ${uri.href} not found`);
     }
-    if (isGuruError(error)) throw new McpError(ErrorCode.InvalidParams, error.message);
+    if (isGuruError(error)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
     context.logger.error('mcp resource read failed', { uri: uri.href, error: describeError(error) });
-    throw new McpError(ErrorCode.InternalError, 'Internal server error');
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal server error');
   }
 }
 

@@ -3,7 +3,7 @@
  * successes, and `isError` results carrying the spec's message (plus what to do
  * about it) for failures. Internals never reach the client.
  */
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import { Errors, isGuruError } from '../core/errors.js';
 import type { Operation } from '../core/errors.js';
 import { describeError, type Logger } from '../log.js';

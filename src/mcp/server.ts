@@ -1,16 +1,17 @@
 /**
- * The MCP server of guru-mcp: tools and resources over a Backend. One instance
- * serves one client connection (stdio, or one streamable-HTTP session).
+ * The MCP server of guru-mcp: tools and resources over a Backend, from one
+ * factory for both protocol eras. One instance serves one 2025-era connection
+ * (stdio, or one streamable-HTTP session), or one 2026-07-28 stdio connection
+ * or HTTP request.
  */
 import { createRequire } from 'node:module';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from '../core/assistant.js';
 import type { Logger } from '../log.js';
-import { sendPlainErrorMessages } from './error-messages.js';
 import { GuruSelector } from './gurus.js';
+import type { Era } from './progress.js';
 import { registerResources } from './resources.js';
-import { registerSubscriptions } from './subscriptions.js';
+import { registerLegacySubscriptions } from './subscriptions.js';
 import { registerAnswerProgressTool } from './tools/answer-progress.js';
 import { registerAskTool } from './tools/ask.js';
 import { registerCrawlTools } from './tools/crawls.js';
@@ -32,9 +33,16 @@ export interface GuruMcpServerOptions {
   readonly scope?: string;
   /** How often a subscribed data-sources resource is looked at; DATA_SOURCE_POLL_MS. */
   readonly dataSourcePollMs?: number;
+  /** The protocol era the instance serves: 'legacy' is 2025-11-25 and older, 'modern' 2026-07-28. */
+  readonly era: Era;
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** The server's icon for hosts that show one: a "G" in a circle, as an SVG data URI (no request leaves the host). */
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#2f5d8a"/><text x="32" y="43" font-family="sans-serif" font-size="32" font-weight="bold" text-anchor="middle" fill="#fff">G</text></svg>';
+const ICON = { src: `data:image/svg+xml;base64,${Buffer.from(ICON_SVG).toString('base64')}`, mimeType: 'image/svg+xml', sizes: ['any'] };
 
 /** How gurus are chosen on this connection, which decides how the instructions begin. */
 type GuruChoice = 'administered' | 'configured' | 'scoped';
@@ -58,20 +66,17 @@ How to start:
 Follow-ups: every answer carries a session_id; pass it to ask to continue that conversation with its context. list_sessions, get_session and delete_session manage conversations; the resource guru://{guru_slug}/sessions/{session_id} holds one conversation.`;
 }
 
-/** The SDK's McpServer, whatever transport it is connected to sending errors without a doubled prefix. */
-class GuruMcpServer extends McpServer {
-  override connect(transport: Transport): Promise<void> {
-    return super.connect(sendPlainErrorMessages(transport));
-  }
-}
-
 export function createMcpServer(options: GuruMcpServerOptions): McpServer {
-  const { backend, logger, scope } = options;
-  const server = new GuruMcpServer(
-    { name: 'guru-mcp', title: 'Guru knowledge assistants', version },
-    { instructions: instructions(scope !== undefined ? 'scoped' : backend.admin !== undefined ? 'administered' : 'configured') },
+  const { backend, logger, scope, era } = options;
+  const server = new McpServer(
+    { name: 'guru-mcp', title: 'Guru knowledge assistants', version, icons: [ICON] },
+    {
+      instructions: instructions(scope !== undefined ? 'scoped' : backend.admin !== undefined ? 'administered' : 'configured'),
+      // Updates of guru://{guru_slug}/data-sources: resources/subscribe (2025 era) or subscriptions/listen (2026-07-28).
+      capabilities: { resources: { subscribe: true } },
+    },
   );
-  const context: ToolContext = { assistant: backend.assistant, gurus: new GuruSelector(backend, scope), logger };
+  const context: ToolContext = { assistant: backend.assistant, gurus: new GuruSelector(backend, scope), logger, era };
 
   if (backend.admin !== undefined && scope === undefined) registerGuruTools(server, context, backend.admin);
   registerAskTool(server, context);
@@ -86,8 +91,10 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerEndUserTools(server, context);
   registerSpeechTool(server, context);
   registerResources(server, context);
-  const subscriptions = registerSubscriptions(server, context, options.dataSourcePollMs);
-  whenClosed(server, () => subscriptions.close());
+  if (era === 'legacy') {
+    const subscriptions = registerLegacySubscriptions(server, context, options.dataSourcePollMs);
+    whenClosed(server, () => subscriptions.close());
+  }
   return server;
 }
 

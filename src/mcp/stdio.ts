@@ -1,34 +1,98 @@
 /**
- * MCP over stdio: the protocol owns stdout, logs go to stderr. Resolves when
- * the connection ends: the client closes stdin, or the transport closes.
+ * MCP over stdio, in both protocol eras: the SDK's serving entry picks the era
+ * from the client's first message and builds one server for the connection.
+ * The protocol owns stdout, logs go to stderr.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage, McpServer, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Backend } from '../core/assistant.js';
-import type { Logger } from '../log.js';
-import { createMcpServer, whenClosed } from './server.js';
+import { describeError, type Logger } from '../log.js';
+import { GuruSelector } from './gurus.js';
+import { createMcpServer, type GuruMcpServerOptions } from './server.js';
+import { ListenWatches } from './subscriptions.js';
 
-export async function runStdioServer(backend: Backend, logger: Logger): Promise<void> {
-  const server = createMcpServer({ backend, logger });
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    whenClosed(server, resolve);
-  });
-  transport.onerror = (error) => logger.warn('mcp stdio transport error', { error: error.message });
+/**
+ * A transport that shows every message passing through it to `watches`: the
+ * SDK's entry answers 2026-07-28 listen requests itself, before any server.
+ */
+class ListenWatchingTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  readonly #inner: Transport;
+  readonly #watches: ListenWatches;
+  readonly #ended: () => void;
 
-  // The SDK transport does not watch for the end of stdin or a broken stdout; a client that goes away ends the session.
-  const end = () => void server.close();
-  process.stdin.once('end', end);
-  process.stdin.once('close', end);
-  process.stdout.once('error', end);
-
-  await server.connect(transport);
-  logger.info('mcp server listening on stdio');
-  try {
-    await closed;
-  } finally {
-    process.stdin.off('end', end);
-    process.stdin.off('close', end);
-    process.stdout.off('error', end);
+  constructor(inner: Transport, watches: ListenWatches, ended: () => void) {
+    this.#inner = inner;
+    this.#watches = watches;
+    this.#ended = ended;
   }
+
+  start(): Promise<void> {
+    this.#inner.onmessage = (message, extra) => {
+      this.#watches.inbound(message);
+      this.onmessage?.(message, extra);
+    };
+    this.#inner.onclose = () => {
+      this.#watches.close();
+      this.onclose?.();
+      this.#ended();
+    };
+    this.#inner.onerror = (error) => this.onerror?.(error);
+    return this.#inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.#watches.outbound(message);
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
+
+export interface StdioConnection {
+  /** Resolves when the connection has ended: the client went away, or `close()`. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Serves one connection over `transport` (the process's stdin and stdout unless given), in the era its client opens with. */
+export function serveConnection(options: Omit<GuruMcpServerOptions, 'era'>, transport: Transport = new StdioServerTransport()): StdioConnection {
+  const { backend, logger, scope } = options;
+  /** The 2026-07-28 server of this connection: the entry routes its resource updates to the open listen requests. */
+  let modern: McpServer | undefined;
+  const watches = new ListenWatches(
+    { assistant: backend.assistant, gurus: new GuruSelector(backend, scope), logger },
+    (uri) => {
+      modern?.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
+        logger.debug('mcp resource update not sent', { uri, error: describeError(error) });
+      });
+    },
+    options.dataSourcePollMs,
+  );
+  let ended!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  const watched = new ListenWatchingTransport(transport, watches, () => ended());
+  const handle = serveStdio(
+    ({ era }) => {
+      const server = createMcpServer({ ...options, era });
+      if (era === 'modern') modern = server;
+      return server;
+    },
+    { transport: watched, onerror: (error) => logger.debug('mcp stdio', { error: error.message }) },
+  );
+  return { closed, close: () => handle.close() };
+}
+
+/** Serves MCP on this process's stdin and stdout; resolves when the client has gone (stdin closed) or the transport closed. */
+export async function runStdioServer(backend: Backend, logger: Logger): Promise<void> {
+  const connection = serveConnection({ backend, logger });
+  logger.info('mcp server listening on stdio');
+  await connection.closed;
   logger.info('mcp stdio session ended');
 }

@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer } from '../../src/core/schemas.js';
 import { BIN } from '../global-setup.js';
+import { ERAS, newClient } from '../mcp/support.js';
 import { askStreaming, WIBBLE_MANUAL, WIBBLE_QUESTION } from '../support/streamed-answer.js';
 
 const CLI = BIN;
@@ -30,7 +30,7 @@ function serve(dir: string): Promise<{ child: ChildProcess; base: URL }> {
   });
 }
 
-describe('guru-mcp serve /mcp (built CLI)', () => {
+describe.each(ERAS)('guru-mcp serve /mcp (built CLI) (%s)', (era) => {
   let dir: string;
   let child: ChildProcess | undefined;
   let client: Client | undefined;
@@ -51,16 +51,37 @@ describe('guru-mcp serve /mcp (built CLI)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves MCP sessions over HTTP', async () => {
+  it('refuses a client on a page of another origin, in front of both eras', async () => {
+    const started = await serve(dir);
+    child = started.child;
+    const answers: { status: number; body: string }[] = [];
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', started.base), {
+      requestInit: { headers: { origin: 'http://evil.example' } },
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        answers.push({ status: response.status, body: await response.clone().text() });
+        return response;
+      },
+    });
+    await expect(newClient(era).connect(transport)).rejects.toThrow();
+    expect(answers.length).toBeGreaterThan(0);
+    for (const answer of answers) {
+      expect(answer.status).toBe(403);
+      expect(answer.body).toContain('Invalid Origin header: http://evil.example');
+    }
+  });
+
+  it('serves MCP over HTTP', async () => {
     await run(process.execPath, [CLI, 'guru', 'create', 'frob', '--json', '--data-dir', dir]);
     const started = await serve(dir);
     child = started.child;
     const url = new URL('/mcp', started.base);
 
     const transport = new StreamableHTTPClientTransport(url);
-    client = new Client({ name: 'guru-mcp-e2e-http', version: '1.0.0' });
+    client = newClient(era);
     await client.connect(transport);
-    expect(transport.sessionId).toBeTruthy();
+    // Sessions are the 2025 era's; 2026-07-28 requests stand alone (test/mcp/http.test.ts covers DELETE).
+    expect(transport.sessionId !== undefined).toBe(era === '2025-11-25');
 
     const added = (await client.callTool({
       name: 'add_sources',
@@ -73,25 +94,13 @@ describe('guru-mcp serve /mcp (built CLI)', () => {
     const answer = Answer.parse(asked.structuredContent);
     expect(answer.content).toContain('defaults to 3');
     expect(answer.references.map((reference) => reference.title)).toEqual(['Wibble notes']);
-
-    await transport.terminateSession();
-    const stale = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': transport.sessionId ?? 'ended',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
-    });
-    expect(stale.status).toBe(404);
   });
 
   it("streams every piece of a long answer to the SDK client's onprogress, call after call", async () => {
     await run(process.execPath, [CLI, 'guru', 'create', 'wibble', '--json', '--data-dir', dir]);
     const started = await serve(dir);
     child = started.child;
-    client = new Client({ name: 'guru-mcp-e2e-http', version: '1.0.0' });
+    client = newClient(era);
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', started.base)));
     const added = (await client.callTool({
       name: 'add_sources',

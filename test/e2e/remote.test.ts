@@ -8,14 +8,14 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Answer, CreatedGuru } from '../../src/core/schemas.js';
 import { cleanEnv, runCli } from '../cli/run-cli.js';
 import { CONFIG_GUIDE, INSTALL_GUIDE } from '../contract/fixtures.js';
 import { BIN } from '../global-setup.js';
+import { newClient } from '../mcp/support.js';
 
 /** Starts `serve` on a free loopback port; resolves with its base URL once it says where it listens. */
 function serve(dir: string): Promise<{ child: ChildProcess; base: string }> {
@@ -41,7 +41,7 @@ async function stdioClient(args: string[], env: Record<string, string> = {}): Pr
     env: cleanEnv(env) as Record<string, string>,
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'guru-mcp-e2e-remote', version: '1.0.0' });
+  const client = newClient('2026-07-28');
   await client.connect(transport);
   return client;
 }

@@ -3,16 +3,15 @@
  * client: structured content matching the declared output schema, a concise
  * text, and the spec's messages as isError results.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE, connectClient, openTestBackend, textOf } from './support.js';
+import { CONFIG_GUIDE, ERAS, INSTALL_GUIDE, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
-describe('MCP tools around an answer', () => {
+describe.each(ERAS)('MCP tools around an answer (%s)', (era) => {
   let test: TestBackend;
   let client: Client;
 
@@ -26,7 +25,7 @@ describe('MCP tools around an answer', () => {
       ],
     });
     await (test.backend.assistant as unknown as { whenIdle(): Promise<void> }).whenIdle();
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterEach(async () => {

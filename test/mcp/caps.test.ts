@@ -3,23 +3,22 @@
  * an oversized argument is refused by the input validation, before the tool runs
  * and before anything is stored.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { storedRows, type StoredTable } from '../support/stored-rows.js';
-import { connectClient, openTestBackend, textOf } from './support.js';
+import { ERAS, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
-describe('MCP tools: caps on their arguments', () => {
+describe.each(ERAS)('MCP tools: caps on their arguments (%s)', (era) => {
   let test: TestBackend;
   let client: Client;
 
   beforeEach(async () => {
     test = await openTestBackend();
     await test.backend.admin!.createGuru({ slug: 'frob' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterEach(async () => {

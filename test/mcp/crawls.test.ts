@@ -3,17 +3,16 @@
  * sites: waiting with progress, adding the pages, long lists in parts, the
  * guru's limit, cancellation, and the spec's errors.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CreatedDataSource, Crawl } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { respond, startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
-import { collectProgress, connectClient, openTestBackend, textOf } from './support.js';
+import { ERAS, collectProgress, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
 const CrawlPart = Crawl.extend({ total_discovered: z.number(), truncated: z.boolean(), next_offset: z.number().nullable() });
@@ -34,7 +33,7 @@ const page = (title: string, links: readonly string[] = []) =>
 
 const BIG_PAGES = 520;
 
-describe('MCP crawl tools', () => {
+describe.each(ERAS)('MCP crawl tools (%s)', (era) => {
   let site: LoopbackServer;
   /** Answers 404 to everything: the pages a full guru was filled with. */
   let gone: LoopbackServer;
@@ -68,7 +67,7 @@ describe('MCP crawl tools', () => {
   beforeEach(async () => {
     test = await openTestBackend({ allowPrivateNetwork: true });
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterEach(async () => {
@@ -80,7 +79,6 @@ describe('MCP crawl tools', () => {
   async function call(name: string, args: Record<string, unknown>, options: { progressToken?: number; signal?: AbortSignal } = {}) {
     return (await client.callTool(
       { name, arguments: args, ...(options.progressToken === undefined ? {} : { _meta: { progressToken: options.progressToken } }) },
-      undefined,
       options.signal === undefined ? {} : { signal: options.signal },
     )) as CallToolResult;
   }

@@ -4,18 +4,17 @@
  * by the client against outputSchema), paging, the destructive hint, and
  * per-user failures.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EndUserData, ErasedEndUserData, UpsertProfilesResponse } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { connectClient, openTestBackend, textOf } from './support.js';
+import { ERAS, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
 const USER = 'mcp-user-1';
 
-describe('MCP end-user tools', () => {
+describe.each(ERAS)('MCP end-user tools (%s)', (era) => {
   let test: TestBackend;
   let client: Client;
 
@@ -25,7 +24,7 @@ describe('MCP end-user tools', () => {
     test = await openTestBackend();
     await test.backend.admin!.createGuru({ slug: 'docs' });
     await test.backend.admin!.createGuru({ slug: 'other' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterEach(async () => {

@@ -1,12 +1,11 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Answer, DataSource, SessionList } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { INSTALL_GUIDE, connectClient, openTestBackend } from './support.js';
+import { ERAS, INSTALL_GUIDE, connectClient, openTestBackend } from './support.js';
 import type { TestBackend } from './support.js';
 
 async function readText(client: Client, uri: string): Promise<{ text: string; mimeType: string | undefined }> {
@@ -17,18 +16,19 @@ async function readText(client: Client, uri: string): Promise<{ text: string; mi
   return { text: String((content as { text: unknown }).text), mimeType: content!.mimeType };
 }
 
-async function expectNotFound(client: Client, uri: string): Promise<void> {
+/** `message` is ours for a URI a template matches, the SDK's own ("Resource not found: …") for one that matches none. */
+async function expectNotFound(client: Client, uri: string, message = `Resource ${uri} not found`): Promise<void> {
   const failure = await client.readResource({ uri }).then(
     () => undefined,
     (error: unknown) => error,
   );
-  expect(failure).toBeInstanceOf(McpError);
-  expect((failure as McpError).code).toBe(ErrorCode.InvalidParams);
-  // The client prefixes the code itself: the server sends the message alone.
-  expect((failure as McpError).message).toBe(`MCP error -32602: Resource ${uri} not found`);
+  expect(failure).toBeInstanceOf(ProtocolError);
+  expect((failure as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
+  // Sent once, without an "MCP error -32602:" prefix (SDK 1.x doubled it).
+  expect((failure as ProtocolError).message).toBe(message);
 }
 
-describe('MCP resources', () => {
+describe.each(ERAS)('MCP resources (%s)', (era) => {
   let test: TestBackend;
   let client: Client;
   let answer: Answer;
@@ -37,7 +37,7 @@ describe('MCP resources', () => {
     test = await openTestBackend();
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
     await test.backend.admin!.createGuru({ slug: 'pancakes' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
     const added = (await client.callTool({
       name: 'add_sources',
       arguments: { guru_slug: 'frob', text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }], wait: true },
@@ -109,8 +109,8 @@ describe('MCP resources', () => {
     await expectNotFound(client, 'guru://nope/sessions');
     await expectNotFound(client, 'guru://nope/data-sources');
     await expectNotFound(client, `guru://pancakes/sessions/${answer.session_id}`);
-    await expectNotFound(client, 'guru://frob/elsewhere');
-    await expectNotFound(client, 'file:///etc/passwd');
+    await expectNotFound(client, 'guru://frob/elsewhere', 'Resource not found: guru://frob/elsewhere');
+    await expectNotFound(client, 'file:///etc/passwd', 'Resource not found: file:///etc/passwd');
   });
 
   it('sends protocol errors of the SDK itself with their code once', async () => {
@@ -120,8 +120,8 @@ describe('MCP resources', () => {
         () => undefined,
         (error: unknown) => error,
       );
-    expect(failure).toBeInstanceOf(McpError);
-    expect((failure as McpError).message).toBe('MCP error -32602: Resource template nope://{x} not found');
+    expect(failure).toBeInstanceOf(ProtocolError);
+    expect((failure as ProtocolError).message).toBe('Resource template nope://{x} not found');
   });
 
   it('answers "Resource … not found" for a session id that is not valid percent-encoding', async () => {
@@ -158,7 +158,7 @@ describe('MCP resources', () => {
   });
 
   it('keeps a connection limited to one guru inside it', async () => {
-    const scoped = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger, scope: 'pancakes' }));
+    const scoped = await connectClient({ backend: test.backend, logger: silentLogger, scope: 'pancakes' }, era);
     try {
       const { resources } = await scoped.listResources();
       expect(resources.map((resource) => resource.uri).sort()).toEqual(['guru://pancakes/data-sources', 'guru://pancakes/sessions']);

@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -14,8 +14,7 @@ import {
   SessionList,
 } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE, collectProgress, connectClient, openTestBackend, textOf } from './support.js';
+import { CONFIG_GUIDE, ERAS, INSTALL_GUIDE, collectProgress, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
 const ALL_TOOLS = [
@@ -64,14 +63,14 @@ async function callError(client: Client, name: string, args: Record<string, unkn
   return textOf(result);
 }
 
-describe('MCP server over a local engine', () => {
+describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
   let test: TestBackend;
   let client: Client;
 
   beforeEach(async () => {
     test = await openTestBackend();
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterEach(async () => {
@@ -97,6 +96,19 @@ describe('MCP server over a local engine', () => {
   }
 
   describe('tools/list', () => {
+    it('lists the tools in one order, on every call and every connection (prompt caches depend on it)', async () => {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names[0]).toBe('list_gurus');
+      expect(names.indexOf('ask')).toBeLessThan(names.indexOf('semantic_search'));
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(names);
+      const other = await connectClient({ backend: test.backend, logger: silentLogger }, era);
+      try {
+        expect((await other.listTools()).tools.map((tool) => tool.name)).toEqual(names);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('offers exactly the tools of this stage, each described and honestly annotated', async () => {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(ALL_TOOLS);
@@ -164,6 +176,13 @@ describe('MCP server over a local engine', () => {
       expect(instructions).toContain('session_id');
       expect(instructions).toMatch(/trust score/i);
     });
+
+    it('names itself with a title and an icon a host can show without fetching anything', () => {
+      const info = client.getServerVersion()!;
+      expect(info).toMatchObject({ name: 'guru-mcp', title: 'Guru knowledge assistants' });
+      expect(info.icons).toEqual([expect.objectContaining({ mimeType: 'image/svg+xml', src: expect.stringMatching(/^data:image\/svg\+xml;base64,/) })]);
+      expect(Buffer.from(info.icons![0]!.src.split(',')[1]!, 'base64').toString()).toContain('<svg');
+    });
   });
 
   describe('choosing the guru', () => {
@@ -183,7 +202,7 @@ describe('MCP server over a local engine', () => {
 
     it('points to create_guru when no guru exists', async () => {
       const empty = await openTestBackend();
-      const other = await connectClient(createMcpServer({ backend: empty.backend, logger: silentLogger }));
+      const other = await connectClient({ backend: empty.backend, logger: silentLogger }, era);
       try {
         const text = await callError(other, 'list_sessions');
         expect(text).toContain('create_guru');
@@ -197,7 +216,7 @@ describe('MCP server over a local engine', () => {
       const configured = await openTestBackend({ defaultGuru: 'second' });
       await configured.backend.admin!.createGuru({ slug: 'first' });
       await configured.backend.admin!.createGuru({ slug: 'second' });
-      const other = await connectClient(createMcpServer({ backend: configured.backend, logger: silentLogger }));
+      const other = await connectClient({ backend: configured.backend, logger: silentLogger }, era);
       try {
         await callOk(other, 'add_sources', { text_sources: [{ name: 'Note', content: 'Wibble facts.' }] }, z.object({ results: z.array(CreatedDataSource) }));
         expect((await configured.backend.assistant.listDataSources('second', { page: 1, page_size: 10 })).count).toBe(1);
@@ -470,7 +489,7 @@ describe('MCP server over a local engine', () => {
 
     beforeEach(async () => {
       await test.backend.admin!.createGuru({ slug: 'pancakes' });
-      scoped = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger, scope: 'pancakes' }));
+      scoped = await connectClient({ backend: test.backend, logger: silentLogger, scope: 'pancakes' }, era);
     });
 
     afterEach(async () => {
@@ -490,7 +509,8 @@ describe('MCP server over a local engine', () => {
       const refused = await callError(scoped, 'list_sources', { guru_slug: 'frob' });
       expect(refused).toMatch(/^Guru type frob not found\n/);
       expect(refused).toContain('limited to the guru "pancakes"');
-      expect(await callError(scoped, 'create_guru', { slug: 'x' })).toMatch(/Tool create_guru not found/);
+      // An unknown tool is a protocol error (SDK 1.x answered it with an isError result).
+      await expect(scoped.callTool({ name: 'create_guru', arguments: { slug: 'x' } })).rejects.toThrow(/Tool create_guru not found/);
     });
 
     it('cannot read sessions of another guru', async () => {

@@ -2,18 +2,17 @@
  * add_sources with URL sources and reindex_sources, over a real engine reading
  * real loopback servers: a website, the YouTube stand-in and the Jira stand-in.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CreatedDataSource, DataSource, SemanticSearchResponse } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { startJiraStandIn, type JiraStandIn } from '../stand-ins/jira.js';
 import { startYouTubeStandIn, type YouTubeStandIn } from '../stand-ins/youtube.js';
 import { respond, startLoopbackServer, type LoopbackServer, type Route } from '../support/loopback-server.js';
 import { DOCS_PAGE } from '../support/pages.js';
-import { collectProgress, connectClient, openTestBackend, textOf } from './support.js';
+import { ERAS, collectProgress, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
 const Processing = z.object({
@@ -35,7 +34,7 @@ const Listing = z.object({ count: z.number(), results: z.array(DataSource) });
 const changelog = (version: string) => `<!DOCTYPE html><html><head><title>Changelog</title></head>
 <body><main><h1>Changelog</h1><p>Release ${version} brings the quibble scheduler.</p></main></body></html>`;
 
-describe('MCP URL sources', () => {
+describe.each(ERAS)('MCP URL sources (%s)', (era) => {
   let site: LoopbackServer;
   let youtube: YouTubeStandIn;
   let jira: JiraStandIn;
@@ -68,7 +67,7 @@ describe('MCP URL sources', () => {
     });
     test = await openTestBackend({ allowPrivateNetwork: true, youtubeUrl: youtube.baseUrl });
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterEach(async () => {

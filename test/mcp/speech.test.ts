@@ -3,19 +3,18 @@
  * structured description, the size cap said when it cuts, and the spec's
  * messages as isError results.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMp3 } from '../../src/core/mp3-frames.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { AUDIO_BYTE_CAP } from '../../src/mcp/tools/speech.js';
 import { startSpeechStandIn, type SpeechStandIn } from '../stand-ins/openai-speech.js';
 import { spokenDurationRange } from '../support/spoken-duration.js';
-import { connectClient, openTestBackend, textOf } from './support.js';
+import { ERAS, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
-describe('MCP text_to_speech', () => {
+describe.each(ERAS)('MCP text_to_speech (%s)', (era) => {
   let test: TestBackend;
   let client: Client;
   let provider: SpeechStandIn;
@@ -24,7 +23,7 @@ describe('MCP text_to_speech', () => {
     provider = await startSpeechStandIn();
     test = await openTestBackend({ ttsUrl: provider.baseUrl, ttsModel: 'tts-1' });
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterAll(async () => {

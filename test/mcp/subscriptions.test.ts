@@ -1,14 +1,12 @@
 /** Subscribing to guru://{guru_slug}/data-sources: updates while subscribed, none after. */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DataSource } from '../../src/core/schemas.js';
 import { waitForSources } from '../../src/core/wait-for-sources.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { connectClient, openTestBackend } from './support.js';
-import type { TestBackend } from './support.js';
+import { ERAS, connectClient, openTestBackend, subscribe } from './support.js';
+import type { ProtocolRevision, TestBackend } from './support.js';
 
 /** Short, so that the tests do not wait the production two seconds between looks. */
 const POLL_MS = 25;
@@ -19,7 +17,7 @@ const OTHER = 'guru://other/data-sources';
 function watchUpdates(client: Client) {
   const seen: string[] = [];
   const waiting: { uri: string; resolve: () => void }[] = [];
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+  client.setNotificationHandler('notifications/resources/updated', (notification) => {
     const { uri } = notification.params;
     seen.push(uri);
     for (const waiter of waiting.filter((item) => item.uri === uri)) {
@@ -33,20 +31,30 @@ function watchUpdates(client: Client) {
   };
 }
 
-describe('data-sources subscriptions', () => {
+/** A backend with the gurus frob and other, and a client of `revision`, for each test of the calling describe. */
+function withTwoGurus(revision: ProtocolRevision): () => { test: TestBackend; client: Client } {
   let test: TestBackend;
   let client: Client;
-
   beforeEach(async () => {
     test = await openTestBackend();
     await test.backend.admin!.createGuru({ slug: 'frob' });
     await test.backend.admin!.createGuru({ slug: 'other' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger, dataSourcePollMs: POLL_MS }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger, dataSourcePollMs: POLL_MS }, revision);
   });
-
   afterEach(async () => {
     await client.close();
     await test.close();
+  });
+  return () => ({ test, client });
+}
+
+describe.each(ERAS)('data-sources subscriptions (%s)', (era) => {
+  const setup = withTwoGurus(era);
+  let test: TestBackend;
+  let client: Client;
+
+  beforeEach(() => {
+    ({ test, client } = setup());
   });
 
   const addText = async (guru: string, name: string) => {
@@ -66,8 +74,8 @@ describe('data-sources subscriptions', () => {
 
   it('notifies a subscriber as sources are added and processed, by any process, until it unsubscribes', async () => {
     const updates = watchUpdates(client);
-    await client.subscribeResource({ uri: FROB });
-    await client.subscribeResource({ uri: OTHER });
+    const frob = await subscribe(client, era, FROB);
+    await subscribe(client, era, OTHER);
 
     // Added through the port, not through this connection: the watch sees the listing, whoever changed it.
     let update = updates.next(FROB);
@@ -80,7 +88,7 @@ describe('data-sources subscriptions', () => {
     }
     expect(await statuses(FROB)).toEqual(['SUCCESS']);
 
-    await client.unsubscribeResource({ uri: FROB });
+    await frob.close();
     const unsubscribedAt = updates.seen.length;
     const beta = await addText('frob', 'Beta');
     await waitForSources(test.backend.assistant, 'frob', [beta]);
@@ -94,6 +102,17 @@ describe('data-sources subscriptions', () => {
     expect(updates.seen.slice(unsubscribedAt)).not.toContain(FROB);
     expect(updates.seen.slice(unsubscribedAt)).toContain(OTHER);
   });
+});
+
+/** What only the 2025 era can say: a resources/subscribe that names a resource it cannot watch is refused (a listen is acknowledged first). */
+describe('resources/subscribe refusals (2025-11-25)', () => {
+  const setup = withTwoGurus('2025-11-25');
+  let test: TestBackend;
+  let client: Client;
+
+  beforeEach(() => {
+    ({ test, client } = setup());
+  });
 
   it('refuses other resources and gurus it cannot find', async () => {
     await expect(client.subscribeResource({ uri: 'guru://frob/sessions' })).rejects.toThrow(
@@ -105,7 +124,7 @@ describe('data-sources subscriptions', () => {
   });
 
   it('keeps a connection limited to one guru inside it', async () => {
-    const scoped = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger, scope: 'frob', dataSourcePollMs: POLL_MS }));
+    const scoped = await connectClient({ backend: test.backend, logger: silentLogger, scope: 'frob', dataSourcePollMs: POLL_MS }, '2025-11-25');
     try {
       await expect(scoped.subscribeResource({ uri: OTHER })).rejects.toThrow(/Resource guru:\/\/other\/data-sources not found/);
       await expect(scoped.subscribeResource({ uri: FROB })).resolves.toEqual({});

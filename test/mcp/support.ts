@@ -1,17 +1,32 @@
-/** Shared set-up of the MCP tests: a real engine in a temporary directory and an SDK client. */
+/**
+ * Shared set-up of the MCP tests: a real engine in a temporary directory and an
+ * SDK client of either protocol era, connected in-process to the stdio serving
+ * of `guru-mcp stdio` (the SDK's entry, which picks the era).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, ProgressNotification } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, ProgressNotification } from '@modelcontextprotocol/client';
 import { openBackend } from '../../src/compose.js';
 import type { OpenedBackend } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import type { ConfigInput } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
+import type { GuruMcpServerOptions } from '../../src/mcp/server.js';
+import { serveConnection } from '../../src/mcp/stdio.js';
+
+/** The protocol eras every MCP test runs in: 2025-11-25 (initialize, sessions) and 2026-07-28 (stateless). */
+export const ERAS = ['2025-11-25', '2026-07-28'] as const;
+export type ProtocolRevision = (typeof ERAS)[number];
+
+/** An SDK v2 client speaking `revision`: the plain 2025 handshake, or pinned to 2026-07-28. */
+export function newClient(revision: ProtocolRevision): Client {
+  return new Client(
+    { name: 'guru-mcp-test', version: '1.0.0' },
+    revision === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+}
 
 export interface TestBackend {
   readonly backend: OpenedBackend;
@@ -36,11 +51,15 @@ export async function openTestBackend(options: TestSettings = {}): Promise<TestB
   };
 }
 
-/** A connected client; tools are listed once so that the client validates structured content. */
-export async function connectClient(server: McpServer): Promise<Client> {
-  const client = new Client({ name: 'guru-mcp-test', version: '1.0.0' });
+/**
+ * A client of `revision` connected to the servers `options` describe; tools are
+ * listed once so that the client validates structured content.
+ */
+export async function connectClient(options: Omit<GuruMcpServerOptions, 'era'>, revision: ProtocolRevision): Promise<Client> {
+  const client = newClient(revision);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  serveConnection(options, serverSide);
+  await client.connect(clientSide);
   await client.listTools();
   return client;
 }
@@ -52,7 +71,7 @@ export async function connectClient(server: McpServer): Promise<Client> {
  */
 export function collectProgress(client: Client): ProgressNotification['params'][] {
   const seen: ProgressNotification['params'][] = [];
-  client.setNotificationHandler(ProgressNotificationSchema, (notification) => {
+  client.setNotificationHandler('notifications/progress', (notification) => {
     seen.push(notification.params);
   });
   return seen;
@@ -84,3 +103,13 @@ export const CONFIG_GUIDE = `# Configuring Frobnicator
 Frobnicator reads its settings from frob.toml in the project root. The wibble level sets how aggressively
 frobnication happens; it defaults to 3.
 `;
+
+/** Updates of `uri` until `close()`: resources/subscribe in the 2025 era, a subscriptions/listen stream in 2026-07-28. */
+export async function subscribe(client: Client, revision: ProtocolRevision, uri: string): Promise<{ close(): Promise<void> }> {
+  if (revision === '2025-11-25') {
+    await client.subscribeResource({ uri });
+    return { close: async () => void (await client.unsubscribeResource({ uri })) };
+  }
+  const subscription = await client.listen({ resourceSubscriptions: [uri] });
+  return { close: () => subscription.close() };
+}

@@ -3,16 +3,15 @@
  * API stand-in: the spec's shapes, long lists cut for context, adding the videos
  * up to the guru's limit, and the errors of a missing key and a wrong URL.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ChannelImport, CreatedDataSource, PlaylistImport } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { startYouTubeDataApiStandIn, type YouTubeDataApiStandIn } from '../stand-ins/youtube-data-api.js';
 import { startYouTubeStandIn, type YouTubeStandIn } from '../stand-ins/youtube.js';
-import { connectClient, openTestBackend, textOf } from './support.js';
+import { ERAS, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
 const CHANNEL_ID = 'UCmcpdemo000000000000001';
@@ -41,7 +40,7 @@ const listExtension = { truncated: z.boolean(), added: Added.optional() };
 const ChannelResult = ChannelImport.extend(listExtension);
 const PlaylistResult = PlaylistImport.extend(listExtension);
 
-describe('MCP video-list tools', () => {
+describe.each(ERAS)('MCP video-list tools (%s)', (era) => {
   let api: YouTubeDataApiStandIn;
   /** Where transcripts are read: knows no video, so added videos end in FAIL at once. */
   let youtube: YouTubeStandIn;
@@ -73,7 +72,7 @@ describe('MCP video-list tools', () => {
       ...(settings.withKey ? { youtubeApiKey: api.apiKey } : {}),
     });
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   }
 
   afterEach(async () => {

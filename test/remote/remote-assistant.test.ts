@@ -4,10 +4,9 @@
  * a well-behaved server is the contract suite's business (test/contract/).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { GuruError } from '../../src/core/errors.js';
 import { createLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { RemoteAssistant, type RemoteAssistantOptions } from '../../src/remote/remote-assistant.js';
 import { collectProgress, connectClient, textOf } from '../mcp/support.js';
 import { closedPort, json, startLoopbackService, type LoopbackService, type Responder } from './loopback-service.js';
@@ -306,8 +305,7 @@ describe('RemoteAssistant', () => {
 
     it('shows the service\'s error in MCP tool results', async () => {
       const { assistant } = await connect((_request, res) => json(res, 401, { error: 'Invalid API key' }));
-      const server = createMcpServer({ backend: { kind: 'remote', assistant, defaultGuru: 'frob' }, logger: createLogger('error', () => {}) });
-      const client = await connectClient(server);
+      const client = await connectClient({ backend: { kind: 'remote', assistant, defaultGuru: 'frob' }, logger: createLogger('error', () => {}) }, '2026-07-28');
       try {
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name)).not.toContain('list_gurus');
@@ -377,7 +375,7 @@ describe('RemoteAssistant', () => {
         }
         json(res, 200, ANSWER);
       });
-      const client = await connectClient(createMcpServer({ backend: { kind: 'remote', assistant, defaultGuru: 'frob' }, logger: createLogger('error', () => {}) }));
+      const client = await connectClient({ backend: { kind: 'remote', assistant, defaultGuru: 'frob' }, logger: createLogger('error', () => {}) }, '2026-07-28');
       try {
         const progress = collectProgress(client);
         const result = (await client.callTool({ name: 'ask', arguments: { question: 'Say hello' }, _meta: { progressToken: 'p' } })) as CallToolResult;

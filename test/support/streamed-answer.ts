@@ -3,8 +3,7 @@
  * in many progress notifications), and asking it the way an MCP host does:
  * with the SDK client's own `onprogress` option.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { Answer } from '../../src/core/schemas.js';
 import { STAGE_PREFIX } from '../../src/mcp/tools/ask.js';
 
@@ -34,7 +33,7 @@ export interface StreamedAnswer {
 /** Asks with `onprogress`, as an MCP host does, and collects what the callback received. */
 export async function askStreaming(client: Client, question: string): Promise<StreamedAnswer> {
   const messages: string[] = [];
-  const result = (await client.callTool({ name: 'ask', arguments: { question } }, undefined, {
+  const result = (await client.callTool({ name: 'ask', arguments: { question } }, {
     onprogress: (progress) => messages.push(progress.message ?? ''),
   })) as CallToolResult;
   if (result.isError) throw new Error(`ask failed: ${JSON.stringify(result.content)}`);

@@ -1,6 +1,6 @@
 /** `ask`: an answer from the guru's knowledge base, streamed as progress when asked for. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { ContentBlock } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Answer, AskRequest } from '../../core/schemas.js';
 import { ProgressReporter } from '../progress.js';
@@ -52,7 +52,7 @@ export function registerAskTool(server: McpServer, context: ToolContext): void {
     guarded(context, 'ask', 'ask', async (args: AskParameters, extra) => {
       const { guru_slug, ...question } = args;
       const guru = await context.gurus.select('ask', guru_slug);
-      const progress = new ProgressReporter(extra, context.logger);
+      const progress = new ProgressReporter(extra, context);
       let steps = 0;
       let writing = false;
       // Stage lines after the text has begun (a remote service's retry waits) would mix into it: they are left out.
@@ -66,7 +66,7 @@ export function registerAskTool(server: McpServer, context: ToolContext): void {
       const answer = await context.assistant.ask(
         guru,
         { ...question, fetch_existing: false },
-        { origin: 'MCP', signal: extra.signal, ...(progress.requested ? { onStage, onText } : {}) },
+        { origin: 'MCP', signal: extra.mcpReq.signal, ...(progress.requested ? { onStage, onText } : {}) },
       );
       await progress.flush();
       const links: ContentBlock[] = answer.question_url.startsWith('guru://')

@@ -2,19 +2,21 @@
  * What every tool module receives, the `guru_slug` parameter they all share,
  * and the wrapper that turns thrown errors into `isError` results.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Assistant } from '../../core/assistant.js';
 import type { Operation } from '../../core/errors.js';
 import { GuruSlug } from '../../core/schemas.js';
 import type { Logger } from '../../log.js';
 import type { GuruSelector } from '../gurus.js';
-import type { ToolExtra } from '../progress.js';
+import type { Era, ToolExtra } from '../progress.js';
 import { toolError } from '../results.js';
 
 export interface ToolContext {
   readonly assistant: Assistant;
   readonly gurus: GuruSelector;
   readonly logger: Logger;
+  /** The protocol era the server instance serves. */
+  readonly era: Era;
 }
 
 export const guruSlugParameter = GuruSlug.optional().describe(
@@ -32,7 +34,7 @@ export function guarded<Args>(
     try {
       return await body(args, extra);
     } catch (error) {
-      return toolError(error, { operation, tool, logger: context.logger, signal: extra.signal });
+      return toolError(error, { operation, tool, logger: context.logger, signal: extra.mcpReq.signal });
     }
   };
 }

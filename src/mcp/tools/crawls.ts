@@ -1,5 +1,5 @@
 /** `start_crawl`, `crawl_status`, `stop_crawl`: discovering a website's pages, and adding them as sources. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Crawl } from '../../core/schemas.js';
 import { submitUrls } from '../../core/submit-urls.js';
@@ -214,9 +214,9 @@ export function registerCrawlTools(server: McpServer, context: ToolContext): voi
 
 /** Follows the crawl until it ends or CRAWL_WAIT_LIMIT_MS pass; cancelling the call leaves the crawl running. */
 async function waitWithProgress(context: ToolContext, guru: string, crawlId: number, extra: ToolExtra): Promise<Crawl> {
-  const progress = new ProgressReporter(extra, context.logger);
+  const progress = new ProgressReporter(extra, context);
   const crawl = await waitForCrawl(context.assistant, guru, crawlId, {
-    signal: extra.signal,
+    signal: extra.mcpReq.signal,
     onProgress: heartbeat(progress),
     timeLimitMs: CRAWL_WAIT_LIMIT_MS,
     intervalMs: POLL_INTERVAL_MS,

@@ -1,6 +1,6 @@
 /** `get_enduser_data`, `erase_enduser_data`, `upsert_profiles`: what a guru holds about one end user. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isGuruError } from '../../core/errors.js';
 import {

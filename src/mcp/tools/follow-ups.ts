@@ -1,5 +1,5 @@
 /** `follow_up_examples`: questions a user would plausibly ask next after an answer. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { FollowUpResponse } from '../../core/schemas.js';
 import { toolResult } from '../results.js';

@@ -1,5 +1,5 @@
 /** `list_gurus` and `create_guru`: only for a backend that owns its gurus (the local engine). */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { GuruAdmin } from '../../core/assistant.js';
 import { CreatedGuru, CreateGuruRequest, Guru } from '../../core/schemas.js';

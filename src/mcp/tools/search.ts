@@ -1,5 +1,5 @@
 /** `semantic_search`: the sources most related to a question, without an answer. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { SemanticSearchRequest, SemanticSearchResponse } from '../../core/schemas.js';
 import { renderSearch } from '../render.js';

@@ -1,5 +1,5 @@
 /** `list_sessions`, `get_session`, `delete_session`: conversations with the guru. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { DeletedSession, ListSessionsRequest, SessionConversation, SessionId as SessionIdText, SessionList } from '../../core/schemas.js';
 import type { ConversationTurn } from '../../core/schemas.js';

@@ -1,5 +1,5 @@
 /** `add_sources`, `reindex_sources` and `list_sources`: the guru's knowledge base. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Errors } from '../../core/errors.js';
 import { Labels, MAX_SOURCE_PAGE_SIZE, MAX_TEXT_SOURCES, ReindexRequest, TextSourceInput, UrlList as UrlListOfRequest } from '../../core/schemas.js';
@@ -190,9 +190,9 @@ function createRequestOf(args: AddSourcesParameters): CreateDataSourcesRequest {
 
 /** Waits for the sources to settle, or WAIT_LIMIT_MS, reporting progress to a caller that asked for it. */
 async function waitWithProgress(context: ToolContext, guru: string, ids: readonly number[], extra: ToolExtra): Promise<Processing> {
-  const progress = new ProgressReporter(extra, context.logger);
+  const progress = new ProgressReporter(extra, context);
   const outcomes = await waitForSources(context.assistant, guru, ids, {
-    signal: extra.signal,
+    signal: extra.mcpReq.signal,
     onProgress: heartbeat(progress),
     timeLimitMs: WAIT_LIMIT_MS,
   });

@@ -3,7 +3,7 @@
  * content (base64 MP3). The audio is cut at AUDIO_BYTE_CAP, after its last
  * whole MP3 frame, and the result says so.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { readMp3 } from '../../core/mp3-frames.js';
 import { MAX_SPEECH_CHARS, TextToSpeechRequest } from '../../core/schemas.js';
@@ -49,7 +49,7 @@ export function registerSpeechTool(server: McpServer, context: ToolContext): voi
     },
     guarded(context, 'text_to_speech', 'text_to_speech', async (args: SpeechParameters, extra) => {
       const guru = await context.gurus.select('text_to_speech', args.guru_slug);
-      const stream = await context.assistant.textToSpeech(guru, { text: args.text }, { signal: extra.signal, version: args.version ?? 1 });
+      const stream = await context.assistant.textToSpeech(guru, { text: args.text }, { signal: extra.mcpReq.signal, version: args.version ?? 1 });
       const chunks: Uint8Array[] = [];
       let bytes = 0;
       let truncated = false;

@@ -1,5 +1,5 @@
 /** `import_channel` and `import_playlist`: the video URLs of a YouTube channel or playlist, optionally added as sources. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ChannelImport, PlaylistImport } from '../../core/schemas.js';
 import type { ImportUrlRequest } from '../../core/schemas.js';

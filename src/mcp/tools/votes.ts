@@ -1,5 +1,5 @@
 /** `record_vote`: an end user's upvote or downvote on an answer, with optional feedback. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { MAX_VOTE_FEEDBACK, RecordVoteRequest, Vote, type RecordedVote } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
