@@ -1,16 +1,14 @@
 /** The ask tool's attachments: the same fields, limits and note as REST, through the real SDK client. */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { INSTALL_GUIDE, connectClient, openTestBackend, textOf } from './support.js';
+import { ERAS, INSTALL_GUIDE, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
 
 const LOG = 'ERROR frob: the wobblecache lock file is stale; remove /var/lib/frob/wobble.lock and restart';
 
-describe('ask with attachments over MCP', () => {
+describe.each(ERAS)('ask with attachments over MCP (%s)', (era) => {
   let test: TestBackend;
   let client: Client;
 
@@ -18,7 +16,7 @@ describe('ask with attachments over MCP', () => {
     test = await openTestBackend();
     await test.backend.admin!.createGuru({ slug: 'frob', name: 'Frobnicator' });
     await test.backend.assistant.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
-    client = await connectClient(createMcpServer({ backend: test.backend, logger: silentLogger }));
+    client = await connectClient({ backend: test.backend, logger: silentLogger }, era);
   });
 
   afterEach(async () => {

@@ -8,14 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCommand } from '../../../src/cli/registry.js';
 import { openBackend, openRateLimiter, type OpenedBackend } from '../../../src/compose.js';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../../src/http/server.js';
-import { createMcpServer } from '../../../src/mcp/server.js';
 import { silentLogger } from '../../../src/log.js';
 import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
 import { connectClient } from '../../mcp/support.js';
@@ -56,7 +55,8 @@ describe('generated answers on every surface', () => {
       port: 0,
       limiter: await openRateLimiter(loadConfig({ env: {}, flags: { dataDir, rateLimitPerMinute: 0 } }), silentLogger),
     });
-    client = await connectClient(createMcpServer({ backend, logger: silentLogger }));
+    // The revision whose clients receive every progress message before the result (see the README).
+    client = await connectClient({ backend, logger: silentLogger }, '2025-11-25');
   });
 
   afterAll(async () => {
