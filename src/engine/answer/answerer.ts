@@ -66,9 +66,10 @@ export class Answerer {
     // A question made only of function words ("and why?") takes its topic from the one before it.
     const asked: TextQuery = own.onlyStopWords && withContext ? withContext : own;
     if (asked.onlyStopWords || asked.match === undefined) return this.#nothing(context);
+    // Searched with its words' synonyms too: users ask in everyday words, manuals answer in their own.
     const graded = withSynonyms(asked);
 
-    const queries = [own.onlyStopWords ? undefined : own, graded, withContext].filter((query) => query !== undefined);
+    const queries = [graded, asked === withContext ? undefined : withContext].filter((query) => query !== undefined);
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
     if (related.length > 0) lists.push([...related]);
     const candidates = fuseRanked(lists, (hit) => hit.chunkId)
