@@ -3,7 +3,8 @@
  * passage, around the blocks densest in the question's key words, quoted under
  * the page and heading it comes from and citing its numbered reference. A
  * sentence that introduces a block ("To build it, run:") is quoted with that
- * block, code is quoted whole, and every fence is closed.
+ * block, code is quoted whole (a long listing by its lines that hold the
+ * question's words), and every fence is closed.
  */
 import type { Reference } from '../../core/schemas.js';
 import { MARK_CLOSE, MARK_OPEN } from '../search/retriever.js';
