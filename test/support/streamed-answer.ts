@@ -7,10 +7,11 @@ import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { Answer } from '../../src/core/schemas.js';
 import { STAGE_PREFIX } from '../../src/mcp/tools/ask.js';
 
-// A long script: answers quote code whole (prose, lists and tables are shortened to their best parts).
-const script = Array.from({ length: 40 }, (_, line) => `wibble-dial calibrate --step ${line + 1}`).join('\n');
+// A long script: answers quote code of up to 30 lines (fences included) whole; prose, lists, tables
+// and longer code are shortened to their best parts.
+const script = Array.from({ length: 28 }, (_, line) => `wibble-dial calibrate --step ${line + 1}`).join('\n');
 
-/** One section about calibrating the wibble dial, with a forty-line script. */
+/** One section about calibrating the wibble dial, with a 28-line script. */
 export const WIBBLE_MANUAL = `# Wibble calibration manual
 
 ## Calibrating the wibble dial

@@ -8,6 +8,7 @@ import type { Reference } from '../../core/schemas.js';
 import { parseQuery, type TextQuery } from '../search/query.js';
 import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
+import { withSynonyms, type ExpandedQuery } from '../search/synonyms.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, noAnswer, type Passage } from './extractive.js';
@@ -24,6 +25,13 @@ const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]
 function onlyRepeatsHeading(hit: ChunkHit): boolean {
   const body = bare(hit.body);
   return body === '' || body === bare(hit.title) || body === bare(hit.headings.split(HEADING_SEPARATOR).at(-1) ?? '');
+}
+
+/** The question words' weights, each synonym the search added weighing as much as its word. */
+function withAliasWeights(weights: ReadonlyMap<string, number>, aliases: ReadonlyMap<string, string>): Map<string, number> {
+  const all = new Map(weights);
+  for (const [alias, term] of aliases) all.set(alias, weights.get(term) ?? 0);
+  return all;
 }
 
 export interface AnswerDraft {
@@ -56,10 +64,12 @@ export class Answerer {
     const own = parseQuery(context.question);
     const withContext = context.previousQuestion === undefined ? undefined : parseQuery(`${context.previousQuestion} ${context.question}`);
     // A question made only of function words ("and why?") takes its topic from the one before it.
-    const graded: TextQuery = own.onlyStopWords && withContext ? withContext : own;
-    if (graded.onlyStopWords || graded.match === undefined) return this.#nothing(context);
+    const asked: TextQuery = own.onlyStopWords && withContext ? withContext : own;
+    if (asked.onlyStopWords || asked.match === undefined) return this.#nothing(context);
+    // Searched with its words' synonyms too: users ask in everyday words, manuals answer in their own.
+    const graded = withSynonyms(asked);
 
-    const queries = [own.onlyStopWords ? undefined : own, withContext].filter((query) => query !== undefined);
+    const queries = [graded, asked === withContext ? undefined : withContext].filter((query) => query !== undefined);
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
     if (related.length > 0) lists.push([...related]);
     const candidates = fuseRanked(lists, (hit) => hit.chunkId)
@@ -75,17 +85,18 @@ export class Answerer {
 
     const chosen = [best, ...this.#complement(best, evidence, verdict.trust >= STRONG_TRUST)];
     const passages = chosen.map((item) => this.#passage(graded, item.hit));
-    const { content, references } = composeExtractive(passages, key.weights, verdict.kind === 'partial');
+    const { content, references } = composeExtractive(passages, withAliasWeights(key.weights, graded.aliases), verdict.kind === 'partial');
     return { content, references, trustScore: verdict.trust, answered: true };
   }
 
-  #weigh(candidates: readonly ChunkHit[], query: TextQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
+  #weigh(candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
     return weighEvidence(candidates, key, {
       marked: this.#retriever.markedChunks(
         query,
         candidates.map((hit) => hit.chunkId),
       ),
       related: related.map((hit) => hit.chunkId),
+      aliases: query.aliases,
     });
   }
 

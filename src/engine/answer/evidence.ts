@@ -7,7 +7,7 @@
  * in the question, and whether other passages of the same page agree.
  */
 import type { ChunkHit, MarkedChunk } from '../search/retriever.js';
-import { markedTerms, markedWords, together } from './marks.js';
+import { markedTerms, markedWords, termsByAliasOnly, together } from './marks.js';
 
 /** The question's words and how much each one matters. */
 export interface KeyTerms {
@@ -26,6 +26,8 @@ export interface Matches {
   readonly marked: ReadonlyMap<number, MarkedChunk>;
   /** Candidates found by meaning (vector search), best first. */
   readonly related: readonly number[];
+  /** Synonyms the search added → the question word each stands for (none when absent). */
+  readonly aliases?: ReadonlyMap<string, string>;
 }
 
 export interface Evidence {
@@ -105,6 +107,8 @@ const BM25_WEIGHT = 1;
 const PROXIMITY_WEIGHT = 0.6;
 const SUPPORT_WEIGHT = 0.3;
 const MEANING_WEIGHT = 0.3;
+/** The share of its weight a question word loses when a passage holds only a synonym of it. */
+const SYNONYM_DISCOUNT = 0.5;
 
 function share(key: KeyTerms, holds: (term: string) => boolean): number {
   if (key.total === 0) return 0;
@@ -120,14 +124,17 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
   const pairTotal = pairWeights.reduce((sum, weight) => sum + weight, 0);
   const relatedRank = new Map(matches.related.map((id, rank) => [id, rank]));
   const topScore = Math.max(0, ...candidates.map((hit) => hit.score));
+  const aliases = matches.aliases ?? new Map<string, string>();
 
   const base = candidates.map((hit) => {
     const marked = matches.marked.get(hit.chunkId);
-    const inTitle = markedTerms(marked?.title ?? '', key.terms);
-    const inHeadings = markedTerms(marked?.headings ?? '', key.terms);
-    const words = markedWords(marked?.body ?? '', key.terms);
+    const inTitle = markedTerms(marked?.title ?? '', key.terms, aliases);
+    const inHeadings = markedTerms(marked?.headings ?? '', key.terms, aliases);
+    const words = markedWords(marked?.body ?? '', key.terms, aliases);
     const held = new Set([...inTitle, ...inHeadings, ...words.map((word) => word.term)]);
-    const coverage = share(key, (term) => held.has(term));
+    // A word held only through a synonym is likelier to mean something else: it counts half.
+    const bySynonym = [...termsByAliasOnly(words)].filter((term) => !inTitle.has(term) && !inHeadings.has(term));
+    const coverage = share(key, (term) => held.has(term)) - SYNONYM_DISCOUNT * share(key, (term) => bySynonym.includes(term));
     const titleCoverage = share(key, (term) => !NUMBER.test(term) && inTitle.has(term));
     const headingCoverage = share(key, (term) => !NUMBER.test(term) && inHeadings.has(term));
     const lexical = topScore > 0 ? Math.max(0, hit.score) / topScore : 0;

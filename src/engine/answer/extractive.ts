@@ -3,12 +3,13 @@
  * passage, around the blocks densest in the question's key words, quoted under
  * the page and heading it comes from and citing its numbered reference. A
  * sentence that introduces a block ("To build it, run:") is quoted with that
- * block, code is quoted whole, and every fence is closed.
+ * block, code is quoted whole (a long listing by its lines that hold the
+ * question's words), and every fence is closed.
  */
 import type { Reference } from '../../core/schemas.js';
 import { MARK_CLOSE, MARK_OPEN } from '../search/retriever.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
-import { closeOpenFence, isLeadIn, splitBlocks, wordCount, type Block } from './markdown.js';
+import { closeOpenFence, isFencedBlock, isLeadIn, splitBlocks, wordCount, type Block } from './markdown.js';
 import { markedTerms, unmark } from './marks.js';
 
 const MARKED_WORD = new RegExp(`${MARK_OPEN}([^${MARK_CLOSE}]*)${MARK_CLOSE}`, 'g');
@@ -139,7 +140,32 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
   const shortenable = kept.filter((block) => block.kind !== 'code');
   const room = Math.max(MIN_TRIMMED_WORDS, budget - kept.filter((b) => b.kind === 'code').reduce((sum, b) => sum + wordCount(b.text), 0));
   const each = Math.max(MIN_TRIMMED_WORDS, Math.floor(room / Math.max(1, shortenable.length)));
-  return kept.map((block, n) => unmark(block.kind === 'prose' ? trimProse(block, each, isLeadIn(block) && kept[n + 1] !== undefined) : trimRows(block, each)));
+  return kept.map((block, n) =>
+    unmark(block.kind === 'prose' ? trimProse(block, each, isLeadIn(block) && kept[n + 1] !== undefined) : block.kind === 'code' ? trimCode(block) : trimRows(block, each)),
+  );
+}
+
+/** Lines of a long code block that are quoted: those holding question words (else the first ones). */
+const QUOTED_CODE_LINES = 12;
+
+/**
+ * Shortens a fenced code block longer than MAX_ATTACHED_CODE_LINES to its lines holding question
+ * words, in order, within its fences; `...` stands for what was left out. A listing of a hundred
+ * commands answers nothing that its matching lines do not.
+ */
+function trimCode(block: Scored): string {
+  const lines = block.text.split('\n');
+  if (!tooLong(block) || !isFencedBlock(block.text)) return block.text;
+  const body = lines.slice(1, -1);
+  const marked = body.map((line, i) => (line.includes(MARK_OPEN) ? i : -1)).filter((i) => i >= 0);
+  const keep = (marked.length > 0 ? marked : body.map((_, i) => i)).slice(0, QUOTED_CODE_LINES);
+  const quoted: string[] = [];
+  keep.forEach((i, n) => {
+    if (i !== (n === 0 ? 0 : (keep[n - 1] ?? 0) + 1)) quoted.push('...');
+    quoted.push(body[i] ?? '');
+  });
+  if ((keep.at(-1) ?? 0) < body.length - 1) quoted.push('...');
+  return [lines[0], ...quoted, lines.at(-1)].join('\n');
 }
 
 /**

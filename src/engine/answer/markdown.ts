@@ -117,6 +117,13 @@ export function closeOpenFence(text: string): string {
   return fence === undefined ? text : `${text.replace(/\n*$/, '')}\n${fence.char.repeat(fence.length)}\n`;
 }
 
+/** Whether the text is one fenced code block: its first line opens a fence that its last line closes. */
+export function isFencedBlock(text: string): boolean {
+  const lines = text.split('\n');
+  const fence = openingFence(lines[0] ?? '');
+  return fence !== undefined && lines.length >= 2 && closesFence(lines.at(-1) ?? '', fence);
+}
+
 /** A prose block that ends with a colon announces the block after it ("To do X, run:"). */
 export const isLeadIn = (block: Block): boolean => block.kind === 'prose' && /:\s*$/.test(block.text);
 

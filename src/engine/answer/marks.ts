@@ -4,6 +4,15 @@
  */
 import { MARK_CLOSE, MARK_OPEN } from '../search/retriever.js';
 
+/** A marked question word, where it stands, and whether the text holds a synonym of it rather than the word. */
+export interface MarkedWord {
+  readonly term: string;
+  readonly at: number;
+  readonly byAlias: boolean;
+}
+
+const NO_ALIASES: ReadonlyMap<string, string> = new Map();
+
 const TOKEN = new RegExp(`${MARK_OPEN}([^${MARK_CLOSE}]*)${MARK_CLOSE}|[\\p{L}\\p{N}]+`, 'gu');
 
 /**
@@ -27,26 +36,38 @@ export function termOf(word: string, terms: Iterable<string>): string | undefine
   return found;
 }
 
-/** Each marked question word with its place among all the words of the text. */
-export function markedWords(text: string, terms: readonly string[]): { term: string; at: number }[] {
-  const found: { term: string; at: number }[] = [];
+/**
+ * Each marked question word with its place among all the words of the text. A marked word that is
+ * an alias (a synonym the search added, see withSynonyms) stands for its question word.
+ */
+export function markedWords(text: string, terms: readonly string[], aliases: ReadonlyMap<string, string> = NO_ALIASES): MarkedWord[] {
+  const vocabulary = aliases.size === 0 ? terms : [...terms, ...aliases.keys()];
+  const found: MarkedWord[] = [];
   let at = 0;
   for (const match of text.matchAll(TOKEN)) {
     const marked = match[1];
     if (marked !== undefined) {
-      const term = termOf(marked, terms);
-      if (term !== undefined) found.push({ term, at });
+      const word = termOf(marked, vocabulary);
+      const term = word === undefined ? undefined : (aliases.get(word) ?? word);
+      if (term !== undefined) found.push({ term, at, byAlias: word !== term });
     }
     at += 1;
   }
   return found;
 }
 
-/** The question words marked in the text. */
-export const markedTerms = (text: string, terms: readonly string[]): Set<string> => new Set(markedWords(text, terms).map((word) => word.term));
+/** The question words marked in the text (by a synonym too). */
+export const markedTerms = (text: string, terms: readonly string[], aliases: ReadonlyMap<string, string> = NO_ALIASES): Set<string> =>
+  new Set(markedWords(text, terms, aliases).map((word) => word.term));
+
+/** The question words the text holds only through a synonym. */
+export function termsByAliasOnly(words: readonly MarkedWord[]): Set<string> {
+  const direct = new Set(words.filter((word) => !word.byAlias).map((word) => word.term));
+  return new Set(words.filter((word) => word.byAlias && !direct.has(word.term)).map((word) => word.term));
+}
 
 /** Whether two different question words stand within `distance` words of each other. */
-export function together(words: readonly { term: string; at: number }[], a: string, b: string, distance: number): boolean {
+export function together(words: readonly MarkedWord[], a: string, b: string, distance: number): boolean {
   const first = words.filter((word) => word.term === a).map((word) => word.at);
   return words.some((word) => word.term === b && first.some((at) => Math.abs(at - word.at) <= distance));
 }

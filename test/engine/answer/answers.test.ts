@@ -64,6 +64,14 @@ const COMPILE = `# Compiling
 Frobnicator compiles its native parts with the flags in CFLAGS, for example -O2.
 `;
 
+/** A page that says "concatenate" where users say "glue" or "join". */
+const STRINGS = `# String operators
+
+## Concatenation
+
+The || operator concatenates two values into one: 'data' || 'base' gives 'database'.
+`;
+
 describe('extractive answers', () => {
   let dir: string;
   let engine: LocalEngine;
@@ -78,6 +86,7 @@ describe('extractive answers', () => {
         { name: 'Release notes', content: RELEASES },
         { name: 'Server', content: SERVER },
         { name: 'Compiling', content: COMPILE },
+        { name: 'Strings', content: STRINGS },
       ],
     });
     await engine.whenIdle();
@@ -110,6 +119,12 @@ describe('extractive answers', () => {
     expect(answer.references[0]?.title).toBe('Server');
     expect(answer.content).toContain('```toml\n[server]\nport = 8080\n```\n');
     expect(answer.content).not.toMatch(/^ +```/m);
+  });
+
+  it('finds the passage that names in its own words what the question asks in everyday ones', async () => {
+    const answer = await ask('How do I glue two strings together?');
+    expect(answer.references[0]?.title).toBe('Strings');
+    expect(answer.content).toContain("'data' || 'base'");
   });
 
   it('gives low trust when the question names something the passage lacks', async () => {

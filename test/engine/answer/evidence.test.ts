@@ -16,12 +16,19 @@ function candidate(sourceId: number, title: string, headings: string, body: stri
   return { chunkId: nextId++, sourceId, sourceType: 'TEXT', url: null, title, headings, body, labels: '[]', position: 0, score };
 }
 
-function weigh(question: string[], frequencies: Record<string, number>, chunkCount: number, hits: ChunkHit[]): Evidence[] {
+function weigh(
+  question: string[],
+  frequencies: Record<string, number>,
+  chunkCount: number,
+  hits: ChunkHit[],
+  aliases: ReadonlyMap<string, string> = new Map(),
+): Evidence[] {
   const key = keyTerms(question, chunkCount, (term) => frequencies[term] ?? 0);
+  const words = [...question, ...aliases.keys()];
   const marked = new Map<number, MarkedChunk>(
-    hits.map((hit) => [hit.chunkId, { title: mark(hit.title, question), headings: mark(hit.headings, question), body: mark(hit.body, question) }]),
+    hits.map((hit) => [hit.chunkId, { title: mark(hit.title, words), headings: mark(hit.headings, words), body: mark(hit.body, words) }]),
   );
-  return weighEvidence(hits, key, { marked, related: [] });
+  return weighEvidence(hits, key, { marked, related: [], aliases });
 }
 
 describe('keyTerms', () => {
@@ -54,6 +61,31 @@ describe('weighEvidence', () => {
     const byId = new Map(evidence.map((item) => [item.hit.chunkId, item]));
     expect(byId.get(hits[0]!.chunkId)?.proximity).toBe(1);
     expect(byId.get(hits[1]!.chunkId)?.proximity).toBeLessThan(1);
+  });
+});
+
+describe('weighEvidence with synonyms', () => {
+  const aliases = new Map([['drop', 'remove']]);
+  const frequencies = { remove: 10, column: 10 };
+
+  it('counts a synonym for its question word, at half weight in the body', () => {
+    const bySynonym = candidate(1, 'T', '', 'Use DROP on a column.');
+    const [item] = weigh(['remove', 'column'], frequencies, 500, [bySynonym], aliases);
+    expect(item?.missing).toEqual([]);
+    expect(item?.coverage).toBeCloseTo(0.75);
+  });
+
+  it('ranks a passage holding the question word above one holding only its synonym', () => {
+    const bySynonym = candidate(1, 'T', '', 'Use DROP on a column.');
+    const direct = candidate(2, 'T', '', 'Remove a column with this.');
+    const [best] = weigh(['remove', 'column'], frequencies, 500, [bySynonym, direct], aliases);
+    expect(best?.hit.chunkId).toBe(direct.chunkId);
+  });
+
+  it('counts a synonym in the heading fully: the section is about it', () => {
+    const section = candidate(1, 'T', 'Drop column', 'Use it on a column.');
+    const [item] = weigh(['remove', 'column'], frequencies, 500, [section], aliases);
+    expect(item?.coverage).toBe(1);
   });
 });
 

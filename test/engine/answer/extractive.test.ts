@@ -24,10 +24,19 @@ describe('selectBlocks', () => {
     expect(quoted.some((block) => block.endsWith(':'))).toBe(false);
   });
 
-  it('quotes a long code block after all when its lead-in is the only thing to quote', () => {
+  it('quotes a long code block after all when its lead-in is the only thing to quote, shortened to its first lines', () => {
     const code = ['```', ...Array.from({ length: 40 }, (_, i) => `step ${i}`), '```'].join('\n');
     const quoted = selectBlocks(passage(`Use ${mark('vacuum')} ${mark('full')} as follows:`, code), weights, 150);
-    expect(quoted).toEqual(['Use vacuum full as follows:', code]);
+    const shortened = ['```', ...Array.from({ length: 12 }, (_, i) => `step ${i}`), '...', '```'].join('\n');
+    expect(quoted).toEqual(['Use vacuum full as follows:', shortened]);
+  });
+
+  it('quotes only the lines of a long code listing that hold the question words, within its fences', () => {
+    const lines = Array.from({ length: 60 }, (_, i) => `.command${i}   does thing ${i}`);
+    lines[41] = `.${mark('indexes')} ?TABLE?   Show names of ${mark('indexes')}`;
+    const code = ['```', ...lines, '```'].join('\n');
+    const [quoted] = selectBlocks(passage(code), new Map([['indexes', 3]]), 150);
+    expect(quoted).toBe(['```', '...', '.indexes ?TABLE?   Show names of indexes', '...', '```'].join('\n'));
   });
 
   it('shortens long prose to the sentences holding the question\'s words', () => {
