@@ -11,6 +11,7 @@ import { describeError } from '../../../log.js';
 import type { ChatModel } from '../../../providers/chat.js';
 import { fuseRanked } from '../../search/fusion.js';
 import { parseQuery } from '../../search/query.js';
+import { withSynonyms } from '../../search/synonyms.js';
 import type { ChunkHit, Retriever } from '../../search/retriever.js';
 import type { AnswerDraft } from '../answerer.js';
 import { selectContext } from './context-window.js';
@@ -83,7 +84,7 @@ export class ModelPipeline {
   async write(request: WriteRequest, options: GenerationOptions): Promise<WrittenAnswer> {
     if (!request.draft.answered) return { ...request.draft, streamed: false };
     const retriever = request.retriever ?? this.#retriever;
-    const hits = fuseRanked([retriever.search(request.guruId, parseQuery(request.question), { limit: CANDIDATES }), request.related], (hit) => hit.chunkId);
+    const hits = fuseRanked([retriever.search(request.guruId, withSynonyms(parseQuery(request.question)), { limit: CANDIDATES }), request.related], (hit) => hit.chunkId);
     const sources = selectContext(retriever, hits);
     if (sources.length === 0) return { ...request.draft, streamed: false };
     return generateAnswer(this.#chat, { ...request, sources }, options, this.#logger);
