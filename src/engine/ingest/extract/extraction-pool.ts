@@ -1,6 +1,6 @@
 /**
  * Extraction (web pages and documents to Markdown) in worker threads, so that the thread serving
- * searches and answers never waits behind the parsing of a large page. There is one worker per core
+ * searches and answers never waits behind the decoding or parsing of a large page. There is one worker per core
  * by default: each runs at a lower priority (on Linux), so the serving thread still gets a core
  * whenever it has work and extraction uses whatever is left. Workers start on the first
  * task, not before (a stdio server that only answers never starts one), take one task at a time,
@@ -18,6 +18,7 @@ import { SourceError } from '../sources/types.js';
 import type { DocumentKind, ExtractedDocument } from './document.js';
 import type { ExtractionResults, ExtractionTask, SerializedError, WorkerMessage } from './extraction-protocol.js';
 import type { ExtractedHtml } from './html.js';
+import type { WebPage } from './page.js';
 
 export interface ExtractionSettings {
   /** Worker threads; by default as many as the machine's cores (they run at a lower priority than the serving thread). */
@@ -29,8 +30,8 @@ export interface ExtractionSettings {
 }
 
 /** Turns a fetched web page into Markdown; the pool, or a stand-in that extracts in the calling thread. */
-export interface HtmlExtractor {
-  extractHtml(html: string, url: string): Promise<ExtractedHtml>;
+export interface PageExtractor {
+  extractPage(page: WebPage): Promise<ExtractedHtml>;
 }
 
 const DEFAULT_TASK_TIMEOUT_MS = 60_000;
@@ -59,7 +60,7 @@ interface Thread {
   failure: Error | undefined;
 }
 
-export class ExtractionPool implements HtmlExtractor {
+export class ExtractionPool implements PageExtractor {
   readonly #threadLimit: number;
   readonly #taskTimeoutMs: number;
   readonly #heapMb: number;
@@ -75,12 +76,13 @@ export class ExtractionPool implements HtmlExtractor {
     this.#heapMb = settings.heapMb ?? DEFAULT_HEAP_MB;
   }
 
-  extractHtml(html: string, url: string): Promise<ExtractedHtml> {
-    return this.#submit({ kind: 'html', html, url });
+  /** The page's bytes go to a worker as they are (a copy: the caller's stay as they were), to be decoded there. */
+  extractPage(page: WebPage): Promise<ExtractedHtml> {
+    return this.#submit({ kind: 'page', page: { ...page, body: new Uint8Array(page.body) } });
   }
 
   extractDocument(documentKind: DocumentKind, data: Uint8Array): Promise<ExtractedDocument> {
-    return this.#submit({ kind: 'document', documentKind, data });
+    return this.#submit({ kind: 'document', documentKind, data: new Uint8Array(data) });
   }
 
   /** Fails what is queued or running and stops every worker. */
@@ -131,7 +133,8 @@ export class ExtractionPool implements HtmlExtractor {
     thread.worker.ref();
     thread.timer = setTimeout(() => this.#timedOut(thread), this.#taskTimeoutMs);
     thread.timer.unref();
-    thread.worker.postMessage(job.task);
+    // The task's bytes are its own copy: moved to the worker, not copied once more.
+    thread.worker.postMessage(job.task, [bytesOf(job.task).buffer as ArrayBuffer]);
   }
 
   #start(): void {
@@ -224,7 +227,11 @@ function workerEntry(): URL {
 }
 
 function subjectOf(task: ExtractionTask): string {
-  return task.kind === 'html' ? task.url : `the ${task.documentKind} document`;
+  return task.kind === 'page' ? task.page.url : `the ${task.documentKind} document`;
+}
+
+function bytesOf(task: ExtractionTask): Uint8Array {
+  return task.kind === 'page' ? task.page.body : task.data;
 }
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;

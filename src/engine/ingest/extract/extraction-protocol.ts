@@ -4,14 +4,15 @@
  */
 import type { DocumentKind, ExtractedDocument } from './document.js';
 import type { ExtractedHtml } from './html.js';
+import type { WebPage } from './page.js';
 
 export type ExtractionTask =
-  | { readonly id: number; readonly kind: 'html'; readonly html: string; readonly url: string }
+  | { readonly id: number; readonly kind: 'page'; readonly page: WebPage }
   | { readonly id: number; readonly kind: 'document'; readonly documentKind: DocumentKind; readonly data: Uint8Array };
 
 /** What a task of each kind resolves to. */
 export interface ExtractionResults {
-  readonly html: ExtractedHtml;
+  readonly page: ExtractedHtml;
   readonly document: ExtractedDocument;
 }
 

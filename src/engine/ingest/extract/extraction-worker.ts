@@ -7,7 +7,7 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { extractDocument } from './document.js';
 import type { ExtractionTask, WorkerMessage } from './extraction-protocol.js';
-import { extractHtml } from './html.js';
+import { extractPage } from './page.js';
 
 const port = parentPort;
 if (!port) throw new Error('extraction-worker.js runs in a worker thread, started by the extraction pool');
@@ -33,8 +33,8 @@ function yieldToTheServingThread(): void {
 
 async function perform(task: ExtractionTask) {
   switch (task.kind) {
-    case 'html':
-      return extractHtml(task.html, task.url);
+    case 'page':
+      return extractPage(task.page);
     case 'document':
       return extractDocument(task.documentKind, task.data);
   }
