@@ -21,8 +21,9 @@ export class WebPageReader implements SourceReader {
     this.#extractor = extractor;
   }
 
-  async read(url: string, signal?: AbortSignal): Promise<ReadDocument> {
+  async read(url: string, signal?: AbortSignal, fetched?: () => void): Promise<ReadDocument> {
     const response = await this.#fetch(url, signal);
+    fetched?.();
     const { title, markdown } = await this.#extractor.extractPage({
       url: response.url,
       mimeType: response.mimeType,
