@@ -114,9 +114,9 @@ export class SourceReading {
       case 'JIRA':
         return new (await import('./sources/jira.js')).JiraReader(http, settings);
       case 'ZENDESK':
-        return new (await import('./sources/zendesk.js')).ZendeskReader(http, { ...settings, email: credentials.email ?? '' });
+        return new (await import('./sources/zendesk.js')).ZendeskReader(http, await this.#extractionPool(), { ...settings, email: credentials.email ?? '' });
       case 'CONFLUENCE':
-        return new (await import('./sources/confluence.js')).ConfluenceReader(http, settings);
+        return new (await import('./sources/confluence.js')).ConfluenceReader(http, await this.#extractionPool(), settings);
     }
   }
 

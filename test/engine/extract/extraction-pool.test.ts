@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { extractDocument, type DocumentKind } from '../../../src/engine/ingest/extract/document.js';
 import { ExtractionPool } from '../../../src/engine/ingest/extract/extraction-pool.js';
 import { extractHtml } from '../../../src/engine/ingest/extract/html.js';
+import { markupToMarkdown, type MarkupFormat } from '../../../src/engine/ingest/extract/markup.js';
 import { extractPage, type WebPage } from '../../../src/engine/ingest/extract/page.js';
 import { SourceError } from '../../../src/engine/ingest/sources/types.js';
 import { handbook, reportPdf } from '../../support/documents.js';
@@ -124,6 +125,21 @@ describe('ExtractionPool: the same results as extraction in this thread', () => 
     const copies = pages.map((page) => Buffer.from(page.body));
     await Promise.all(pages.map((page) => pool.extractPage(page)));
     expect(pages.map((page) => Buffer.from(page.body))).toEqual(copies);
+  });
+
+  it('converts the markup of integrations (Zendesk HTML, Confluence storage format) as this thread does', async () => {
+    const markups: ReadonlyArray<readonly [string, MarkupFormat]> = [
+      ['<p>Export <b>times out</b> after <code>30 s</code>.</p><ul><li>one</li><li>two</li></ul>', 'html'],
+      [
+        '<h2>Steps</h2><ac:structured-macro ac:name="code"><ac:parameter ac:name="language">bash</ac:parameter>' +
+          '<ac:plain-text-body><![CDATA[./deploy --tag "$TAG"]]></ac:plain-text-body></ac:structured-macro>' +
+          '<ac:structured-macro ac:name="warning"><ac:rich-text-body><p>No deploys on Fridays.</p></ac:rich-text-body></ac:structured-macro>',
+        'confluence-storage',
+      ],
+    ];
+    const inWorkers = await Promise.all(markups.map(([markup, format]) => pool.markupToMarkdown(markup, format)));
+    expect(inWorkers).toEqual(markups.map(([markup, format]) => markupToMarkdown(markup, format)));
+    expect(inWorkers[1]).toContain('```bash\n./deploy --tag "$TAG"\n```');
   });
 
   it('gives the same results for PDF, Word and Excel documents', async () => {

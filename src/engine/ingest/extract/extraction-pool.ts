@@ -18,6 +18,7 @@ import { SourceError } from '../sources/types.js';
 import type { DocumentKind, ExtractedDocument } from './document.js';
 import type { ExtractionResults, ExtractionTask, SerializedError, WorkerMessage } from './extraction-protocol.js';
 import type { ExtractedHtml } from './html.js';
+import type { MarkupFormat } from './markup.js';
 import type { WebPage } from './page.js';
 
 export interface ExtractionSettings {
@@ -29,9 +30,14 @@ export interface ExtractionSettings {
   readonly heapMb?: number;
 }
 
-/** Turns a fetched web page into Markdown; the pool, or a stand-in that extracts in the calling thread. */
+/** Turns a fetched web page into Markdown: the pool. */
 export interface PageExtractor {
   extractPage(page: WebPage): Promise<ExtractedHtml>;
+}
+
+/** Turns the markup of an integration's API into Markdown: the pool. */
+export interface MarkupConverter {
+  markupToMarkdown(markup: string, format: MarkupFormat): Promise<string>;
 }
 
 const DEFAULT_TASK_TIMEOUT_MS = 60_000;
@@ -46,7 +52,7 @@ type TaskInput = ExtractionTask extends infer Task ? (Task extends ExtractionTas
 
 interface Job {
   readonly task: ExtractionTask;
-  readonly resolve: (result: ExtractedHtml | ExtractedDocument) => void;
+  readonly resolve: (result: ExtractionResults[keyof ExtractionResults]) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -60,7 +66,7 @@ interface Thread {
   failure: Error | undefined;
 }
 
-export class ExtractionPool implements PageExtractor {
+export class ExtractionPool implements PageExtractor, MarkupConverter {
   readonly #threadLimit: number;
   readonly #taskTimeoutMs: number;
   readonly #heapMb: number;
@@ -83,6 +89,10 @@ export class ExtractionPool implements PageExtractor {
 
   extractDocument(documentKind: DocumentKind, data: Uint8Array): Promise<ExtractedDocument> {
     return this.#submit({ kind: 'document', documentKind, data: new Uint8Array(data) });
+  }
+
+  markupToMarkdown(markup: string, format: MarkupFormat): Promise<string> {
+    return this.#submit({ kind: 'markup', markup, format });
   }
 
   /** Fails what is queued or running and stops every worker. */
@@ -134,7 +144,8 @@ export class ExtractionPool implements PageExtractor {
     thread.timer = setTimeout(() => this.#timedOut(thread), this.#taskTimeoutMs);
     thread.timer.unref();
     // The task's bytes are its own copy: moved to the worker, not copied once more.
-    thread.worker.postMessage(job.task, [bytesOf(job.task).buffer as ArrayBuffer]);
+    const bytes = bytesOf(job.task);
+    thread.worker.postMessage(job.task, bytes === undefined ? [] : [bytes.buffer as ArrayBuffer]);
   }
 
   #start(): void {
@@ -227,11 +238,26 @@ function workerEntry(): URL {
 }
 
 function subjectOf(task: ExtractionTask): string {
-  return task.kind === 'page' ? task.page.url : `the ${task.documentKind} document`;
+  switch (task.kind) {
+    case 'page':
+      return task.page.url;
+    case 'document':
+      return `the ${task.documentKind} document`;
+    case 'markup':
+      return task.format === 'confluence-storage' ? 'the Confluence page' : 'the HTML';
+  }
 }
 
-function bytesOf(task: ExtractionTask): Uint8Array {
-  return task.kind === 'page' ? task.page.body : task.data;
+/** The bytes a task carries (its own copy), to move to the worker rather than copy again. */
+function bytesOf(task: ExtractionTask): Uint8Array | undefined {
+  switch (task.kind) {
+    case 'page':
+      return task.page.body;
+    case 'document':
+      return task.data;
+    case 'markup':
+      return undefined;
+  }
 }
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;

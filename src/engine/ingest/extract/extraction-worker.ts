@@ -7,6 +7,7 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { extractDocument } from './document.js';
 import type { ExtractionTask, WorkerMessage } from './extraction-protocol.js';
+import { markupToMarkdown } from './markup.js';
 import { extractPage } from './page.js';
 
 const port = parentPort;
@@ -35,6 +36,8 @@ async function perform(task: ExtractionTask) {
   switch (task.kind) {
     case 'page':
       return extractPage(task.page);
+    case 'markup':
+      return markupToMarkdown(task.markup, task.format);
     case 'document':
       return extractDocument(task.documentKind, task.data);
   }
