@@ -7,7 +7,7 @@
  * lease runs out, and no two processes take the same job.
  *
  * Several sources are read at once, but never more than a few fetched from one host at a time
- * (a page being extracted no longer holds a place of its host).
+ * (a page that is being extracted holds no place of its host).
  * Transient failures (timeouts, 429, 5xx) are retried with backoff, honouring
  * Retry-After; anything else fails the source with a reason. Sources read are
  * committed in small batches: one transaction, and one new FTS5 segment, for

@@ -1,15 +1,16 @@
 /**
- * Extraction (web pages and documents to Markdown) in worker threads, so that the thread serving
- * searches and answers never waits behind the decoding or parsing of a large page. There is one worker per core
- * by default: each runs at a lower priority (on Linux), so the serving thread still gets a core
- * whenever it has work and extraction uses whatever is left. Workers start on the first
- * task, not before (a stdio server that only answers never starts one), take one task at a time,
- * and stop after a while without work. A task that runs too long, or whose worker dies (out of
- * memory, a crash), fails alone with a reason that says so; its worker is replaced.
+ * Extraction (web pages, integrations' markup and documents to Markdown) in worker threads, so
+ * that the thread serving searches and answers never waits behind the decoding or parsing of a
+ * large page. There is one worker per core by default: each runs at a lower priority (on Linux),
+ * so the serving thread still gets a core whenever it has work and extraction uses whatever is
+ * left. Workers start on the first task, not before (a stdio server that only answers never
+ * starts one), take one task at a time, and stop after a while without work. A task that runs too
+ * long, or whose worker dies (out of memory, a crash), fails alone with a reason that says so; its
+ * worker is replaced.
  *
  * The workers run dist/bin/extraction-worker.js, built by scripts/bundle.js, wherever this module
  * runs from: the bundle, tsc's dist/, or the TypeScript sources under vitest (whose global setup
- * builds dist/ first). The bundle carries a faster linkedom (see the script).
+ * builds dist/ first). The bundle carries faster linkedom and turndown (see the script).
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
