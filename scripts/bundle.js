@@ -10,7 +10,8 @@
 // The extraction worker (HTML and documents to Markdown, in worker threads) is a
 // second entry point, dist/bin/extraction-worker.js; src/engine/ingest/extract/
 // extraction-pool.ts finds it there whether the engine runs from this bundle, from
-// tsc's dist/ or from the TypeScript sources under vitest.
+// tsc's dist/ or from the TypeScript sources under vitest. Its worker carries faster versions
+// of the libraries extraction spends its time in (LIBRARY_EDITS below).
 import { chmodSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
@@ -21,33 +22,117 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = fileURLToPath(new URL('../dist/bin/', import.meta.url));
 
 /**
- * linkedom gives every node it creates (every element and text of a page) an entry in a WeakMap
- * of event listeners, with a Map of its own, in case a listener is ever added. Extraction never
- * adds one, and those entries were a third of parsing time and most of its garbage collection.
- * This plugin makes the map appear on first use instead. Changing linkedom's classes at run time
- * does not do: V8 then builds every node on a slow path. The exact text is required, so that an
- * upgrade of linkedom (pinned in package.json) that moves it fails the build instead of
- * silently losing the change.
+ * Exact edits to the libraries that extraction spends its time in, made as the bundle is built
+ * (changing their classes at run time does not do: V8 then builds every node on a slow path).
+ * Each edit's text must be found as it is, so that an upgrade of one of these libraries (pinned
+ * in package.json) that moves it fails the build instead of silently losing the change.
+ * @type {Array<{ file: RegExp, why: string, edits: Array<[string, string]> }>}
  */
-const lazyLinkedomListeners = {
-  name: 'lazy-linkedom-listeners',
-  setup(plugin) {
-    const edits = [
+const LIBRARY_EDITS = [
+  {
+    // Every node linkedom creates (every element and text of a page) got an entry in a WeakMap of
+    // event listeners, with a Map of its own, in case a listener is ever added. Extraction never
+    // adds one, and those entries were a third of parsing time and most of its garbage collection:
+    // the map now appears on first use.
+    file: /[\\/]linkedom[\\/]esm[\\/]interface[\\/]event-target\.js$/,
+    why: 'listener maps made on first use',
+    edits: [
       ['  constructor() {\n    wm.set(this, new Map);\n  }', '  constructor() {\n  }'],
       [
         '  addEventListener(type, listener, options) {\n    const map = wm.get(this);',
         '  addEventListener(type, listener, options) {\n    let map = wm.get(this);\n    if (!map) wm.set(this, map = new Map);',
       ],
       ['  removeEventListener(type, listener) {\n    const map = wm.get(this);\n    if (map.has(type)) {', '  removeEventListener(type, listener) {\n    const map = wm.get(this);\n    if (map && map.has(type)) {'],
-    ];
-    plugin.onLoad({ filter: /[\\/]linkedom[\\/]esm[\\/]interface[\\/]event-target\.js$/ }, ({ path }) => {
-      let contents = readFileSync(path, 'utf8');
-      for (const [from, to] of edits) {
-        if (!contents.includes(from)) throw new Error(`${path} no longer reads as scripts/bundle.js expects; revisit lazyLinkedomListeners`);
-        contents = contents.replace(from, to);
-      }
-      return { contents, loader: 'js' };
-    });
+    ],
+  },
+  {
+    // nodeName and tagName of an HTML element upper-case its name on every read, and turndown reads
+    // them several times per element (once per rule it tries): the upper-case names are kept.
+    file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]utils\.js$/,
+    why: 'upper-case tag names kept',
+    edits: [
+      [
+        'export const localCase = ({localName, ownerDocument}) => {\n  return ownerDocument[MIME].ignoreCase ? localName.toUpperCase() : localName;\n};',
+        `const upperCaseNames = new Map;
+export const localCase = ({localName, ownerDocument}) => {
+  if (!ownerDocument[MIME].ignoreCase) return localName;
+  let name = upperCaseNames.get(localName);
+  if (name === undefined) {
+    name = localName.toUpperCase();
+    // Pages may make up any number of names; the usual few hundred are plenty to keep.
+    if (upperCaseNames.size < 1024) upperCaseNames.set(localName, name);
+  }
+  return name;
+};`,
+      ],
+    ],
+  },
+  {
+    // Whether an element is blank was decided on its whole textContent, which linkedom builds
+    // afresh for every element turndown visits (the text of its whole subtree, so a page's text
+    // once per level of nesting); its text nodes are now read until the first that is not blank.
+    file: /[\\/]turndown[\\/]lib[\\/]turndown\.cjs\.js$/,
+    why: 'blank elements found without building their text',
+    edits: [
+      [
+        'function isBlank(node) {\n  return !isVoid(node) && !isMeaningfulWhenBlank(node) && /^\\s*$/i.test(node.textContent) && !hasVoid(node) && !hasMeaningfulWhenBlank(node);\n}',
+        `function isBlank(node) {
+  return !isVoid(node) && !isMeaningfulWhenBlank(node) && hasOnlyBlankText(node) && !hasVoid(node) && !hasMeaningfulWhenBlank(node);
+}
+/** Whether the text nodes below an element (those its textContent joins) are all white space. */
+function hasOnlyBlankText(element) {
+  for (var child = element.firstChild; child; child = child.nextSibling) {
+    var type = child.nodeType;
+    if (type === 3 || type === 4 ? /\\S/.test(child.nodeValue) : type === 1 && !hasOnlyBlankText(child)) return false;
+  }
+  return true;
+}`,
+      ],
+    ],
+  },
+  {
+    // The GFM plugin walks children as node.childNodes[i] up to node.childNodes.length, and
+    // linkedom builds childNodes afresh on every read: each walk read the list twice per child.
+    file: /[\\/]@joplin[\\/]turndown-plugin-gfm[\\/]lib[\\/]turndown-plugin-gfm\.cjs\.js$/,
+    why: 'child lists read once per walk',
+    edits: [
+      [
+        "function nodeContainsTable(node) {\n  if (!node.childNodes) return false;\n\n  for (let i = 0; i < node.childNodes.length; i++) {\n    const child = node.childNodes[i];",
+        "function nodeContainsTable(node) {\n  const childNodes = node.childNodes;\n  if (!childNodes) return false;\n\n  for (let i = 0; i < childNodes.length; i++) {\n    const child = childNodes[i];",
+      ],
+      [
+        'const nodeContains = (node, types) => {\n  if (!node.childNodes) return false;\n\n  for (let i = 0; i < node.childNodes.length; i++) {\n    const child = node.childNodes[i];',
+        'const nodeContains = (node, types) => {\n  const childNodes = node.childNodes;\n  if (!childNodes) return false;\n\n  for (let i = 0; i < childNodes.length; i++) {\n    const child = childNodes[i];',
+      ],
+      [
+        '    if (columnIndex < row.childNodes.length) {\n      var cellAlignment = getAlignment(row.childNodes[columnIndex]);',
+        '    var cells = row.childNodes;\n    if (columnIndex < cells.length) {\n      var cellAlignment = getAlignment(cells[columnIndex]);',
+      ],
+      [
+        '      for (var i = 0; i < colCount; i++) {\n        const childNode = i < node.childNodes.length ? node.childNodes[i] : null;',
+        '      const headings = node.childNodes;\n      for (var i = 0; i < colCount; i++) {\n        const childNode = i < headings.length ? headings[i] : null;',
+      ],
+      [
+        '    for (let j = 0; j < row.childNodes.length; j++) {\n      const cell = row.childNodes[j];',
+        '    const cells = row.childNodes;\n    for (let j = 0; j < cells.length; j++) {\n      const cell = cells[j];',
+      ],
+    ],
+  },
+];
+
+const libraryEdits = {
+  name: 'library-edits',
+  setup(plugin) {
+    for (const { file, why, edits } of LIBRARY_EDITS) {
+      plugin.onLoad({ filter: file }, ({ path }) => {
+        let contents = readFileSync(path, 'utf8');
+        for (const [from, to] of edits) {
+          if (!contents.includes(from)) throw new Error(`${path} no longer reads as scripts/bundle.js expects (${why}); revisit LIBRARY_EDITS`);
+          contents = contents.replace(from, () => to);
+        }
+        return { contents, loader: 'js' };
+      });
+    }
   },
 };
 
@@ -69,7 +154,7 @@ await build({
   logLevel: 'warning',
   // Native addons and packages that locate files of their own at run time stay in node_modules.
   external: ['better-sqlite3', 'sqlite-vec', 'keyv', '@keyv/sqlite'],
-  plugins: [lazyLinkedomListeners],
+  plugins: [libraryEdits],
   // CommonJS dependencies inside an ES module bundle still need a `require` for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });

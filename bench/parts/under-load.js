@@ -42,8 +42,10 @@ const QUESTIONS = [
 /**
  * @typedef {import('../lib/common.js').LatencyStats} LatencyStats
  * @typedef {{ search: LatencyStats, answer: LatencyStats }} Latencies
+ * @typedef {{ process: number, main: number }} CpuSeconds the server's CPU time in a phase: all threads, and the main thread
  * @typedef {{
  *   pages: number, firstSeconds: number, busySeconds: number, failed: number,
+ *   firstCpu: CpuSeconds, busyCpu: CpuSeconds,
  *   idle: Latencies, busy: Latencies, peakRssMb: number, loadAverage: { before: number[], after: number[] },
  *   goals: { seconds: boolean, searchP99: boolean, rss: boolean }
  * }} LoadRun
@@ -95,6 +97,26 @@ function peakRssMb(pid) {
   const kb = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return kb ? Number(kb[1]) / 1024 : Number.NaN;
 }
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ): 100 on every Linux Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user and system) of one /proc stat file; its command name may hold spaces and parentheses. */
+function statCpuSeconds(file) {
+  const fields = readFileSync(file, 'utf8').split(') ').at(-1).split(' ');
+  // Fields 14 and 15 of the file (utime, stime) are the 12th and 13th after the command name.
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds the server has used so far: all its threads, and its main thread (the one that serves
+ * requests) alone. Unlike wall-clock time, these hardly change with other work on the machine.
+ */
+function cpuSeconds(pid) {
+  return { process: statCpuSeconds(`/proc/${pid}/stat`), main: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) };
+}
+
+const cpuSince = (before, after) => ({ process: after.process - before.process, main: after.main - before.main });
 
 /** Starts the high-water mark of the server's RSS afresh (Linux: clear_refs 5). */
 function resetPeakRss(pid) {
@@ -156,10 +178,12 @@ async function runOnce(site) {
   const db = new Database(join(dataDir, 'guru.sqlite'), { readonly: true, fileMustExist: true });
   try {
     // The guru the client asks, filled first (the same work as below, with no one asking).
+    let cpuBefore = cpuSeconds(server.pid);
     let started = performance.now();
     await addManual(server, 'pg', site);
     await untilProcessed(db);
     const firstSeconds = (performance.now() - started) / 1000;
+    const firstCpu = cpuSince(cpuBefore, cpuSeconds(server.pid));
 
     // A warm-up, then the client alone.
     await queryLoop(server, () => true, 2 * QUESTIONS.length);
@@ -168,6 +192,7 @@ async function runOnce(site) {
     const loadBefore = loadavg();
     resetPeakRss(server.pid);
     let ingesting = true;
+    cpuBefore = cpuSeconds(server.pid);
     started = performance.now();
     const ingestion = addManual(server, 'pg2', site)
       .then(() => untilProcessed(db))
@@ -177,12 +202,15 @@ async function runOnce(site) {
       });
     const busy = await queryLoop(server, () => !ingesting);
     const busySeconds = await ingestion;
+    const busyCpu = cpuSince(cpuBefore, cpuSeconds(server.pid));
     const peakMb = peakRssMb(server.pid);
     const { failed } = db.prepare("SELECT count(*) AS failed FROM data_sources WHERE status = 'FAIL'").get();
     return {
       pages: manualPages().length,
       firstSeconds,
       busySeconds,
+      firstCpu,
+      busyCpu,
       failed,
       idle,
       busy,
@@ -227,13 +255,16 @@ function print(result) {
       `search p99 ≤ ${goals.searchP99Ms} ms and ≤ ${goals.p99Ratio}× idle, peak RSS ≤ ${goals.rssMb} MB; extraction threads: ${result.extractionThreads})`,
   );
   const ms = (stats) => `${fixed(stats.p50, 1)} / ${fixed(stats.p99, 1)}`;
+  const cpu = (seconds) => `${fixed(seconds.main, 1)} / ${fixed(seconds.process, 1)}`;
   console.log(
     table(
-      ['run', 'manual s', 'alone s', 'failed', 'search p50/p99 idle', 'busy', 'answer p50/p99 idle', 'busy', 'requests busy', 'peak RSS MB', 'load 1 min', 'goals'],
+      ['run', 'manual s', 'alone s', 'CPU s main/all', 'alone', 'failed', 'search p50/p99 idle', 'busy', 'answer p50/p99 idle', 'busy', 'requests busy', 'peak RSS MB', 'load 1 min', 'goals'],
       result.runs.map((run, index) => [
         index + 1,
         fixed(run.busySeconds, 1),
         fixed(run.firstSeconds, 1),
+        cpu(run.busyCpu),
+        cpu(run.firstCpu),
         run.failed,
         ms(run.idle.search),
         ms(run.busy.search),

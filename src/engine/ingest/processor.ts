@@ -6,7 +6,8 @@
  * taken over within a poll (same machine: its process is gone) or when its
  * lease runs out, and no two processes take the same job.
  *
- * Several sources are read at once, but never more than a few from one host.
+ * Several sources are read at once, but never more than a few fetched from one host at a time
+ * (a page that is being extracted holds no place of its host).
  * Transient failures (timeouts, 429, 5xx) are retried with backoff, honouring
  * Retry-After; anything else fails the source with a reason. Sources read are
  * committed in small batches: one transaction, and one new FTS5 segment, for
@@ -50,15 +51,20 @@ export interface ProcessorStores {
 }
 
 export interface ProcessorLimits {
-  /** Sources read at once. */
+  /** Sources read at once (fetched, or extracted). */
   readonly concurrency: number;
-  /** Sources read at once from one host. */
+  /** Sources fetched at once from one host. */
   readonly perHost: number;
   /** How long a claim holds unless renewed (renewed every fifth of it); 10 s unless set. */
   readonly leaseMs?: number;
 }
 
-export const DEFAULT_LIMITS: ProcessorLimits = { concurrency: 6, perHost: 4 };
+/**
+ * Enough sources under way that the extraction workers always have the next page while a few are
+ * fetched, even when the serving thread is busy with requests and every step of a source waits a
+ * little for it.
+ */
+export const DEFAULT_LIMITS: ProcessorLimits = { concurrency: 16, perHost: 4 };
 
 /** Makes the vectors of a source's chunks; present when embeddings are configured. */
 export interface Embedder {
@@ -102,8 +108,16 @@ export class SourceProcessor {
   readonly #poll: NodeJS.Timeout;
   readonly #renew: NodeJS.Timeout;
   readonly #stopping = new AbortController();
-  /** Jobs being read now, by id, with the host they hold a place of. */
+  /** Jobs being read now, by id. */
   readonly #inFlight = new Map<number, JobRow>();
+  /** Those of them still fetching, each holding a place of its host. */
+  readonly #fetching = new Map<number, string>();
+  /**
+   * The busy hosts of the last claim that found nothing. Until new work may have come (a kick, a
+   * retry given back, a batch that queued vectors), claiming again while they are all still busy
+   * would find nothing either, and each try scans the queue.
+   */
+  #exhaustedWith: readonly string[] | undefined;
   #claiming = false;
   #closed = false;
   #wakeUp: NodeJS.Timeout | undefined;
@@ -165,8 +179,14 @@ export class SourceProcessor {
     this.#renew.unref();
   }
 
-  /** Takes as many jobs as the limits allow, soon. */
+  /** There may be new work: takes as many jobs as the limits allow, soon. */
   kick(): void {
+    this.#exhaustedWith = undefined;
+    this.#claimSoon();
+  }
+
+  /** Takes as many jobs as the limits allow, soon, unless the last claim found nothing that could be taken now. */
+  #claimSoon(): void {
     if (this.#claiming || this.#closed) return;
     this.#claiming = true;
     setImmediate(() => this.#claimJobs());
@@ -191,6 +211,7 @@ export class SourceProcessor {
     this.#stopping.abort(new Error('the engine is closing'));
     for (const job of this.#inFlight.values()) this.#stores.jobs.release(job, this.#owner, Date.now());
     this.#inFlight.clear();
+    this.#fetching.clear();
   }
 
   /** Reads only, unless there is work: an idle process writes nothing. */
@@ -224,27 +245,40 @@ export class SourceProcessor {
 
   #busyHosts(): string[] {
     const perHost = new Map<string, number>();
-    for (const { host } of this.#inFlight.values()) if (host !== null) perHost.set(host, (perHost.get(host) ?? 0) + 1);
+    for (const host of this.#fetching.values()) perHost.set(host, (perHost.get(host) ?? 0) + 1);
     return [...perHost].filter(([, count]) => count >= this.#limits.perHost).map(([host]) => host);
   }
 
   #claimJobs(): void {
     try {
       while (!this.#closed && this.#inFlight.size < this.#limits.concurrency) {
-        const job = this.#stores.jobs.claim(this.#owner, Date.now(), this.#leaseMs, this.#busyHosts());
-        if (!job) break;
+        const busyHosts = this.#busyHosts();
+        if (this.#exhaustedWith?.every((host) => busyHosts.includes(host))) break;
+        const job = this.#stores.jobs.claim(this.#owner, Date.now(), this.#leaseMs, busyHosts);
+        if (!job) {
+          this.#exhaustedWith = busyHosts;
+          this.#scheduleWakeUp();
+          break;
+        }
         this.#inFlight.set(job.id, job);
-        void this.#run(job).finally(() => {
-          this.#inFlight.delete(job.id);
-          this.kick();
-        });
+        if (job.host !== null) this.#fetching.set(job.id, job.host);
+        void this.#run(job).finally(() => this.#settled(job));
       }
     } catch (error) {
       this.#logger.error('could not take work from the queue', { reason: messageOf(error) });
     } finally {
       this.#claiming = false;
     }
-    this.#scheduleWakeUp();
+  }
+
+  /** The job needs its host no more: its place goes to the next source from there. */
+  #fetched(job: JobRow): void {
+    if (this.#fetching.delete(job.id)) this.#claimSoon();
+  }
+
+  #settled(job: JobRow): void {
+    this.#fetching.delete(job.id);
+    if (this.#inFlight.delete(job.id)) this.#claimSoon();
   }
 
   /** Jobs waiting for a retry, or leased by a process that may have died, come due later. */
@@ -274,11 +308,10 @@ export class SourceProcessor {
         if (!this.#closed) this.#finish(job);
         return;
       }
-      const text = await this.#reading.read(source, this.#stopping.signal);
+      const text = await this.#reading.read(source, this.#stopping.signal, () => this.#fetched(job));
       if (this.#closed) return;
       // Its place goes to the next source now: waiting for the batch is no reason to read less.
-      this.#inFlight.delete(job.id);
-      this.kick();
+      this.#settled(job);
       await this.#addToBatch(job, text);
     } catch (error) {
       if (this.#closed) return;
@@ -305,6 +338,8 @@ export class SourceProcessor {
     if (batch.length === 0) return;
     try {
       this.#storeBatch(batch);
+      // The batch queued the vectors of its sources.
+      if (this.#embedder) this.kick();
     } catch (error) {
       // The transaction itself failed (the database busy past its timeout, say): each source is retried.
       for (const read of batch) read.failed(error);
@@ -317,6 +352,8 @@ export class SourceProcessor {
     if (verdict.retry) {
       this.#logger.warn('reading a data source failed; will retry', { source: job.source_id, attempt: job.attempts, in_ms: verdict.afterMs, reason });
       this.#stores.jobs.release(job, this.#owner, Date.now() + verdict.afterMs);
+      // Work that comes due later: the wake-up must know of it.
+      this.#exhaustedWith = undefined;
       return;
     }
     if (job.kind === 'embed_source') {

@@ -45,11 +45,12 @@ export class SourceReading {
     this.#credentials = credentials;
   }
 
-  async read(source: SourceRow, signal: AbortSignal): Promise<SourceText> {
+  /** `fetched`: see SourceReader.read. */
+  async read(source: SourceRow, signal: AbortSignal, fetched?: () => void): Promise<SourceText> {
     if (isStoredType(source.type)) return { title: source.title ?? source.name ?? '', markdown: source.content ?? '' };
     if (source.url === null) throw new SourceError(`Data source ${source.id} has no URL to read.`);
     const reader = await this.#readerFor(source);
-    const document = await reader.read(source.url, signal);
+    const document = await reader.read(source.url, signal, fetched);
     return { title: document.title, markdown: document.markdown };
   }
 
@@ -113,9 +114,9 @@ export class SourceReading {
       case 'JIRA':
         return new (await import('./sources/jira.js')).JiraReader(http, settings);
       case 'ZENDESK':
-        return new (await import('./sources/zendesk.js')).ZendeskReader(http, { ...settings, email: credentials.email ?? '' });
+        return new (await import('./sources/zendesk.js')).ZendeskReader(http, await this.#extractionPool(), { ...settings, email: credentials.email ?? '' });
       case 'CONFLUENCE':
-        return new (await import('./sources/confluence.js')).ConfluenceReader(http, settings);
+        return new (await import('./sources/confluence.js')).ConfluenceReader(http, await this.#extractionPool(), settings);
     }
   }
 

@@ -10,6 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { extractDocument, type DocumentKind } from '../../../src/engine/ingest/extract/document.js';
 import { ExtractionPool } from '../../../src/engine/ingest/extract/extraction-pool.js';
 import { extractHtml } from '../../../src/engine/ingest/extract/html.js';
+import { markupToMarkdown, type MarkupFormat } from '../../../src/engine/ingest/extract/markup.js';
+import { extractPage, type WebPage } from '../../../src/engine/ingest/extract/page.js';
 import { SourceError } from '../../../src/engine/ingest/sources/types.js';
 import { handbook, reportPdf } from '../../support/documents.js';
 import { BLOG_PAGE, DOCS_PAGE } from '../../support/pages.js';
@@ -24,12 +26,37 @@ const BARE_PAGE = `<html><head><title>Status</title></head><body>
   <div><p>All systems <b>operational</b>.</p><pre><code class="language-sh">curl https://status.acme.test</code></pre></div>
   <footer>© Acme</footer></body></html>`;
 
+/**
+ * What the bundle's edits to linkedom, turndown and its GFM plugin touch (scripts/bundle.js): blank
+ * and nearly blank elements, upper- and lower-case tag names, tables that stay HTML or are taken
+ * apart, tables in tables.
+ */
+const EDGE_PAGE = `<HTML><HEAD><TITLE>Edge cases</TITLE></HEAD><BODY><MAIN>
+  <H2>Blank <SPAN> </SPAN>and <em>\n\t</em>not <b> <i> </i>x</b></H2>
+  <p><span><span>  </span></span><a href="/x"> </a><strong><span> </span></strong> words<br> <code> </code></p>
+  <div><div>\n  <div> </div>\n</div></div><p>after &nbsp; blanks</p>
+  <table><tr><td align="right">1</td><TD>two <code>2</code></TD></tr><tr><td>3</td><td><ul><li>four</li></ul></td></tr></table>
+  <table><thead><tr><th align="center">H</th><th></th></tr></thead><tbody><tr><td>a</td><td> </td></tr><tr><td>b</td></tr></tbody></table>
+  <table><tr><td><table><tr><td>inner</td><td>cells</td></tr></table></td></tr></table>
+  <table><tr><td>only cell</td></tr></table>
+  <table><tr><td><pre><code class="language-sql">SELECT 1;</code></pre></td><td>code</td></tr></table>
+</MAIN></BODY></HTML>`;
+
 const HTML_FIXTURES: ReadonlyArray<readonly [string, string]> = [
   ['https://docs.acme.test/docs/pooling/', DOCS_PAGE],
   ['https://blog.acme.test/p/sqlite', BLOG_PAGE],
   ['https://docs.acme.test/settings', LONG_TABLE_PAGE],
   ['https://status.acme.test/', BARE_PAGE],
+  ['https://edge.acme.test/', EDGE_PAGE],
 ];
+
+/** A page as a server sends it: UTF-8 HTML. */
+const htmlPage = (url: string, html: string): WebPage => ({
+  url,
+  mimeType: 'text/html',
+  contentType: 'text/html; charset=utf-8',
+  body: new TextEncoder().encode(html),
+});
 
 /**
  * Some 6 MB of paragraphs: more than a worker with a 32 MB heap can hold as a DOM, and seconds of
@@ -73,9 +100,46 @@ describe('ExtractionPool: the same results as extraction in this thread', () => 
   });
 
   it('gives the same title and Markdown for the web page fixtures', async () => {
-    const inWorkers = await Promise.all(HTML_FIXTURES.map(([url, html]) => pool.extractHtml(html, url)));
+    const inWorkers = await Promise.all(HTML_FIXTURES.map(([url, html]) => pool.extractPage(htmlPage(url, html))));
     expect(inWorkers).toEqual(HTML_FIXTURES.map(([url, html]) => extractHtml(html, url)));
     expect(inWorkers[0]?.markdown).toContain('## Configuring the pool');
+  });
+
+  it('decodes pages in the worker by their charset, as this thread does', async () => {
+    const pages: WebPage[] = [
+      // "Café – “Menü”" in windows-1252, announced by the header only.
+      { url: 'https://latin.acme.test/', mimeType: 'text/html', contentType: 'text/html; charset=windows-1252', body: Buffer.from('<title>Caf\xe9 \x96 \x93Men\xfc\x94</title><main>Speisekarte f\xfcr heute</main>', 'latin1') },
+      // "日本語" in Shift_JIS, announced by <meta charset> only.
+      { url: 'https://ja.acme.test/', mimeType: 'text/html', contentType: 'text/html', body: Buffer.concat([Buffer.from('<meta charset="shift_jis"><title>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea]), Buffer.from('</title>')]) },
+      // UTF-16 by its byte order mark, served without a type, and a Markdown file.
+      { url: 'https://bom.acme.test/', mimeType: '', contentType: undefined, body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<!DOCTYPE html><title>Grüße</title><main>Schöne Grüße</main>', 'utf16le')]) },
+      { url: 'https://docs.acme.test/notes.md', mimeType: 'text/markdown', contentType: 'text/markdown', body: new TextEncoder().encode('# Notes\n\nText.\n') },
+    ];
+    const inWorkers = await Promise.all(pages.map((page) => pool.extractPage(page)));
+    expect(inWorkers).toEqual(pages.map((page) => extractPage(page)));
+    expect(inWorkers.map((page) => page.title)).toEqual(['Café – “Menü”', '日本語', 'Grüße', 'Notes']);
+  });
+
+  it('leaves the bytes it was given as they were', async () => {
+    const pages = [htmlPage('https://docs.acme.test/docs/pooling/', DOCS_PAGE), htmlPage('https://blog.acme.test/p/sqlite', BLOG_PAGE)];
+    const copies = pages.map((page) => Buffer.from(page.body));
+    await Promise.all(pages.map((page) => pool.extractPage(page)));
+    expect(pages.map((page) => Buffer.from(page.body))).toEqual(copies);
+  });
+
+  it('converts the markup of integrations (Zendesk HTML, Confluence storage format) as this thread does', async () => {
+    const markups: ReadonlyArray<readonly [string, MarkupFormat]> = [
+      ['<p>Export <b>times out</b> after <code>30 s</code>.</p><ul><li>one</li><li>two</li></ul>', 'html'],
+      [
+        '<h2>Steps</h2><ac:structured-macro ac:name="code"><ac:parameter ac:name="language">bash</ac:parameter>' +
+          '<ac:plain-text-body><![CDATA[./deploy --tag "$TAG"]]></ac:plain-text-body></ac:structured-macro>' +
+          '<ac:structured-macro ac:name="warning"><ac:rich-text-body><p>No deploys on Fridays.</p></ac:rich-text-body></ac:structured-macro>',
+        'confluence-storage',
+      ],
+    ];
+    const inWorkers = await Promise.all(markups.map(([markup, format]) => pool.markupToMarkdown(markup, format)));
+    expect(inWorkers).toEqual(markups.map(([markup, format]) => markupToMarkdown(markup, format)));
+    expect(inWorkers[1]).toContain('```bash\n./deploy --tag "$TAG"\n```');
   });
 
   it('gives the same results for PDF, Word and Excel documents', async () => {
@@ -119,8 +183,8 @@ describe('ExtractionPool: failures stay with their task', () => {
     let slow: Promise<unknown> = Promise.resolve();
     let next: Promise<{ title: string }> = Promise.resolve({ title: '' });
     const workers = await watchWorkers(async () => {
-      slow = pool.extractHtml(HUGE_PAGE, 'https://slow.acme.test/').then(() => undefined, (error: unknown) => error);
-      next = pool.extractHtml(DOCS_PAGE, 'https://docs.acme.test/docs/pooling/');
+      slow = pool.extractPage(htmlPage('https://slow.acme.test/', HUGE_PAGE)).then(() => undefined, (error: unknown) => error);
+      next = pool.extractPage(htmlPage('https://docs.acme.test/docs/pooling/', DOCS_PAGE));
       await slow;
       await next;
     });
@@ -135,10 +199,10 @@ describe('ExtractionPool: failures stay with their task', () => {
 
   it('fails a page that exhausts its worker’s memory, and extracts the next one', async () => {
     const pool = poolOf({ threads: 1, heapMb: 32 });
-    const error = await pool.extractHtml(HUGE_PAGE, 'https://huge.acme.test/').then(() => undefined, (failure: unknown) => failure);
+    const error = await pool.extractPage(htmlPage('https://huge.acme.test/', HUGE_PAGE)).then(() => undefined, (failure: unknown) => failure);
     expect(error).toBeInstanceOf(SourceError);
     expect((error as Error).message).toMatch(/^Extracting the text of https:\/\/huge\.acme\.test\/ stopped its extraction worker: .*memory/);
-    expect((await pool.extractHtml(DOCS_PAGE, 'https://docs.acme.test/docs/pooling/')).title).toBe('Connection pooling');
+    expect((await pool.extractPage(htmlPage('https://docs.acme.test/docs/pooling/', DOCS_PAGE))).title).toBe('Connection pooling');
   });
 });
 
@@ -154,14 +218,14 @@ describe('ExtractionPool: workers come and go with the work', () => {
     const pool = new ExtractionPool({ threads: 2 });
     let underWay: Promise<unknown> = Promise.resolve();
     const workers = await watchWorkers(async () => {
-      await Promise.all([pool.extractHtml(DOCS_PAGE, 'https://a.acme.test/'), pool.extractHtml(BLOG_PAGE, 'https://b.acme.test/')]);
-      underWay = pool.extractHtml(HUGE_PAGE, 'https://slow.acme.test/').then(() => undefined, (error: unknown) => error);
+      await Promise.all([pool.extractPage(htmlPage('https://a.acme.test/', DOCS_PAGE)), pool.extractPage(htmlPage('https://b.acme.test/', BLOG_PAGE))]);
+      underWay = pool.extractPage(htmlPage('https://slow.acme.test/', HUGE_PAGE)).then(() => undefined, (error: unknown) => error);
       await pool.close();
     });
 
     expect(workers).toHaveLength(2);
     expect(workers.map((worker) => worker.exited)).toEqual([true, true]);
     expect(await underWay).toMatchObject({ message: 'the engine is closing' });
-    await expect(pool.extractHtml(DOCS_PAGE, 'https://a.acme.test/')).rejects.toThrow('the engine is closing');
+    await expect(pool.extractPage(htmlPage('https://a.acme.test/', DOCS_PAGE))).rejects.toThrow('the engine is closing');
   });
 });

@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { storageToHtml } from '../../../src/engine/ingest/extract/confluence-storage.js';
+import { ExtractionPool } from '../../../src/engine/ingest/extract/extraction-pool.js';
 import { htmlToMarkdown } from '../../../src/engine/ingest/extract/markdown.js';
-import { ConfluenceReader, storageToHtml } from '../../../src/engine/ingest/sources/confluence.js';
+import { ConfluenceReader } from '../../../src/engine/ingest/sources/confluence.js';
 import { SourceError } from '../../../src/engine/ingest/sources/types.js';
 import { FetchFailure, HttpFetcher } from '../../../src/net/http-fetcher.js';
 import { startConfluenceStandIn, type ConfluencePageFixture, type ConfluenceStandIn } from '../../stand-ins/confluence.js';
@@ -69,6 +71,12 @@ const PAGES: ConfluencePageFixture[] = [
 
 let standIn: ConfluenceStandIn | undefined;
 let fetcher: HttpFetcher | undefined;
+/** Pages are converted in an extraction worker, as in the engine. */
+const extraction = new ExtractionPool({ threads: 1 });
+
+afterAll(async () => {
+  await extraction.close();
+});
 
 afterEach(async () => {
   await standIn?.close();
@@ -81,7 +89,7 @@ async function cloud(apiToken = TOKEN, baseSuffix = ''): Promise<{ reader: Confl
   const confluence = await startConfluenceStandIn({ pages: PAGES, flavour: 'cloud', email: EMAIL, apiToken: TOKEN });
   standIn = confluence;
   fetcher = new HttpFetcher({ allowPrivateNetwork: true });
-  return { reader: new ConfluenceReader(fetcher, { baseUrl: `${confluence.baseUrl}${baseSuffix}`, email: EMAIL, apiToken }), confluence };
+  return { reader: new ConfluenceReader(fetcher, extraction, { baseUrl: `${confluence.baseUrl}${baseSuffix}`, email: EMAIL, apiToken }), confluence };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -131,7 +139,7 @@ describe('ConfluenceReader', () => {
     const confluence = await startConfluenceStandIn({ pages: PAGES, flavour: 'server', apiToken: 'pat-dc', contextPath: '/confluence' });
     standIn = confluence;
     fetcher = new HttpFetcher({ allowPrivateNetwork: true });
-    const reader = new ConfluenceReader(fetcher, { baseUrl: confluence.baseUrl, apiToken: 'pat-dc' });
+    const reader = new ConfluenceReader(fetcher, extraction, { baseUrl: confluence.baseUrl, apiToken: 'pat-dc' });
 
     const byTitle = await reader.read(`${confluence.baseUrl}/display/ENG/Deploy+Guide`);
     expect(byTitle.markdown).toBe(`# Deploy Guide\n\n${EXPECTED_BODY}\n`);
@@ -162,7 +170,7 @@ describe('ConfluenceReader', () => {
     expect(refused).toBeInstanceOf(SourceError);
     expect((refused as Error).message).toMatch(/^Confluence answered 401: .* refused the integration's credentials/);
 
-    const good = new ConfluenceReader(fetcher!, { baseUrl: confluence.baseUrl, email: EMAIL, apiToken: TOKEN });
+    const good = new ConfluenceReader(fetcher!, extraction, { baseUrl: confluence.baseUrl, email: EMAIL, apiToken: TOKEN });
     const missing = await rejection(good.read(`${confluence.baseUrl}/wiki/spaces/ENG/pages/999`));
     expect((missing as Error).message).toBe("Confluence answered 404: page 999 does not exist or the integration's account cannot see it");
 

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ExtractionPool } from '../../../src/engine/ingest/extract/extraction-pool.js';
 import { SourceError } from '../../../src/engine/ingest/sources/types.js';
 import { ZendeskReader } from '../../../src/engine/ingest/sources/zendesk.js';
 import { FetchFailure, HttpFetcher } from '../../../src/net/http-fetcher.js';
@@ -53,6 +54,12 @@ const OPTIONS: ZendeskStandInOptions = {
 
 let standIn: ZendeskStandIn | undefined;
 let fetcher: HttpFetcher | undefined;
+/** HTML bodies are converted in an extraction worker, as in the engine. */
+const extraction = new ExtractionPool({ threads: 1 });
+
+afterAll(async () => {
+  await extraction.close();
+});
 
 afterEach(async () => {
   await standIn?.close();
@@ -65,7 +72,7 @@ async function setUp(overrides: Partial<ZendeskStandInOptions> = {}, apiToken = 
   const zendesk = await startZendeskStandIn({ ...OPTIONS, ...overrides });
   standIn = zendesk;
   fetcher = new HttpFetcher({ allowPrivateNetwork: true });
-  return { reader: new ZendeskReader(fetcher, { baseUrl: zendesk.baseUrl, email: EMAIL, apiToken }), zendesk };
+  return { reader: new ZendeskReader(fetcher, extraction, { baseUrl: zendesk.baseUrl, email: EMAIL, apiToken }), zendesk };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -166,7 +173,7 @@ describe('ZendeskReader', () => {
     expect(refused).toBeInstanceOf(SourceError);
     expect((refused as Error).message).toMatch(/^Zendesk answered 401: .* refused the integration's credentials/);
 
-    const good = new ZendeskReader(fetcher!, { baseUrl: zendesk.baseUrl, email: EMAIL, apiToken: TOKEN });
+    const good = new ZendeskReader(fetcher!, extraction, { baseUrl: zendesk.baseUrl, email: EMAIL, apiToken: TOKEN });
     const missing = await rejection(good.read(`${zendesk.baseUrl}/agent/tickets/1`));
     expect((missing as Error).message).toBe("Zendesk answered 404: ticket 1 does not exist or the integration's account cannot see it");
     const noArticle = await rejection(good.read(`${zendesk.baseUrl}/hc/de/articles/9-x`));

@@ -1,15 +1,16 @@
 /**
- * Extraction (web pages and documents to Markdown) in worker threads, so that the thread serving
- * searches and answers never waits behind the parsing of a large page. There is one worker per core
- * by default: each runs at a lower priority (on Linux), so the serving thread still gets a core
- * whenever it has work and extraction uses whatever is left. Workers start on the first
- * task, not before (a stdio server that only answers never starts one), take one task at a time,
- * and stop after a while without work. A task that runs too long, or whose worker dies (out of
- * memory, a crash), fails alone with a reason that says so; its worker is replaced.
+ * Extraction (web pages, integrations' markup and documents to Markdown) in worker threads, so
+ * that the thread serving searches and answers never waits behind the decoding or parsing of a
+ * large page. There is one worker per core by default: each runs at a lower priority (on Linux),
+ * so the serving thread still gets a core whenever it has work and extraction uses whatever is
+ * left. Workers start on the first task, not before (a stdio server that only answers never
+ * starts one), take one task at a time, and stop after a while without work. A task that runs too
+ * long, or whose worker dies (out of memory, a crash), fails alone with a reason that says so; its
+ * worker is replaced.
  *
  * The workers run dist/bin/extraction-worker.js, built by scripts/bundle.js, wherever this module
  * runs from: the bundle, tsc's dist/, or the TypeScript sources under vitest (whose global setup
- * builds dist/ first). The bundle carries a faster linkedom (see the script).
+ * builds dist/ first). The bundle carries faster linkedom and turndown (see the script).
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -18,6 +19,8 @@ import { SourceError } from '../sources/types.js';
 import type { DocumentKind, ExtractedDocument } from './document.js';
 import type { ExtractionResults, ExtractionTask, SerializedError, WorkerMessage } from './extraction-protocol.js';
 import type { ExtractedHtml } from './html.js';
+import type { MarkupFormat } from './markup.js';
+import type { WebPage } from './page.js';
 
 export interface ExtractionSettings {
   /** Worker threads; by default as many as the machine's cores (they run at a lower priority than the serving thread). */
@@ -28,9 +31,14 @@ export interface ExtractionSettings {
   readonly heapMb?: number;
 }
 
-/** Turns a fetched web page into Markdown; the pool, or a stand-in that extracts in the calling thread. */
-export interface HtmlExtractor {
-  extractHtml(html: string, url: string): Promise<ExtractedHtml>;
+/** Turns a fetched web page into Markdown: the pool. */
+export interface PageExtractor {
+  extractPage(page: WebPage): Promise<ExtractedHtml>;
+}
+
+/** Turns the markup of an integration's API into Markdown: the pool. */
+export interface MarkupConverter {
+  markupToMarkdown(markup: string, format: MarkupFormat): Promise<string>;
 }
 
 const DEFAULT_TASK_TIMEOUT_MS = 60_000;
@@ -45,7 +53,7 @@ type TaskInput = ExtractionTask extends infer Task ? (Task extends ExtractionTas
 
 interface Job {
   readonly task: ExtractionTask;
-  readonly resolve: (result: ExtractedHtml | ExtractedDocument) => void;
+  readonly resolve: (result: ExtractionResults[keyof ExtractionResults]) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -59,7 +67,7 @@ interface Thread {
   failure: Error | undefined;
 }
 
-export class ExtractionPool implements HtmlExtractor {
+export class ExtractionPool implements PageExtractor, MarkupConverter {
   readonly #threadLimit: number;
   readonly #taskTimeoutMs: number;
   readonly #heapMb: number;
@@ -75,12 +83,17 @@ export class ExtractionPool implements HtmlExtractor {
     this.#heapMb = settings.heapMb ?? DEFAULT_HEAP_MB;
   }
 
-  extractHtml(html: string, url: string): Promise<ExtractedHtml> {
-    return this.#submit({ kind: 'html', html, url });
+  /** The page's bytes go to a worker as they are (a copy: the caller's stay as they were), to be decoded there. */
+  extractPage(page: WebPage): Promise<ExtractedHtml> {
+    return this.#submit({ kind: 'page', page: { ...page, body: new Uint8Array(page.body) } });
   }
 
   extractDocument(documentKind: DocumentKind, data: Uint8Array): Promise<ExtractedDocument> {
-    return this.#submit({ kind: 'document', documentKind, data });
+    return this.#submit({ kind: 'document', documentKind, data: new Uint8Array(data) });
+  }
+
+  markupToMarkdown(markup: string, format: MarkupFormat): Promise<string> {
+    return this.#submit({ kind: 'markup', markup, format });
   }
 
   /** Fails what is queued or running and stops every worker. */
@@ -131,7 +144,9 @@ export class ExtractionPool implements HtmlExtractor {
     thread.worker.ref();
     thread.timer = setTimeout(() => this.#timedOut(thread), this.#taskTimeoutMs);
     thread.timer.unref();
-    thread.worker.postMessage(job.task);
+    // The task's bytes are its own copy: moved to the worker, not copied once more.
+    const bytes = bytesOf(job.task);
+    thread.worker.postMessage(job.task, bytes === undefined ? [] : [bytes.buffer as ArrayBuffer]);
   }
 
   #start(): void {
@@ -224,7 +239,26 @@ function workerEntry(): URL {
 }
 
 function subjectOf(task: ExtractionTask): string {
-  return task.kind === 'html' ? task.url : `the ${task.documentKind} document`;
+  switch (task.kind) {
+    case 'page':
+      return task.page.url;
+    case 'document':
+      return `the ${task.documentKind} document`;
+    case 'markup':
+      return task.format === 'confluence-storage' ? 'the Confluence page' : 'the HTML';
+  }
+}
+
+/** The bytes a task carries (its own copy), to move to the worker rather than copy again. */
+function bytesOf(task: ExtractionTask): Uint8Array | undefined {
+  switch (task.kind) {
+    case 'page':
+      return task.page.body;
+    case 'document':
+      return task.data;
+    case 'markup':
+      return undefined;
+  }
 }
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;

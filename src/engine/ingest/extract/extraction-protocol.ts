@@ -4,14 +4,18 @@
  */
 import type { DocumentKind, ExtractedDocument } from './document.js';
 import type { ExtractedHtml } from './html.js';
+import type { MarkupFormat } from './markup.js';
+import type { WebPage } from './page.js';
 
 export type ExtractionTask =
-  | { readonly id: number; readonly kind: 'html'; readonly html: string; readonly url: string }
+  | { readonly id: number; readonly kind: 'page'; readonly page: WebPage }
+  | { readonly id: number; readonly kind: 'markup'; readonly markup: string; readonly format: MarkupFormat }
   | { readonly id: number; readonly kind: 'document'; readonly documentKind: DocumentKind; readonly data: Uint8Array };
 
 /** What a task of each kind resolves to. */
 export interface ExtractionResults {
-  readonly html: ExtractedHtml;
+  readonly page: ExtractedHtml;
+  readonly markup: string;
   readonly document: ExtractedDocument;
 }
 
@@ -24,5 +28,5 @@ export interface SerializedError {
 export type WorkerMessage =
   /** The worker has loaded its modules and takes tasks. */
   | { readonly type: 'ready' }
-  | { readonly type: 'done'; readonly id: number; readonly result: ExtractedHtml | ExtractedDocument }
+  | { readonly type: 'done'; readonly id: number; readonly result: ExtractionResults[keyof ExtractionResults] }
   | { readonly type: 'failed'; readonly id: number; readonly error: SerializedError };

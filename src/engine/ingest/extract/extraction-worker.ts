@@ -7,7 +7,8 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { extractDocument } from './document.js';
 import type { ExtractionTask, WorkerMessage } from './extraction-protocol.js';
-import { extractHtml } from './html.js';
+import { markupToMarkdown } from './markup.js';
+import { extractPage } from './page.js';
 
 const port = parentPort;
 if (!port) throw new Error('extraction-worker.js runs in a worker thread, started by the extraction pool');
@@ -33,8 +34,10 @@ function yieldToTheServingThread(): void {
 
 async function perform(task: ExtractionTask) {
   switch (task.kind) {
-    case 'html':
-      return extractHtml(task.html, task.url);
+    case 'page':
+      return extractPage(task.page);
+    case 'markup':
+      return markupToMarkdown(task.markup, task.format);
     case 'document':
       return extractDocument(task.documentKind, task.data);
   }

@@ -6,7 +6,11 @@ export interface ReadDocument {
 }
 
 export interface SourceReader {
-  read(url: string, signal?: AbortSignal): Promise<ReadDocument>;
+  /**
+   * `fetched`, when the reader calls it, says that it needs nothing more from the source's host
+   * (what is left is its own work, extraction say): the host's place goes to the next source.
+   */
+  read(url: string, signal?: AbortSignal, fetched?: () => void): Promise<ReadDocument>;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { HttpFetcher } from '../../../net/http-fetcher.js';
-import { htmlToMarkdown } from '../extract/markdown.js';
+import type { MarkupConverter } from '../extract/extraction-pool.js';
 import { basicAuthorization, formatDate, formatDateTime, IntegrationApi, parseSourceUrl, type RefusalMessage } from './integration-api.js';
 import { SourceError, type ReadDocument, type SourceReader } from './types.js';
 
@@ -73,8 +73,10 @@ const MAX_COMMENT_PAGES = 200;
 
 export class ZendeskReader implements SourceReader {
   readonly #api: IntegrationApi;
+  readonly #converter: MarkupConverter;
 
-  constructor(fetcher: HttpFetcher, settings: ZendeskSettings) {
+  constructor(fetcher: HttpFetcher, converter: MarkupConverter, settings: ZendeskSettings) {
+    this.#converter = converter;
     this.#api = new IntegrationApi(fetcher, 'Zendesk', settings.baseUrl, basicAuthorization(`${settings.email}/token`, settings.apiToken));
   }
 
@@ -125,12 +127,15 @@ export class ZendeskReader implements SourceReader {
     const parts = [`# ${title}`, ticketMetadata(ticket, person)];
     if (comments.length > 0) {
       parts.push('## Comments');
-      for (const comment of comments) {
+      const bodies = await Promise.all(
+        comments.map((comment) => (comment.html_body ? this.#converter.markupToMarkdown(comment.html_body, 'html') : (comment.body ?? '').trim())),
+      );
+      comments.forEach((comment, index) => {
         const visibility = comment.public === false ? 'Internal note' : 'Public reply';
         parts.push(`### ${visibility} — ${person(comment.author_id) ?? 'unknown author'} — ${formatDateTime(comment.created_at)}`);
-        const body = comment.html_body ? htmlToMarkdown(comment.html_body) : (comment.body ?? '').trim();
+        const body = bodies[index];
         if (body) parts.push(body);
-      }
+      });
     }
     return { title, markdown: `${parts.join('\n\n')}\n`, url: new URL(`agent/tickets/${ticket.id}`, this.#api.base).href };
   }
@@ -139,7 +144,7 @@ export class ZendeskReader implements SourceReader {
     const refusal = this.#refusal(`Help Center article ${id} (${locale})`);
     const { article } = await this.#api.getJson(`api/v2/help_center/${locale}/articles/${id}.json`, ArticleAnswer, refusal, signal);
     const title = article.title?.trim() || `Article ${article.id}`;
-    const body = htmlToMarkdown(article.body ?? '');
+    const body = await this.#converter.markupToMarkdown(article.body ?? '', 'html');
     if (!body) throw new SourceError(`Zendesk Help Center article ${id} (${locale}) has no text to index`);
     return {
       title,
