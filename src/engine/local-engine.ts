@@ -110,7 +110,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
       limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
       extractPdf: (data) => this.#dataSources.pdfText(data),
       knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
-      readsImages: (guru) => model !== undefined && context.settings.llm?.readsImages === true && this.#gurus.settingsOf(guru).use_model,
+      readsImages: (guru) => context.settings.llm?.readsImages === true && this.#gurus.settingsOf(guru).use_model,
     });
     this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, attachments, model);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions, chat);

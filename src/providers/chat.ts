@@ -27,8 +27,9 @@ export interface ChatSettings {
   /** Sent as a bearer token; never logged, never part of an error message. */
   readonly apiKey?: string;
   /**
-   * The model reads images (GURU_LLM_IMAGES): answers send the question's images as `image_url`
-   * parts. Off by default, since many OpenAI-compatible models take text only and refuse them.
+   * The model reads images (GURU_LLM_IMAGES), so the engine puts a question's images in the answer
+   * call as `image_url` parts. Off by default: many OpenAI-compatible models take text only and
+   * refuse such a request. The provider itself sends whatever messages it is given.
    */
   readonly readsImages?: boolean;
   /** Default 10 s. */
