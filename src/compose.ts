@@ -71,7 +71,12 @@ function embeddingsOf(config: Config): EmbeddingsSettings | undefined {
 /** The language model of the settings, as settings only: its client loads where answers use it. The schema insists on a model with a URL. */
 function llmOf(config: Config): ChatSettings | undefined {
   if (config.llmUrl === undefined || config.llmModel === undefined) return undefined;
-  return { baseUrl: config.llmUrl, model: config.llmModel, ...(config.llmApiKey === undefined ? {} : { apiKey: config.llmApiKey }) };
+  return {
+    baseUrl: config.llmUrl,
+    model: config.llmModel,
+    readsImages: config.llmImages,
+    ...(config.llmApiKey === undefined ? {} : { apiKey: config.llmApiKey }),
+  };
 }
 
 /** A URL fit for logs: without any user:password@ it may carry. */

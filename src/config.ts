@@ -64,6 +64,11 @@ export const Config = z
     llmModel: z.string().trim().min(1).optional(),
     /** Sent as a bearer token to `llmUrl`. Never a command-line flag, never logged. */
     llmApiKey: z.string().trim().min(1).optional(),
+    /**
+     * `llmModel` reads images: the images of a question go to it with the question. Opt-in, since
+     * many OpenAI-compatible models take text only and refuse a request that carries an image.
+     */
+    llmImages: Flag.default(false),
     /** An OpenAI-compatible API root (`POST {url}/audio/speech`): text-to-speech version 2, for the gurus the operator enables. */
     ttsUrl: BaseUrl('must be an http:// or https:// API root, e.g. https://api.openai.com/v1').optional(),
     /** The speech model's name at `ttsUrl`. */
@@ -137,6 +142,7 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   llmUrl: 'GURU_LLM_URL',
   llmModel: 'GURU_LLM_MODEL',
   llmApiKey: 'GURU_LLM_API_KEY',
+  llmImages: 'GURU_LLM_IMAGES',
   ttsUrl: 'GURU_TTS_URL',
   ttsModel: 'GURU_TTS_MODEL',
   ttsVoice: 'GURU_TTS_VOICE',

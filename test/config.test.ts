@@ -153,6 +153,24 @@ describe('language model settings', () => {
     }
   });
 
+  it('send no images unless GURU_LLM_IMAGES (config file llmImages, flag --llm-images) says the model reads them', () => {
+    const model = { GURU_LLM_URL: 'http://localhost:11434/v1', GURU_LLM_MODEL: 'llava' };
+    expect(load(model).llmImages).toBe(false);
+    expect(load({ ...model, GURU_LLM_IMAGES: '1' }).llmImages).toBe(true);
+    expect(load({ ...model, GURU_LLM_IMAGES: '0' }).llmImages).toBe(false);
+    expect(() => load({ ...model, GURU_LLM_IMAGES: 'sometimes' })).toThrow(/llmImages \(GURU_LLM_IMAGES\)/);
+    const dir = mkdtempSync(join(tmpdir(), 'guru-config-'));
+    try {
+      const file = join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify({ llmImages: true }));
+      expect(loadConfig({ configFile: file, env: { GURU_DATA_DIR: '/tmp/guru-config-test', ...model } }).llmImages).toBe(true);
+      expect(loadConfig({ configFile: file, env: { GURU_DATA_DIR: '/tmp/guru-config-test', ...model, GURU_LLM_IMAGES: 'no' } }).llmImages).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(loadConfig({ env: { GURU_DATA_DIR: '/tmp/guru-config-test', ...model }, flags: { llmImages: true } }).llmImages).toBe(true);
+  });
+
   it('require a model with a URL, and a URL with a model, naming the variables', () => {
     expect(() => load({ GURU_LLM_URL: 'https://api.openai.com/v1' })).toThrow(
       /llmModel \(GURU_LLM_MODEL\): required when GURU_LLM_URL is set: the chat model to use there/,

@@ -61,6 +61,7 @@ async function configOf({ command, values }: RunCommand): Promise<Config> {
         publicUrl: stringValue(values['public-url']),
         llmUrl: stringValue(values['llm-url']),
         llmModel: stringValue(values['llm-model']),
+        llmImages: values['llm-images'] === true ? true : undefined,
       },
     });
   } catch (error) {

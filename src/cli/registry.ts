@@ -22,6 +22,10 @@ export const COMMON_OPTIONS: OptionSpecs = {
     description: 'OpenAI-compatible API root of the language model for answers, e.g. http://localhost:11434/v1 (env GURU_LLM_URL); its key: env GURU_LLM_API_KEY',
   },
   'llm-model': { type: 'string', value: 'NAME', description: 'chat model at --llm-url, e.g. llama3.2 (env GURU_LLM_MODEL)' },
+  'llm-images': {
+    type: 'boolean',
+    description: "the chat model reads images: a question's images go to it (env GURU_LLM_IMAGES=1; off by default, as many models take text only)",
+  },
   help: { type: 'boolean', short: 'h', description: 'show help' },
 };
 

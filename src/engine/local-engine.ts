@@ -110,8 +110,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
       limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
       extractPdf: (data) => this.#dataSources.pdfText(data),
       knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
-      // Images reach no model yet: chat messages carry text only, so they are noted as not read.
-      readsImages: () => false,
+      readsImages: (guru) => context.settings.llm?.readsImages === true && this.#gurus.settingsOf(guru).use_model,
     });
     this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, attachments, model);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions, chat);

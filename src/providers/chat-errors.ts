@@ -67,9 +67,12 @@ export class ChatErrors {
     return excerpt(text, this.#apiKey, chars);
   }
 
-  /** An HTTP error status; `detail` is the server's own message, if it sent one. */
-  status(status: number, detail: string, retryAfterHeader: string | undefined): ChatError {
-    const retryAfterMs = retryAfter(retryAfterHeader);
+  /**
+   * An HTTP error status; `detail` is the server's own message, if it sent one. A request refused
+   * over its images (a model that takes text only) is told apart by `detail` naming image or content.
+   */
+  status(status: number, detail: string, request: { readonly retryAfterHeader: string | undefined; readonly sentImages: boolean }): ChatError {
+    const retryAfterMs = retryAfter(request.retryAfterHeader);
     const shown = this.excerpt(detail);
     let advice: string;
     if (status === 401 || status === 403) advice = 'check GURU_LLM_API_KEY';
@@ -78,7 +81,9 @@ export class ChatErrors {
       const wait = retryAfterMs === undefined ? '' : `it asks to wait ${seconds(retryAfterMs)}; `;
       advice = `${wait}check the rate limits of the account, or try again later`;
     } else if (status >= 500) advice = "the server failed; check its log, or try again later";
-    else advice = `check that GURU_LLM_MODEL ("${this.#model}") is a chat model and that the prompt fits its context`;
+    else if (request.sentImages && /image|content/i.test(detail)) {
+      advice = `GURU_LLM_MODEL ("${this.#model}") seems not to take images; turn GURU_LLM_IMAGES off, or use a model that reads images`;
+    } else advice = `check that GURU_LLM_MODEL ("${this.#model}") is a chat model and that the prompt fits its context`;
     return new ChatError('refused', `The language model at ${this.#endpoint} answered ${status}${shown ? ` (${shown})` : ''}: ${advice}`, {
       status,
       retryable: retryableStatus(status),

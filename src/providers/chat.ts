@@ -26,6 +26,12 @@ export interface ChatSettings {
   readonly model: string;
   /** Sent as a bearer token; never logged, never part of an error message. */
   readonly apiKey?: string;
+  /**
+   * The model reads images (GURU_LLM_IMAGES), so the engine puts a question's images in the answer
+   * call as `image_url` parts. Off by default: many OpenAI-compatible models take text only and
+   * refuse such a request. The provider itself sends whatever messages it is given.
+   */
+  readonly readsImages?: boolean;
   /** Default 10 s. */
   readonly connectTimeoutMs?: number;
   /** Longest wait from sending a request to the first text (a server may have to load the model). Default 120 s. */
@@ -40,10 +46,19 @@ export interface ChatSettings {
   readonly maxRetryDelayMs?: number;
 }
 
-export interface ChatMessage {
-  readonly role: 'system' | 'user' | 'assistant';
-  readonly content: string;
-}
+/** A piece of a user message in the OpenAI wire format: text, or an image given by URL (here always a data URL). */
+export type ContentPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image_url'; readonly image_url: { readonly url: string } };
+
+/** Only a user message may carry parts (images); every other message, and most user messages, are plain text. */
+export type ChatMessage =
+  | { readonly role: 'system' | 'assistant'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string | readonly ContentPart[] };
+
+/** Whether any message carries an image. */
+export const carriesImages = (messages: readonly ChatMessage[]): boolean =>
+  messages.some((message) => typeof message.content !== 'string' && message.content.some((part) => part.type === 'image_url'));
 
 export interface ChatRequest {
   readonly messages: readonly ChatMessage[];
@@ -169,6 +184,9 @@ const DEFAULTS = {
   maxRetryDelayMs: 20_000,
 } as const;
 
+/** A chat-completions request body. */
+type Payload = { readonly messages: readonly ChatMessage[]; readonly [field: string]: unknown };
+
 type Limits = { readonly [K in keyof typeof DEFAULTS]: number };
 
 export class ChatProvider implements ChatModel {
@@ -239,7 +257,7 @@ export class ChatProvider implements ChatModel {
     return this.#agent.close();
   }
 
-  #payload(request: ChatRequest): Record<string, unknown> {
+  #payload(request: ChatRequest): Payload {
     return {
       model: this.model,
       messages: request.messages,
@@ -262,7 +280,7 @@ export class ChatProvider implements ChatModel {
     }
   }
 
-  async *#streamOnce(payload: object, exchange: Exchange): AsyncGenerator<string, ChatCompletion> {
+  async *#streamOnce(payload: Payload, exchange: Exchange): AsyncGenerator<string, ChatCompletion> {
     const response = await this.#open(payload, 'text/event-stream', exchange);
     if (/^application\/json/i.test(String(response.headers['content-type'] ?? ''))) {
       // A server that ignores `stream: true` answers in one body: its text is then one piece.
@@ -294,7 +312,7 @@ export class ChatProvider implements ChatModel {
   }
 
   /** Sends the request; resolves with a 2xx response, fails with a ChatError naming any other status. */
-  async #open(payload: object, accept: string, exchange: Exchange): Promise<Dispatcher.ResponseData> {
+  async #open(payload: Payload, accept: string, exchange: Exchange): Promise<Dispatcher.ResponseData> {
     const response = await exchange.beforeResponse(this.#limits.responseTimeoutMs, () =>
       this.#agent.request({
         origin: this.#url.origin,
@@ -313,7 +331,10 @@ export class ChatProvider implements ChatModel {
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const body = await exchange.beforeStall(this.#limits.stallTimeoutMs, () => response.body.text()).catch(() => '');
     const retryAfter = response.headers['retry-after'];
-    throw this.#errors.status(response.statusCode, errorDetail(body), Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+    throw this.#errors.status(response.statusCode, errorDetail(body), {
+      retryAfterHeader: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      sentImages: carriesImages(payload.messages),
+    });
   }
 
   /** Any failure of an exchange as a ChatError; the caller's own abort passes unchanged. */

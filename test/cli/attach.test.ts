@@ -12,7 +12,9 @@ import { openBackend } from '../../src/compose.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
+import { startChatCompletionsStandIn, streamOf, type ChatCompletionsStandIn } from '../stand-ins/chat-completions.js';
 import { reportPdf } from '../support/documents.js';
+import { runCli } from './run-cli.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const file = (name: string, data: Uint8Array | string) => ({ name, data: typeof data === 'string' ? Buffer.from(data) : data });
@@ -115,5 +117,37 @@ describe('guru-mcp ask --attach', () => {
     } finally {
       await backend.close();
     }
+  });
+});
+
+describe('guru-mcp ask --attach with --llm-images', () => {
+  let dir: string;
+  let model: ChatCompletionsStandIn;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-cli-images-'));
+    model = await startChatCompletionsStandIn({ respond: () => streamOf('It shows a stack trace.') });
+    writeFileSync(join(dir, 'shot.png'), PNG);
+  });
+
+  afterAll(async () => {
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends the image to the model only with the flag; without it the image is noted as not read', async () => {
+    const common = ['--attach', join(dir, 'shot.png'), '--json', '--data-dir', join(dir, 'data'), '--llm-url', model.baseUrl, '--llm-model', 'llava'];
+    expect((await runCli(['guru', 'create', 'docs', '--data-dir', join(dir, 'data')])).code).toBe(0);
+
+    const read = await runCli(['ask', 'docs', 'What does this error mean?', ...common, '--llm-images']);
+    expect(read.code).toBe(0);
+    expect((JSON.parse(read.stdout) as Answer).attachment_note).toBeUndefined();
+    const answerCall = model.calls.find((call) => Array.isArray(call.body.messages.at(-1)?.content));
+    expect(answerCall?.body.messages.at(-1)?.content).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } });
+
+    const calls = model.calls.length;
+    const unread = await runCli(['ask', 'docs', 'What does this error mean?', ...common]);
+    expect((JSON.parse(unread.stdout) as Answer).attachment_note).toBe('1 image was not read: no language model that reads images is configured.');
+    expect(model.calls.slice(calls).some((call) => Array.isArray(call.body.messages.at(-1)?.content))).toBe(false);
   });
 });

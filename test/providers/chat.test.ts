@@ -244,6 +244,24 @@ describe('ChatProvider', () => {
       expect(standIn.calls).toHaveLength(1);
     });
 
+    it('sends content parts as given, and says to turn GURU_LLM_IMAGES off when a 400 refuses a request with an image', async () => {
+      const image = 'data:image/png;base64,iVBORw0KGgo=';
+      const content = [
+        { type: 'text', text: 'What does this error mean?' },
+        { type: 'image_url', image_url: { url: image } },
+      ] as const;
+      standIn.script({ kind: 'status', status: 400, body: { error: { message: 'Invalid content type. image_url is only supported by certain models.' } } });
+      const { error } = await read(provider().stream({ messages: [{ role: 'user', content }] }));
+      expect(standIn.calls[0]?.body.messages).toEqual([{ role: 'user', content }]);
+      expect(chatError(error).message).toBe(
+        `The language model at ${standIn.baseUrl} answered 400 (Invalid content type. image_url is only supported by certain models.): GURU_LLM_MODEL ("llama3") seems not to take images; turn GURU_LLM_IMAGES off, or use a model that reads images`,
+      );
+      // The same refusal of a text-only request keeps the general advice.
+      standIn.script({ kind: 'status', status: 400, body: { error: { message: 'Invalid content type.' } } });
+      const { error: textOnly } = await read(provider().stream({ messages: QUESTION }));
+      expect(chatError(textOnly).message).toMatch(/check that GURU_LLM_MODEL \("llama3"\) is a chat model/);
+    });
+
     it('fails on a malformed chunk without retrying, quoting it', async () => {
       standIn.script({ kind: 'stream', steps: [{ raw: 'data: {"choices": [oops\n\n' }] });
       const { error } = await read(provider().stream({ messages: QUESTION }));

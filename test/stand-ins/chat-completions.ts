@@ -69,10 +69,23 @@ export interface StatusScript {
 
 export type ChatScript = StreamScript | JsonScript | StatusScript;
 
+/** A part of a message's content, as the OpenAI wire format has them (text, or an image by URL). */
+export type ContentPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image_url'; readonly image_url: { readonly url: string } };
+
 export interface ChatMessage {
   readonly role: string;
-  readonly content: string;
+  readonly content: string | readonly ContentPart[];
 }
+
+/** The text of a message: its content, or its text parts joined. */
+export const textOf = (message: ChatMessage | undefined): string =>
+  message === undefined
+    ? ''
+    : typeof message.content === 'string'
+      ? message.content
+      : message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 
 export interface ChatCall {
   readonly headers: IncomingHttpHeaders;
@@ -113,7 +126,7 @@ export function streamOf(text: string, options: { readonly delayMs?: number } = 
 }
 
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
-const promptWords = (call: ChatCall): number => words(call.body.messages.map((message) => message.content).join(' '));
+const promptWords = (call: ChatCall): number => words(call.body.messages.map(textOf).join(' '));
 
 function chunk(model: string, choice: object | undefined, extra: object = {}): string {
   return JSON.stringify({
@@ -181,7 +194,7 @@ async function whole(call: ChatCall, script: JsonScript): Promise<Reply> {
 }
 
 function defaultScript(call: ChatCall): ChatScript {
-  const question = [...call.body.messages].reverse().find((message) => message.role === 'user')?.content ?? '';
+  const question = textOf([...call.body.messages].reverse().find((message) => message.role === 'user'));
   const text = `Answer to: ${question}`;
   return call.body.stream ? streamOf(text) : { kind: 'json', text };
 }

@@ -157,6 +157,7 @@ export class LocalAnswering implements Answering {
         instructions: settings.model_instructions,
         recollection: await endUser?.recollection,
         ...(attached.retriever ? { retriever: attached.retriever } : {}),
+        images: attached.images.map((image) => image.dataUrl),
       },
       { onText: withNoteFirst(options.onText, attached.note), signal: options.signal },
     );

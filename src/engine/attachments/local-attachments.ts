@@ -8,6 +8,7 @@
  * the ingestion's extractor in its worker threads; a PDF that cannot be read refuses the question
  * like one over the limits. Images are not searched: checked (data URL, image type) and handed on
  * as data URLs for a model that reads images (`images`); without one the note says they were not read.
+ * Images are never stored: a follow-up does not see the images of earlier turns.
  */
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../../core/errors.js';
@@ -56,7 +57,7 @@ export interface QuestionAttachments {
   readonly answerer: Answerer | undefined;
   /** The answer's `attachment_note`: images or log files skipped, images not read. */
   readonly note: string | null;
-  /** Images within the limits, for a model that reads images. */
+  /** Images within the limits, for a model that reads images; none when the guru's answers go to no such model. */
   readonly images: readonly ImageAttachment[];
   /** The draft with the note in front of its text and the attachments' references marked. */
   complete(draft: AnswerDraft): AnswerDraft;
@@ -120,8 +121,8 @@ export class LocalAttachments {
       ...logs.kept.map((log) => indexed({ kind: 'LOG', name: log.name, text: log.data, ordinal: ++ordinal })),
       ...pdfTexts.map((pdf) => indexed({ kind: 'PDF', name: pdf.name, text: pdf.text, ordinal: ++ordinal })),
     ];
-    const unreadImages = this.#services.readsImages(guru) ? 0 : images.kept.length;
-    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, unreadImages });
+    const readImages = this.#services.readsImages(guru) ? images.kept : [];
+    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, unreadImages: images.kept.length - readImages.length });
     const retriever = inherited.length + fresh.length === 0 ? undefined : new AttachedRetriever(this.#context.db, guru, [...inherited, ...fresh]);
     const links = new Map<string, boolean>([...inherited.map((item) => [item.link, true] as const), ...fresh.map((item) => [item.link, false] as const)]);
     const knowledgeChunks = this.#services.knowledgeChunks;
@@ -133,7 +134,7 @@ export class LocalAttachments {
       retriever,
       answerer: retriever && new Answerer(retriever, (guruId) => knowledgeChunks(guruId) + retriever.chunkCount),
       note,
-      images: images.kept.map((image) => ({ name: image.name, mime: image.data.mime, dataUrl: `data:${image.data.mime};base64,${image.data.base64}` })),
+      images: readImages.map((image) => ({ name: image.name, mime: image.data.mime, dataUrl: `data:${image.data.mime};base64,${image.data.base64}` })),
       complete(draft) {
         return {
           ...draft,

@@ -7,11 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
+import type { Logger } from '../../../src/log.js';
 import type { ChatSettings } from '../../../src/providers/chat.js';
 import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
 import {
   startChatCompletionsStandIn,
   streamOf,
+  textOf,
   type ChatCall,
   type ChatCompletionsStandIn,
   type ChatScript,
@@ -28,14 +30,15 @@ const STEP_OPENINGS: readonly (readonly [string, Step])[] = [
 ];
 
 export function stepOf(call: ChatCall): Step {
-  const system = call.body.messages.find((message) => message.role === 'system')?.content ?? '';
+  const system = systemMessage(call);
   const step = STEP_OPENINGS.find(([opening]) => system.startsWith(opening))?.[1];
   if (step === undefined) throw new Error(`unknown step: ${system.slice(0, 60)}`);
   return step;
 }
 
-export const userMessage = (call: ChatCall): string => call.body.messages.find((message) => message.role === 'user')?.content ?? '';
-export const systemMessage = (call: ChatCall): string => call.body.messages.find((message) => message.role === 'system')?.content ?? '';
+/** The text of the user message (its text parts, when it carries images). */
+export const userMessage = (call: ChatCall): string => textOf(call.body.messages.find((message) => message.role === 'user'));
+export const systemMessage = (call: ChatCall): string => textOf(call.body.messages.find((message) => message.role === 'system'));
 
 /** The number the prompt gave the source titled `title`. */
 export function sourceNumber(call: ChatCall, title: string): number {
@@ -77,12 +80,13 @@ export interface ModelEngine {
 export async function openModelEngine(
   gurus: readonly { readonly slug: string; readonly name: string }[],
   llm: Partial<ChatSettings> = {},
+  logger?: Logger,
 ): Promise<ModelEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'guru-model-'));
   const replies = defaultReplies();
   const model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
   const open = (baseUrl: string) =>
-    LocalEngine.open({ dataDir: dir, llm: { model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000, ...llm, baseUrl } });
+    LocalEngine.open({ dataDir: dir, ...(logger ? { logger } : {}), llm: { model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000, ...llm, baseUrl } });
   const opened: ModelEngine = {
     dir,
     model,

@@ -31,8 +31,10 @@ export interface GenerationInput {
   readonly guruName: string;
   /** The question as it stands on its own (a follow-up rewritten). */
   readonly question: string;
-  /** Numbered 1..n in the prompt in this order; never empty. */
+  /** Numbered 1..n in the prompt in this order; empty only when the question has images. */
   readonly sources: readonly ContextSource[];
+  /** The question's images as data URLs, for a model that reads images. */
+  readonly images: readonly string[];
   /** The extractive answer: its evidence score, and the fallback. */
   readonly draft: AnswerDraft;
   readonly instructions: string;

@@ -42,6 +42,8 @@ export interface WriteRequest {
   readonly recollection: Recollection | undefined;
   /** Searches the knowledge base and the question's attachments, when it has some. */
   readonly retriever?: Retriever;
+  /** The question's images as data URLs, when the model reads images; never stored with the session. */
+  readonly images?: readonly string[];
 }
 
 export class ModelPipeline {
@@ -80,14 +82,20 @@ export class ModelPipeline {
     }
   }
 
-  /** The generated answer; the draft itself when the knowledge does not answer the question. */
+  /**
+   * The generated answer; the draft itself when the knowledge does not answer the question. A
+   * question with images is always put to the model, with whatever the search found (maybe
+   * nothing): the image may be the question, e.g. a screenshot of an error. An answer that cites no
+   * source gets trust 0 and takes no votes, as any other.
+   */
   async write(request: WriteRequest, options: GenerationOptions): Promise<WrittenAnswer> {
-    if (!request.draft.answered) return { ...request.draft, streamed: false };
+    const images = request.images ?? [];
+    if (!request.draft.answered && images.length === 0) return { ...request.draft, streamed: false };
     const retriever = request.retriever ?? this.#retriever;
     const hits = fuseRanked([retriever.search(request.guruId, withSynonyms(parseQuery(request.question)), { limit: CANDIDATES }), request.related], (hit) => hit.chunkId);
     const sources = selectContext(retriever, hits);
-    if (sources.length === 0) return { ...request.draft, streamed: false };
-    return generateAnswer(this.#chat, { ...request, sources }, options, this.#logger);
+    if (sources.length === 0 && images.length === 0) return { ...request.draft, streamed: false };
+    return generateAnswer(this.#chat, { ...request, sources, images }, options, this.#logger);
   }
 
   /** `step`, or `fallback` when it fails (logged); the caller's abort passes. */

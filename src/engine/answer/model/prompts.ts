@@ -2,7 +2,7 @@
  * Every prompt the pipeline sends, in one place: what the model is asked to do
  * at each step, and in what shape it must reply.
  */
-import type { ChatMessage } from '../../../providers/chat.js';
+import type { ChatMessage, ContentPart } from '../../../providers/chat.js';
 import { sourceText, type ContextSource } from './context-window.js';
 
 /** What the guru knows about the person asking (issue 13): their profile and memories. */
@@ -14,8 +14,10 @@ export interface Recollection {
 export interface AnswerPrompt {
   readonly guruName: string;
   readonly question: string;
-  /** Numbered 1..n in this order. */
+  /** Numbered 1..n in this order; none when only the images may answer. */
   readonly sources: readonly ContextSource[];
+  /** The question's images as data URLs, in the order sent; sent after the text. */
+  readonly images: readonly string[];
   /** The operator's addition to the system prompt ('' for none). */
   readonly instructions: string;
   readonly recollection: Recollection | undefined;
@@ -34,19 +36,32 @@ function aboutTheUser(recollection: Recollection | undefined): string[] {
   return [`What you know about the person asking (use it to tailor the answer when relevant; it is not a source to cite):\n${parts.join('\n')}`];
 }
 
+/** The text first, then each image in order (the OpenAI wire format of a message with images). */
+const withImages = (text: string, images: readonly string[]): ContentPart[] => [
+  { type: 'text', text },
+  ...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } })),
+];
+
 export function answerMessages(prompt: AnswerPrompt): ChatMessage[] {
   const system = [
     `You are the assistant of ${prompt.guruName}. You answer questions using only the numbered sources given with the question.`,
     'Cite the sources you use with their numbers in square brackets, like [1] or [2], right after the statement they support. Cite only the numbers given.',
     'If the sources do not answer the question, say so plainly in one or two sentences and do not guess.',
+    ...(prompt.images.length === 0
+      ? []
+      : [
+          'The user attached images (a screenshot of an error, for instance): read them as part of the question. ' +
+            'If the sources do not cover what they show, you may say what they show, and say plainly that the sources do not answer it.',
+        ]),
     'Write Markdown, in the language of the question. Be concise; quote commands and code exactly as the sources give them.',
     ...(prompt.instructions.trim() === '' ? [] : [`Instructions from the operator of ${prompt.guruName}:\n${prompt.instructions.trim()}`]),
     ...aboutTheUser(prompt.recollection),
   ].join('\n\n');
-  const user = `Sources:\n\n${numbered(prompt.sources)}\n\nQuestion: ${prompt.question}`;
+  const sources = prompt.sources.length === 0 ? 'Sources: none were found.' : `Sources:\n\n${numbered(prompt.sources)}`;
+  const user = `${sources}\n\nQuestion: ${prompt.question}`;
   return [
     { role: 'system', content: system },
-    { role: 'user', content: user },
+    { role: 'user', content: prompt.images.length === 0 ? user : withImages(user, prompt.images) },
   ];
 }
 
