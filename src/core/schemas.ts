@@ -325,6 +325,8 @@ export const DataSource = z.looseObject({
   private: z.boolean(),
   last_reindex_date: Timestamp,
   reindex_count: z.number().int(),
+  /** Ours (the search results' field): the type label first, then those given when it was added. */
+  labels: z.array(z.string()).optional(),
 });
 export type DataSource = z.infer<typeof DataSource>;
 

@@ -84,6 +84,13 @@ export function assistantContract(open: OpenHarness): void {
       expect(after).not.toHaveProperty('url');
     });
 
+    it('lists each source with its labels: the type label first, then those given', async () => {
+      await assistant.createDataSources('frob', { text_sources: [{ name: 'Runbook', content: 'Restart the zorblax nightly.' }], labels: ['ops', 'Night shift'] });
+      await harness.whenIdle();
+      const [listed] = (await assistant.listDataSources('frob', FIRST_PAGE)).results;
+      expect(listed?.labels).toEqual(['Text', 'ops', 'Night shift']);
+    });
+
     it('replaces the content of a source sent again under the same name', async () => {
       const [first] = await assistant.createDataSources('frob', { text_sources: [{ name: 'Notes', content: 'The zorblax runs nightly.' }] });
       await harness.whenIdle();

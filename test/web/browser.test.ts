@@ -80,8 +80,10 @@ describe('the web interface in chromium', () => {
   it('adds a text and a URL, and shows them becoming ready', async () => {
     await page.getByLabel('Name', { exact: true }).fill('Wibble notes');
     await page.getByLabel('Content', { exact: true }).fill('The wibble level of the Frobnicator defaults to 3 and is set in frob.toml.');
+    await page.locator('form').filter({ has: page.getByLabel('Content', { exact: true }) }).getByLabel('Labels').fill('ops, Night shift');
     await page.getByRole('button', { name: 'Add text' }).click();
     await row('Wibble notes').getByText('Ready').waitFor();
+    expect(await row('Wibble notes').locator('.tag').allTextContents()).toEqual(['ops', 'Night shift']);
 
     await page.getByLabel('URLs', { exact: true }).fill(site.url('/dial'));
     await page.getByRole('button', { name: 'Add URLs' }).click();

@@ -63,6 +63,7 @@ export function toListedSource(row: SourceRow): DataSource {
     private: row.private === 1,
     last_reindex_date: row.last_reindex_date ?? row.date_created,
     reindex_count: row.reindex_count,
+    labels: parseLabels(row.labels),
   };
 }
 

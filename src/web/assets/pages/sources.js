@@ -46,7 +46,8 @@ export async function render(main) {
     return h('tr', { 'data-id': source.id },
       h('td', {}, box),
       h('td', {}, link, source.private ? h('span', { class: 'tag' }, 'private') : null,
-        (source.labels ?? []).map((label) => h('span', { class: 'tag' }, label))),
+        // The type label (first) is the Type column already.
+        (source.labels ?? []).slice(1).map((label) => h('span', { class: 'tag' }, label))),
       h('td', {}, source.type),
       statusCell(source),
       h('td', {}, formatDate(source.date_created)));
