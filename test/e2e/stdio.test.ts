@@ -1,12 +1,13 @@
 /** The built CLI over stdio, driven by the SDK client as an MCP host would. */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Answer, CreatedGuru } from '../../src/core/schemas.js';
 import { BIN } from '../global-setup.js';
 import { ERAS, newClient } from '../mcp/support.js';
@@ -106,6 +107,26 @@ describe.each(ERAS)('guru-mcp stdio (built CLI) (%s)', (era) => {
         expect(answer.content.startsWith(streamed)).toBe(true);
       }
     }
+  });
+
+  it('serves the handshake and tools/list when the data directory cannot be created; each call that needs it says why, and stderr logs it', async () => {
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, '');
+    const dataDir = join(blocker, 'data');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--data-dir', dataDir], stderr: 'pipe' });
+    let stderr = '';
+    (transport.stderr as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    client = newClient(era);
+    await client.connect(transport);
+
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['ask', 'add_sources', 'list_gurus']));
+    const listed = (await client.callTool({ name: 'list_gurus', arguments: {} })) as CallToolResult;
+    expect(listed.isError).toBe(true);
+    expect(textOf(listed)).toMatch(/^The knowledge base could not be opened: .*ENOTDIR/);
+    expect(textOf(listed)).toContain(`Its data directory is ${dataDir}`);
+    // stderr is a stream of its own: the log line may arrive after the result.
+    await vi.waitFor(() => expect(stderr).toMatch(/backend could not be opened.*ENOTDIR/));
   });
 
   it('ends with exit code 0 and no output when the client closes stdin', async () => {
