@@ -111,7 +111,8 @@ export class LocalAttachments {
     const ofSession = sessionId === undefined ? [] : this.#stored.ofSession(sessionId);
     const earlier = latestOfSession(ofSession, limits);
     const session = sessionId ?? randomUUID();
-    let ordinal = Math.max(0, ...ofSession.map((attachment) => attachment.ordinal));
+    const freshCount = logs.kept.length + pdfTexts.length;
+    let ordinal = freshCount === 0 ? 0 : this.#stored.takeNumbers(session, freshCount) - 1;
     const indexed = (attachment: Omit<IndexedAttachment, 'link'>): IndexedAttachment => ({
       ...attachment,
       link: attachmentUri(guru.slug, session, attachment.ordinal),
@@ -121,6 +122,7 @@ export class LocalAttachments {
       ...logs.kept.map((log) => indexed({ kind: 'LOG', name: log.name, text: log.data, ordinal: ++ordinal })),
       ...pdfTexts.map((pdf) => indexed({ kind: 'PDF', name: pdf.name, text: pdf.text, ordinal: ++ordinal })),
     ];
+    const lastTaken = ordinal;
     const readImages = this.#services.readsImages(guru) ? images.kept : [];
     const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, unreadImages: images.kept.length - readImages.length });
     const retriever = inherited.length + fresh.length === 0 ? undefined : new AttachedRetriever(this.#context.db, guru, [...inherited, ...fresh]);
@@ -146,6 +148,7 @@ export class LocalAttachments {
         for (const { ordinal, kind, name, text } of fresh) {
           stored.insert({ questionId: turn.id, bingeId: turn.binge_id, ordinal, kind, name, text, now: now() });
         }
+        if (lastTaken > 0) stored.markTaken(turn.binge_id, lastTaken);
       },
       close() {
         retriever?.close();

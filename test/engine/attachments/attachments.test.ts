@@ -110,6 +110,24 @@ describe('attachments in ask', () => {
       expect(session.conversation[1]?.references).toEqual(followUp.references);
     });
 
+    it('gives two asks at the same moment in one session, both with files, numbers of their own', async () => {
+      const first = await ask({ question: 'How do I install the frobnicator?', log_files: [{ name: 'crash.log', data: CRASH_LOG }] });
+      const session_id = first.session_id;
+      const [left, right] = await Promise.all([
+        ask({ question: 'What does the left log say about zorbexian modules?', session_id, log_files: [{ name: 'left.log', data: 'WARN zorbexian modules are deprecated' }] }),
+        ask({ question: 'What does the right log say about plimbic frames?', session_id, log_files: [{ name: 'right.log', data: 'WARN plimbic frames are dropped' }, { name: 'extra.log', data: 'INFO extra' }] }),
+      ]);
+      const linkOf = (answer: typeof left, title: string) => answer.references.find((reference) => reference.title === title)?.link;
+      const links = [linkOf(left, 'left.log'), linkOf(right, 'right.log')];
+      expect(links.every((link) => link?.startsWith(`guru://frob/sessions/${session_id}/attachments/`))).toBe(true);
+      expect(new Set(links).size).toBe(2);
+      expect(links).not.toContain(`guru://frob/sessions/${session_id}/attachments/1`);
+      expect(storedRows(dir, 'question_attachments')).toBe(4);
+      // A later file of the session takes a number none of them has.
+      const later = await ask({ question: 'What does the later log say about quibbly sprockets?', session_id, log_files: [{ name: 'later.log', data: 'ERROR quibbly sprockets jammed' }] });
+      expect(linkOf(later, 'later.log')).toBe(`guru://frob/sessions/${session_id}/attachments/5`);
+    });
+
     it("searches, on a follow-up, the session's latest files of each kind, as many as one question may carry", async () => {
       const first = await ask({ question: 'How do I install the frobnicator?', log_files: [{ name: 'old.log', data: 'ERROR alphazorb exploded' }] });
       for (let i = 1; i <= 5; i++) {
