@@ -110,7 +110,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
       limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
       extractPdf: (data) => this.#dataSources.pdfText(data),
       knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
-      readsImages: (guru) => context.settings.llm?.readsImages === true && this.#gurus.settingsOf(guru).use_model,
+      imageReading: (guru) =>
+        context.settings.llm?.readsImages !== true ? 'no-image-model' : this.#gurus.settingsOf(guru).use_model ? 'read' : 'guru-without-model',
     });
     this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, attachments, model);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions, chat);

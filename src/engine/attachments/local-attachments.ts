@@ -23,7 +23,7 @@ import type { QuestionRow } from '../sessions/repository.js';
 import { AttachedRetriever, type IndexedAttachment } from './attached-retriever.js';
 import type { Retriever } from '../search/retriever.js';
 import { decode, decodedSize, parseDataUrl, type DataUrl } from './data-url.js';
-import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit } from './limits.js';
+import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit, type ImageReading } from './limits.js';
 import { AttachmentRepository, type StoredAttachment } from './repository.js';
 
 type AttachmentLimits = GuruSettings['attachment_limits'];
@@ -43,8 +43,8 @@ export interface AttachmentServices {
   readonly extractPdf: (data: Uint8Array) => Promise<string>;
   /** Searchable passages of the guru's knowledge base. */
   readonly knowledgeChunks: (guruId: number) => number;
-  /** Whether the guru's answers go to a model that reads images; when not, images are noted as not read. */
-  readonly readsImages: (guru: GuruRow) => boolean;
+  /** Whether the guru's answers go to a model that reads images; when not, images are noted as not read, and why. */
+  readonly imageReading: (guru: GuruRow) => ImageReading;
 }
 
 /** A question's attachments, ready for answering and for storing with its turn. */
@@ -123,8 +123,9 @@ export class LocalAttachments {
       ...pdfTexts.map((pdf) => indexed({ kind: 'PDF', name: pdf.name, text: pdf.text, ordinal: ++ordinal })),
     ];
     const lastTaken = ordinal;
-    const readImages = this.#services.readsImages(guru) ? images.kept : [];
-    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, unreadImages: images.kept.length - readImages.length });
+    const imageReading = this.#services.imageReading(guru);
+    const readImages = imageReading === 'read' ? images.kept : [];
+    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, keptImages: images.kept.length, imageReading });
     const retriever = inherited.length + fresh.length === 0 ? undefined : new AttachedRetriever(this.#context.db, guru, [...inherited, ...fresh]);
     const links = new Map<string, boolean>([...inherited.map((item) => [item.link, true] as const), ...fresh.map((item) => [item.link, false] as const)]);
     const knowledgeChunks = this.#services.knowledgeChunks;
