@@ -67,6 +67,12 @@ export interface QuestionAttachments {
   close(): void;
 }
 
+export interface ReadingOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** Called once the files passed the limits, before their text is read (PDFs extracted); not called when there is none. */
+  readonly reading?: () => Promise<void>;
+}
+
 interface Sent<Data> {
   readonly name: string;
   readonly bytes: number;
@@ -89,7 +95,8 @@ export class LocalAttachments {
    * turns. PDFs over the limits, unreadable PDFs and malformed data URLs are refused (400) before
    * anything is answered or stored.
    */
-  async forQuestion(guru: GuruRow, input: AskInput, sessionId: string | undefined, signal?: AbortSignal): Promise<QuestionAttachments> {
+  async forQuestion(guru: GuruRow, input: AskInput, sessionId: string | undefined, options: ReadingOptions = {}): Promise<QuestionAttachments> {
+    const { signal } = options;
     const limits = this.#services.limitsOf(guru);
     const pdfs = (input.pdf_files ?? []).map((file, index) => dataUrlFile(file, `pdf_files[${index}] (${file.name})`));
     refusePdfsOverLimit(pdfs, limits.pdf_files);
@@ -105,6 +112,8 @@ export class LocalAttachments {
       (input.log_files ?? []).map((file) => ({ name: file.name, bytes: Buffer.byteLength(file.data, 'utf8'), data: file.data })),
       limits.log_files,
     );
+    // Reading a large PDF takes a while: the answer's progress line says so first.
+    if (pdfs.length + logs.kept.length > 0) await options.reading?.();
     const pdfTexts = await Promise.all(pdfs.map(async (pdf) => ({ name: pdf.name, text: await this.#pdfText(pdf) })));
     signal?.throwIfAborted();
 

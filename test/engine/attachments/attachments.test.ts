@@ -269,6 +269,41 @@ describe('attachments in ask', () => {
     });
   });
 
+  describe('the answer-progress line', () => {
+    const pdf = (name: string, data: string) => ({ name, type: 'application/pdf', data });
+    const progressOf = (user: string) => engine.answerProgress('frob', { external_user_id: user });
+
+    it('says "Reading the attachments…" before the PDFs are read, then the stages of the answer', async () => {
+      const stages: string[] = [];
+      await engine.ask(
+        'frob',
+        { question: 'Which offices led the revenue growth?', external_user_id: 'reader', fetch_existing: false, pdf_files: [pdf('report.pdf', pdfDataUrl(await reportPdf()))] },
+        { onStage: (line) => stages.push(line) },
+      );
+      expect(stages).toEqual(['Reading the attachments', 'Searching the knowledge base', 'Writing the answer']);
+    });
+
+    it('leaves "Reading the attachments…" as the line of a PDF that could not be read: the stage came before reading it', async () => {
+      const broken = `data:application/pdf;base64,${Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64')}`;
+      const stages: string[] = [];
+      await expect(
+        engine.ask('frob', { question: 'q', external_user_id: 'broken', fetch_existing: false, pdf_files: [pdf('broken.pdf', broken)] }, { onStage: (line) => stages.push(line) }),
+      ).rejects.toMatchObject({ status: 400 });
+      expect(stages).toEqual(['Reading the attachments']);
+      expect((await progressOf('broken')).status_text).toBe('Reading the attachments…');
+    });
+
+    it('reports no reading for files refused by the limits, nor for images alone', async () => {
+      const stages: string[] = [];
+      const onStage = (line: string) => stages.push(line);
+      const tooMany = Array.from({ length: 4 }, (_, i) => pdf(`${i}.pdf`, pdfDataUrl(Buffer.from('%PDF-1.4'))));
+      await expect(engine.ask('frob', { question: 'q', external_user_id: 'limited', fetch_existing: false, pdf_files: tooMany }, { onStage })).rejects.toMatchObject({ status: 400 });
+      expect(stages).toEqual([]);
+      await engine.ask('frob', { question: 'How do I install the frobnicator?', fetch_existing: false, images: [{ name: 'shot.png', type: 'image/png', data: PNG }] }, { onStage });
+      expect(stages).toEqual(['Searching the knowledge base', 'Writing the answer']);
+    });
+  });
+
   describe('malformed data URLs', () => {
     it.each([
       // The request's schema refuses what does not even start like a data URL.
