@@ -52,16 +52,18 @@ describe.each(ERAS)('MCP resources (%s)', (era) => {
     await test.close();
   });
 
-  it('offers three templates', async () => {
+  it('offers four templates', async () => {
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((template) => template.uriTemplate).sort()).toEqual([
       'guru://{guru_slug}/data-sources',
       'guru://{guru_slug}/sessions',
       'guru://{guru_slug}/sessions/{session_id}',
+      'guru://{guru_slug}/sessions/{session_id}/attachments/{n}',
     ]);
     for (const template of resourceTemplates) {
       expect(template.description).toBeTruthy();
-      expect(template.mimeType).toMatch(/^(application\/json|text\/markdown)$/);
+      // An attachment is a log (text/plain) or a PDF's Markdown: its type is the read's.
+      if (!template.uriTemplate.endsWith('{n}')) expect(template.mimeType).toMatch(/^(application\/json|text\/markdown)$/);
     }
   });
 

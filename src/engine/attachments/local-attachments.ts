@@ -12,11 +12,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../../core/errors.js';
+import type { SessionAttachment } from '../../core/assistant.js';
 import type { AskInput, GuruSettings, Reference } from '../../core/schemas.js';
 import { attachmentUri } from '../../core/uris.js';
 import { Answerer, type AnswerDraft } from '../answer/answerer.js';
 import { timestamp, type EngineContext } from '../context.js';
-import type { GuruRow } from '../gurus/local-gurus.js';
+import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import { documentKindOf } from '../ingest/extract/document.js';
 import { SourceError } from '../ingest/sources/types.js';
 import type { QuestionRow } from '../sessions/repository.js';
@@ -81,11 +82,13 @@ interface Sent<Data> {
 
 export class LocalAttachments {
   readonly #context: EngineContext;
+  readonly #gurus: LocalGurus;
   readonly #services: AttachmentServices;
   readonly #stored: AttachmentRepository;
 
-  constructor(context: EngineContext, services: AttachmentServices) {
+  constructor(context: EngineContext, gurus: LocalGurus, services: AttachmentServices) {
     this.#context = context;
+    this.#gurus = gurus;
     this.#services = services;
     this.#stored = new AttachmentRepository(context.db);
   }
@@ -164,6 +167,14 @@ export class LocalAttachments {
         retriever?.close();
       },
     };
+  }
+
+  /** The session's `n`th attachment (its guru:// link); 404 when the guru's session holds none of that number. */
+  async read(slug: string, sessionId: string, n: number): Promise<SessionAttachment> {
+    const guru = this.#gurus.find('get_session', slug);
+    const stored = Number.isSafeInteger(n) && n > 0 ? this.#stored.one(sessionId, n, guru.id) : undefined;
+    if (stored === undefined) throw Errors.attachmentNotFound();
+    return { name: stored.name, mime_type: stored.kind === 'PDF' ? 'text/markdown' : 'text/plain', text: stored.text };
   }
 
   async #pdfText(pdf: Sent<DataUrl>): Promise<string> {

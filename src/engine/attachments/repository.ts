@@ -20,12 +20,17 @@ export class AttachmentRepository {
   readonly #insert;
   readonly #take;
   readonly #taken;
+  readonly #one;
 
   constructor(db: Db) {
     // Through the session's turns: a session deleted or erased has none left, whatever the binge row says.
     this.#ofSession = db.prepare<[string], StoredAttachment>(
       `SELECT a.ordinal, a.kind, a.name, a.text FROM question_attachments a JOIN questions q ON q.id = a.question_id
        WHERE q.binge_id = ? ORDER BY a.ordinal`,
+    );
+    this.#one = db.prepare<[string, number, number], StoredAttachment>(
+      `SELECT a.ordinal, a.kind, a.name, a.text FROM question_attachments a JOIN questions q ON q.id = a.question_id
+       WHERE a.binge_id = ? AND a.ordinal = ? AND q.guru_id = ?`,
     );
     this.#insert = db.prepare<[number, string, number, string, string, string, string]>(
       'INSERT INTO question_attachments (question_id, binge_id, ordinal, kind, name, text, date_created) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -52,6 +57,11 @@ export class AttachmentRepository {
 
   ofSession(bingeId: string): StoredAttachment[] {
     return this.#ofSession.all(bingeId);
+  }
+
+  /** The session's attachment numbered `ordinal`, if the session is the guru's and still holds it. */
+  one(bingeId: string, ordinal: number, guruId: number): StoredAttachment | undefined {
+    return this.#one.get(bingeId, ordinal, guruId);
   }
 
   insert(attachment: NewAttachment): void {
