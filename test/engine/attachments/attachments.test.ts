@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AskInput } from '../../../src/core/schemas.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
+import { openDatabase } from '../../../src/engine/store/database.js';
+import { MIGRATIONS } from '../../../src/engine/store/migrations.js';
 import { reportPdf } from '../../support/documents.js';
 import { storedRows } from '../../support/stored-rows.js';
 
@@ -126,6 +128,49 @@ describe('attachments in ask', () => {
       // A later file of the session takes a number none of them has.
       const later = await ask({ question: 'What does the later log say about quibbly sprockets?', session_id, log_files: [{ name: 'later.log', data: 'ERROR quibbly sprockets jammed' }] });
       expect(linkOf(later, 'later.log')).toBe(`guru://frob/sessions/${session_id}/attachments/5`);
+    });
+
+    it('takes files of the same name, in one question or in turns of a session, each cited by its own link', async () => {
+      const first = await ask({
+        question: 'Why did the quasargrid plugin fail?',
+        log_files: [
+          { name: 'app.log', data: CRASH_LOG },
+          { name: 'app.log', data: 'WARN zorbexian modules are deprecated' },
+        ],
+      });
+      expect(first.references).toContainEqual({ title: 'app.log', link: `guru://frob/sessions/${first.session_id}/attachments/1`, icon: '' });
+      const again = await ask({ question: 'What about plimbic frames?', session_id: first.session_id, log_files: [{ name: 'app.log', data: 'WARN plimbic frames are dropped' }] });
+      expect(again.references).toContainEqual({ title: 'app.log', link: `guru://frob/sessions/${first.session_id}/attachments/3`, icon: '' });
+    });
+
+    it('numbers the files of a session stored before migration 12 after the ones it holds', async () => {
+      const old = mkdtempSync(join(tmpdir(), 'guru-attachments-old-'));
+      try {
+        const db = openDatabase(old, MIGRATIONS.filter((migration) => migration.version <= 11));
+        const now = new Date().toISOString();
+        const guruId = db.prepare<[string], { id: number }>("INSERT INTO gurus (slug, name, date_created) VALUES ('frob', 'Frobnicator', ?) RETURNING id").get(now)!.id;
+        db.prepare("INSERT INTO binges (id, guru_id, date_created, last_used) VALUES ('s-old', ?, ?, ?)").run(guruId, now, now);
+        const questionId = db
+          .prepare<[number, string, string], { id: number }>(
+            `INSERT INTO questions (guru_id, binge_id, slug, user_question, question, content, trust_score, references_json, can_receive_feedback, source, date_created, date_updated)
+             VALUES (?, 's-old', 'q-1', 'q', 'q', 'a', 0, '[]', 0, 'API', ?, ?) RETURNING id`,
+          )
+          .get(guruId, now, now)!.id;
+        const insert = db.prepare<[number, number, string]>("INSERT INTO question_attachments (question_id, binge_id, ordinal, kind, name, text, date_created) VALUES (?, 's-old', ?, 'LOG', 'old.log', 'INFO old', ?)");
+        insert.run(questionId, 1, now);
+        insert.run(questionId, 2, now);
+        db.close();
+
+        const upgraded = LocalEngine.open({ dataDir: old, processQueue: false });
+        try {
+          const answer = await upgraded.ask('frob', { question: 'What about zorbexian modules?', session_id: 's-old', fetch_existing: false, log_files: [{ name: 'new.log', data: 'WARN zorbexian modules are deprecated' }] });
+          expect(answer.references).toContainEqual({ title: 'new.log', link: 'guru://frob/sessions/s-old/attachments/3', icon: '' });
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        rmSync(old, { recursive: true, force: true });
+      }
     });
 
     it("searches, on a follow-up, the session's latest files of each kind, as many as one question may carry", async () => {
