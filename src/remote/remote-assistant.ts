@@ -171,7 +171,7 @@ export class RemoteAssistant implements Assistant {
   }
 
   /** The spec's REST API has no read of a session's attachments: the hosted service's files stay there. */
-  async sessionAttachment(): Promise<SessionAttachment> {
+  async sessionAttachment(_guru: string, _sessionId: string, _n: number): Promise<SessionAttachment> {
     throw Errors.attachmentNotFound("The service's REST API does not serve the files attached to its sessions; they are readable only where the session is stored.");
   }
 

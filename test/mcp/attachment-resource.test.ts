@@ -3,12 +3,11 @@
  * attachment, read with the SDK client in both protocol eras over a real engine.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { reportPdf } from '../support/documents.js';
-import { ERAS, INSTALL_GUIDE, connectClient, openTestBackend } from './support.js';
+import { ERAS, INSTALL_GUIDE, connectClient, expectNotFound, openTestBackend } from './support.js';
 import type { TestBackend } from './support.js';
 
 const CRASH_LOG = 'INFO starting\nERROR plugin quasargrid failed: checksum mismatch\n';
@@ -40,15 +39,6 @@ describe.each(ERAS)('attachment resources (%s)', (era) => {
 
   const uriOf = (n: number | string, guru = 'frob', session = answer.session_id) => `guru://${guru}/sessions/${session}/attachments/${n}`;
 
-  async function notFound(uri: string): Promise<void> {
-    const failure = await client.readResource({ uri }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(failure).toBeInstanceOf(ProtocolError);
-    expect((failure as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
-    expect((failure as ProtocolError).message).toBe(`Resource ${uri} not found`);
-  }
 
   it("resolves the link of the answer's reference to a log file: its text as sent, its name and text/plain", async () => {
     const link = answer.references.find((reference) => reference.title === 'crash.log')?.link;
@@ -76,12 +66,12 @@ describe.each(ERAS)('attachment resources (%s)', (era) => {
 
   it('finds no attachment of another number, guru or session, nor a number written otherwise', async () => {
     for (const uri of [uriOf(3), uriOf(0), uriOf('01'), uriOf('-1'), uriOf('one'), uriOf(1, 'pancakes'), uriOf(1, 'nope'), uriOf(1, 'frob', 'no-such-session'), uriOf(1, 'frob', '%E0%A4%A')]) {
-      await notFound(uri);
+      await expectNotFound(client, uri);
     }
   });
 
   it('finds none once the session is deleted', async () => {
     await test.backend.assistant.deleteSession('frob', answer.session_id);
-    await notFound(uriOf(1));
+    await expectNotFound(client, uriOf(1));
   });
 });
