@@ -6,8 +6,9 @@
  * remote adapter, the remote path never opens SQLite, and no limit loads no store.
  */
 import type { Backend } from './core/assistant.js';
+import { Errors } from './core/errors.js';
 import type { Config } from './config.js';
-import type { Logger } from './log.js';
+import { describeError, type Logger } from './log.js';
 import type { ChatSettings } from './providers/chat.js';
 import type { EmbeddingsSettings } from './providers/embeddings.js';
 import type { RateDecision, RateLimiter } from './state/rate-limiter.js';
@@ -56,6 +57,74 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
     defaultGuru: config.defaultGuru,
     close: () => engine.close(),
   };
+}
+
+/** A backend whose parts open on their first call. */
+export interface BackendOnFirstUse extends OpenedBackend {
+  /** Opens it now, unless it is open or opening; resolves once open, rejects with the GuruError its calls get. */
+  open(): Promise<void>;
+}
+
+/**
+ * The backend of `openBackend`, opened when a call first needs it (or on `open()`), so that
+ * a server can answer what needs no data (the MCP handshake, tools/list) without waiting
+ * for the database, its migrations and the engine's modules. What it is (its kind, whether it
+ * has guru administration, the default guru) comes from the settings alone. A failed opening
+ * is logged and answers each waiting call with a GuruError that says why; the next call tries again.
+ */
+export function openBackendOnFirstUse(config: Config, logger: Logger, options: BackendOptions = {}): BackendOnFirstUse {
+  let opening: Promise<OpenedBackend> | undefined;
+  let closed = false;
+  const opened = (): Promise<OpenedBackend> => {
+    if (closed) return Promise.reject(new Error('the backend is closed'));
+    opening ??= openBackend(config, logger, options).catch((error: unknown) => {
+      opening = undefined;
+      logger.error('backend could not be opened', { dataDir: config.dataDir, error: describeError(error) });
+      throw Errors.backendUnavailable(
+        describeError(error),
+        config.backend === 'remote'
+          ? 'See the server log (stderr) for details.'
+          : `Its data directory is ${config.dataDir} (--data-dir or GURU_DATA_DIR); this user must be able to create and write it. See the server log (stderr) for details.`,
+      );
+    });
+    return opening;
+  };
+  const admin = onFirstCall(async () => {
+    const { admin } = await opened();
+    if (admin === undefined) throw new Error('the opened backend has no guru administration');
+    return admin;
+  });
+  return {
+    kind: config.backend,
+    assistant: onFirstCall(async () => (await opened()).assistant),
+    ...(config.backend === 'local' ? { admin } : {}),
+    defaultGuru: config.defaultGuru,
+    open: async () => {
+      await opened();
+    },
+    close: async () => {
+      closed = true;
+      const backend = await opening?.catch(() => undefined);
+      await backend?.close();
+    },
+  };
+}
+
+/** Methods that all answer with a promise: calls to them can wait for the object to exist. */
+type AsyncMethods<T> = { readonly [K in keyof T]: (...args: never[]) => Promise<unknown> };
+
+/** An object standing in for the one `target` resolves to: each method call waits for it, then calls it there. */
+function onFirstCall<T extends AsyncMethods<T>>(target: () => Promise<T>): T {
+  return new Proxy({} as T, {
+    get: (_stub, name) => {
+      // Not a thenable: awaiting the stand-in must not start anything.
+      if (typeof name === 'symbol' || name === 'then') return undefined;
+      return async (...args: unknown[]) => {
+        const object: object = await target();
+        return Reflect.apply(Reflect.get(object, name) as (...args: unknown[]) => Promise<unknown>, object, args);
+      };
+    },
+  });
 }
 
 /** The embeddings endpoint of the settings; the Config schema insists on a model whenever a URL is set. */

@@ -1,10 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openBackend, openRateLimiter } from '../src/compose.js';
+import { openBackend, openBackendOnFirstUse, openRateLimiter } from '../src/compose.js';
 import { Config } from '../src/config.js';
+import { GuruError } from '../src/core/errors.js';
 import { waitForSources } from '../src/core/wait-for-sources.js';
 import { createLogger, silentLogger } from '../src/log.js';
 import { startEmbeddingsStandIn } from './stand-ins/embeddings.js';
@@ -171,6 +172,66 @@ describe('openBackend', () => {
     } finally {
       await backend.close();
       await api.close();
+    }
+  });
+});
+
+describe('openBackendOnFirstUse', () => {
+  let dir: string;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-compose-first-use-'));
+  });
+
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('touches the data directory only when a call needs the backend, then serves every call from one engine', async () => {
+    const dataDir = join(dir, 'data');
+    const backend = openBackendOnFirstUse(Config.parse({ dataDir, defaultGuru: 'docs' }), silentLogger);
+    try {
+      expect(backend).toMatchObject({ kind: 'local', defaultGuru: 'docs' });
+      expect(backend.admin).toBeDefined();
+      // Awaiting a part is no call: it opens nothing.
+      expect(await backend.assistant).toBe(backend.assistant);
+      expect(existsSync(dataDir)).toBe(false);
+
+      await backend.admin!.createGuru({ slug: 'docs' });
+      expect(existsSync(join(dataDir, 'guru.sqlite'))).toBe(true);
+      const created = await backend.assistant.createDataSources('docs', { text_sources: [{ name: 'Bakery', content: 'The bakery sells sourdough.' }] });
+      await waitForSources(backend.assistant, 'docs', created.map((item) => item.id));
+      expect((await backend.admin!.listGurus()).map((guru) => guru.slug)).toEqual(['docs']);
+      expect(await backend.assistant.semanticSearch('docs', { question: 'sourdough' })).toMatchObject({ total_sources: 1 });
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('has no guru administration for a remote backend, and closing one never opened opens nothing', async () => {
+    const backend = openBackendOnFirstUse(Config.parse({ dataDir: dir, backend: 'remote', apiKey: 'k', apiUrl: 'http://127.0.0.1:9' }), silentLogger);
+    expect(backend.kind).toBe('remote');
+    expect(backend.admin).toBeUndefined();
+    await backend.close();
+  });
+
+  it('answers calls with the reason when the data directory cannot be created, logs it, and tries again on the next call', async () => {
+    const blocker = join(dir, 'not-a-directory');
+    writeFileSync(blocker, '');
+    const dataDir = join(blocker, 'data');
+    const lines: string[] = [];
+    const backend = openBackendOnFirstUse(Config.parse({ dataDir }), createLogger('error', (line) => lines.push(line)));
+    try {
+      const failure = await backend.admin!.listGurus().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(GuruError);
+      expect((failure as GuruError).message).toMatch(/^The knowledge base could not be opened: .*ENOTDIR/);
+      expect((failure as GuruError).hint).toContain(`Its data directory is ${dataDir}`);
+      await expect(backend.open()).rejects.toThrow(/could not be opened/);
+      expect(lines.filter((line) => line.includes('backend could not be opened'))).toHaveLength(2);
+
+      rmSync(blocker);
+      mkdirSync(blocker);
+      expect(await backend.admin!.listGurus()).toEqual([]);
+    } finally {
+      await backend.close();
     }
   });
 });

@@ -1,4 +1,5 @@
-// Part `startup`: spawn -> initialize response of a stdio server, guru-mcp against minimal SDK servers (1.x and v2).
+// Part `startup`: spawn -> initialize response of a stdio server, and on to its tools/list answer,
+// guru-mcp against minimal SDK servers (1.x and v2).
 import { spawn } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import { fixed, mb, median, positiveInt, repoRoot, table } from '../lib/common.js';
 
 /**
- * @typedef {{ server: string, firstMs?: number, medianMs?: number, minMs?: number, maxMs?: number, rssMb?: number, error?: string }} StartupResult
+ * @typedef {{ server: string, firstMs?: number, medianMs?: number, minMs?: number, maxMs?: number, toolsMs?: number, rssMb?: number, error?: string }} StartupResult
  */
 
 const starts = positiveInt(process.env.GURU_BENCH_STARTS, 10);
@@ -21,6 +22,9 @@ const INITIALIZE = `${JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'guru-bench', version: '0.0.0' } },
 })}\n`;
+
+/** After the initialize response, as a host goes on: the handshake's end, then the tool listing. */
+const LIST_TOOLS = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`;
 
 /** The smallest stdio server of the SDK v2 packages guru-mcp is built on (its serving entry, both eras), run with `-e`. */
 const MINIMAL_V2_SERVER = `
@@ -33,7 +37,7 @@ serveStdio(() => {
 });
 `;
 
-/** Spawns a stdio server, times spawn -> initialize response, reads its RSS, and stops it. */
+/** Spawns a stdio server, times spawn -> initialize response (reading its RSS then) and -> tools/list response, and stops it. */
 async function startOnce(args) {
   const started = performance.now();
   const child = spawn(process.execPath, args, {
@@ -47,9 +51,10 @@ async function startOnce(args) {
     stderr += text;
   });
   try {
-    const elapsed = await new Promise((done, fail) => {
+    let initialized;
+    const listed = await new Promise((done, fail) => {
       let buffered = '';
-      const timeout = setTimeout(() => fail(new Error(`no initialize response within 30 s; stderr: ${stderr}`)), 30_000);
+      const timeout = setTimeout(() => fail(new Error(`no initialize and tools/list responses within 30 s; stderr: ${stderr}`)), 30_000);
       child.once('exit', (code) => fail(new Error(`server exited with code ${code} before answering; stderr: ${stderr}`)));
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', (text) => {
@@ -66,16 +71,21 @@ async function startOnce(args) {
             fail(new Error(`non-JSON line on stdout: ${line.slice(0, 200)}`));
             return;
           }
-          if (message.id === 1) {
+          if (message.error) {
             clearTimeout(timeout);
-            if (message.error) fail(new Error(`initialize failed: ${JSON.stringify(message.error)}`));
-            else done(performance.now() - started);
+            fail(new Error(`request ${message.id} failed: ${JSON.stringify(message.error)}`));
+          } else if (message.id === 1) {
+            initialized = { ms: performance.now() - started, rssBytes: rssOf(child.pid) };
+            child.stdin.write(LIST_TOOLS);
+          } else if (message.id === 2) {
+            clearTimeout(timeout);
+            done(performance.now() - started);
           }
         }
       });
       child.stdin.write(INITIALIZE);
     });
-    return { ms: elapsed, rssBytes: rssOf(child.pid) };
+    return { ...initialized, toolsMs: listed };
   } finally {
     await stop(child);
   }
@@ -116,6 +126,7 @@ async function measureStartup(server, args) {
     medianMs: median(times),
     minMs: Math.min(...times),
     maxMs: Math.max(...times),
+    toolsMs: median(runs.map((r) => r.toolsMs)),
     rssMb: mb(median(runs.map((r) => r.rssBytes))),
   };
 }
@@ -143,11 +154,11 @@ async function run() {
   return results;
 }
 function print(startup) {
-  console.log(`\nStdio start-up: spawn -> initialize response (median of ${starts}; first = fresh start)`);
+  console.log(`\nStdio start-up: spawn -> initialize response (median of ${starts}; first = fresh start); tools/list = spawn -> its answer, sent after initialize`);
   console.log(
     table(
-      ['server', 'first ms', 'median ms', 'min ms', 'max ms', 'RSS MB'],
-      startup.map((s) => [s.server, fixed(s.firstMs, 1), fixed(s.medianMs, 1), fixed(s.minMs, 1), fixed(s.maxMs, 1), fixed(s.rssMb, 1)]),
+      ['server', 'first ms', 'median ms', 'min ms', 'max ms', 'tools/list ms', 'RSS MB'],
+      startup.map((s) => [s.server, fixed(s.firstMs, 1), fixed(s.medianMs, 1), fixed(s.minMs, 1), fixed(s.maxMs, 1), fixed(s.toolsMs, 1), fixed(s.rssMb, 1)]),
     ),
   );
 }

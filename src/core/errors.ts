@@ -251,6 +251,9 @@ export const Errors = {
   guruExists: (slug: string) =>
     make('admin', 409, `A guru with the slug ${slug} already exists`, { hint: 'Pick another slug, or use the existing guru.' }),
 
+  /** The backend (the local engine's database, or the remote adapter) did not open; `reason` is the system's own words, e.g. EACCES on the data directory. */
+  backendUnavailable: (reason: string, hint: string) => make('admin', 503, `The knowledge base could not be opened: ${reason}`, { hint }),
+
   /** An unexpected failure inside the service; the message never carries internals. */
   internal: (op: Operation) => make(op, 500, 'Internal server error', { hint: 'See the server log (stderr) for details.' }),
 } as const;

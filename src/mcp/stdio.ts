@@ -22,11 +22,13 @@ class ListenWatchingTransport implements Transport {
   readonly #inner: Transport;
   readonly #watches: ListenWatches;
   readonly #ended: () => void;
+  #answered: (() => void) | undefined;
 
-  constructor(inner: Transport, watches: ListenWatches, ended: () => void) {
+  constructor(inner: Transport, watches: ListenWatches, ended: () => void, answered?: () => void) {
     this.#inner = inner;
     this.#watches = watches;
     this.#ended = ended;
+    this.#answered = answered;
   }
 
   start(): Promise<void> {
@@ -43,9 +45,14 @@ class ListenWatchingTransport implements Transport {
     return this.#inner.start();
   }
 
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     this.#watches.outbound(message);
-    return this.#inner.send(message, options);
+    await this.#inner.send(message, options);
+    if ('id' in message && !('method' in message) && this.#answered !== undefined) {
+      const answered = this.#answered;
+      this.#answered = undefined;
+      answered();
+    }
   }
 
   close(): Promise<void> {
@@ -59,8 +66,13 @@ export interface StdioConnection {
   close(): Promise<void>;
 }
 
+export interface StdioConnectionOptions extends Omit<GuruMcpServerOptions, 'era'> {
+  /** Called once the first response has been written (the handshake, in the 2025 era): the client is served, slower work may start. */
+  readonly onFirstResponse?: () => void;
+}
+
 /** Serves one connection over `transport` (the process's stdin and stdout unless given), in the era its client opens with. */
-export function serveConnection(options: Omit<GuruMcpServerOptions, 'era'>, transport: Transport = new StdioServerTransport()): StdioConnection {
+export function serveConnection(options: StdioConnectionOptions, transport: Transport = new StdioServerTransport()): StdioConnection {
   const { backend, logger, scope } = options;
   /** The 2026-07-28 server of this connection: the entry routes its resource updates to the open listen requests. */
   let modern: McpServer | undefined;
@@ -77,7 +89,7 @@ export function serveConnection(options: Omit<GuruMcpServerOptions, 'era'>, tran
   const closed = new Promise<void>((resolve) => {
     ended = resolve;
   });
-  const watched = new ListenWatchingTransport(transport, watches, () => ended());
+  const watched = new ListenWatchingTransport(transport, watches, () => ended(), options.onFirstResponse);
   const handle = serveStdio(
     ({ era }) => {
       const server = createMcpServer({ ...options, era });
@@ -90,8 +102,8 @@ export function serveConnection(options: Omit<GuruMcpServerOptions, 'era'>, tran
 }
 
 /** Serves MCP on this process's stdin and stdout; resolves when the client has gone (stdin closed) or the transport closed. */
-export async function runStdioServer(backend: Backend, logger: Logger): Promise<void> {
-  const connection = serveConnection({ backend, logger });
+export async function runStdioServer(backend: Backend, logger: Logger, onFirstResponse?: () => void): Promise<void> {
+  const connection = serveConnection({ backend, logger, ...(onFirstResponse === undefined ? {} : { onFirstResponse }) });
   logger.info('mcp server listening on stdio');
   await connection.closed;
   logger.info('mcp stdio session ended');

@@ -36,4 +36,15 @@ describe('the bundle', () => {
     const eager = new Set([...staticClosure('guru-mcp.js'), ...stdio.flatMap((file) => [...staticClosure(file)])]);
     expect([...eager].filter(holdsWeb)).toEqual([]);
   });
+
+  it('keeps the engine and every module it needs only for a call out of what the stdio server loads before its first answer', () => {
+    const files = readdirSync(BIN_DIR).filter((file) => file.endsWith('.js'));
+    const stdio = files.filter((file) => file.startsWith('stdio-'));
+    const eager = new Set([...staticClosure('guru-mcp.js'), ...stdio.flatMap((file) => [...staticClosure(file)])]);
+    const sources = [...eager].flatMap((file) => (JSON.parse(readFileSync(join(BIN_DIR, `${file}.map`), 'utf8')) as { sources: string[] }).sources);
+    // The check itself sees the modules it looks for: the MCP server is there, the engine is in the bundle.
+    expect(sources.some((source) => source.endsWith('src/mcp/server.ts'))).toBe(true);
+    const late = /\/src\/(engine|web|http|remote|state)\/|\/node_modules\/(undici|linkedom|marked|marked-terminal|keyv|@keyv\/sqlite|turndown|unpdf|mammoth)\//;
+    expect(sources.filter((source) => late.test(source))).toEqual([]);
+  });
 });

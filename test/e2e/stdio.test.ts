@@ -1,13 +1,16 @@
 /** The built CLI over stdio, driven by the SDK client as an MCP host would. */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Answer, CreatedGuru } from '../../src/core/schemas.js';
+import { waitForSources } from '../../src/core/wait-for-sources.js';
+import { LocalEngine } from '../../src/engine/local-engine.js';
 import { BIN } from '../global-setup.js';
 import { ERAS, newClient } from '../mcp/support.js';
 import { askStreaming, WIBBLE_MANUAL, WIBBLE_QUESTION } from '../support/streamed-answer.js';
@@ -105,6 +108,45 @@ describe.each(ERAS)('guru-mcp stdio (built CLI) (%s)', (era) => {
         // arrives is the answer's beginning, and the result carries all of it.
         expect(answer.content.startsWith(streamed)).toBe(true);
       }
+    }
+  });
+
+  it('serves the handshake and tools/list when the data directory cannot be created; each call that needs it says why, and stderr logs it', async () => {
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, '');
+    const dataDir = join(blocker, 'data');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--data-dir', dataDir], stderr: 'pipe' });
+    let stderr = '';
+    (transport.stderr as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    client = newClient(era);
+    await client.connect(transport);
+
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['ask', 'add_sources', 'list_gurus']));
+    const listed = (await client.callTool({ name: 'list_gurus', arguments: {} })) as CallToolResult;
+    expect(listed.isError).toBe(true);
+    expect(textOf(listed)).toMatch(/^The knowledge base could not be opened: .*ENOTDIR/);
+    expect(textOf(listed)).toContain(`Its data directory is ${dataDir}`);
+    // stderr is a stream of its own: the log line may arrive after the result.
+    await vi.waitFor(() => expect(stderr).toMatch(/backend could not be opened.*ENOTDIR/));
+  });
+
+  it('takes up work another process queued before any call: after the handshake, or soon when a 2026-07-28 client says nothing', async () => {
+    await run(process.execPath, [CLI, 'guru', 'create', 'frob', '--data-dir', dir]);
+    const added = spawn(process.execPath, [CLI, 'add', 'frob', '--name', 'Install guide', '--no-wait', '--data-dir', dir], { stdio: ['pipe', 'ignore', 'ignore'] });
+    added.stdin.end(GUIDE);
+    expect(await new Promise((done) => added.once('exit', done))).toBe(0);
+
+    client = newClient(era);
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--data-dir', dir], stderr: 'pipe' }));
+    // A reader that takes no work: only the stdio server can process the source.
+    const reader = LocalEngine.open({ dataDir: dir, processQueue: false });
+    try {
+      const [source] = (await reader.listDataSources('frob', { page: 1, page_size: 10 })).results;
+      const [outcome] = await waitForSources(reader, 'frob', [source!.id], { timeLimitMs: 20_000 });
+      expect(outcome?.source?.status).toBe('SUCCESS');
+    } finally {
+      await reader.close();
     }
   });
 

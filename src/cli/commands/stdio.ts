@@ -1,16 +1,36 @@
 /** `guru-mcp` and `guru-mcp stdio`: MCP over stdin/stdout. Nothing but protocol messages goes to stdout. */
+import { openBackendOnFirstUse } from '../../compose.js';
 import { sayHowToStart } from '../first-run.js';
 import { waitForStopSignal } from '../signals.js';
 import type { CommandContext } from '../spec.js';
 
+/**
+ * When the backend opens even though no client message has been answered: a 2026-07-28 client has no
+ * handshake and may say nothing for long, and queued work should not wait for it.
+ */
+const OPEN_UNASKED_AFTER_MS = 1000;
+
 export async function run(context: CommandContext): Promise<number> {
+  const { config, logger } = context;
   const { runStdioServer } = await import('../../mcp/stdio.js');
   const stopped = waitForStopSignal();
-  const backend = await context.openBackend({ processing: true });
+  // The handshake and tools/list need no data: the backend opens once the first response is out
+  // (so that queued work is taken up), on the first call that needs it, or after a second, whichever comes first.
+  const backend = openBackendOnFirstUse(config, logger, { processing: true });
+  let started = false;
+  const openInBackground = () => {
+    if (started) return;
+    started = true;
+    backend
+      .open()
+      .then(() => sayHowToStart(backend, config, context.terminal.stderr))
+      // A failed opening is logged by the backend, and every call that needs it answers with the reason.
+      .catch(() => {});
+  };
+  setTimeout(openInBackground, OPEN_UNASKED_AFTER_MS).unref();
   try {
-    await sayHowToStart(backend, context.config, context.terminal.stderr);
     // The session ends when the client closes stdin, or when the client stops the process by signal.
-    await Promise.race([runStdioServer(backend, context.logger), stopped]);
+    await Promise.race([runStdioServer(backend, logger, openInBackground), stopped]);
   } finally {
     await backend.close();
   }

@@ -15,7 +15,7 @@ import { closeOpenFence } from '../markdown.js';
 import { CitationRenumbering } from './citations.js';
 import { type ContextSource } from './context-window.js';
 import { combinedTrust, gradeSupport } from './grading.js';
-import { answerMessages, type Recollection } from './prompts.js';
+import { answerMessages, type AnswerPrompt } from './prompts.js';
 
 export const MODEL_UNREACHABLE_NOTE = '*The language model could not be reached, so this answer quotes the knowledge base directly.*\n\n';
 export const MODEL_CUT_NOTE = '\n\n*The language model stopped before the answer was complete.*\n';
@@ -27,18 +27,9 @@ export interface WrittenAnswer extends AnswerDraft {
   readonly streamed: boolean;
 }
 
-export interface GenerationInput {
-  readonly guruName: string;
-  /** The question as it stands on its own (a follow-up rewritten). */
-  readonly question: string;
-  /** Numbered 1..n in the prompt in this order; empty only when the question has images. */
-  readonly sources: readonly ContextSource[];
-  /** The question's images as data URLs, for a model that reads images. */
-  readonly images: readonly string[];
-  /** The extractive answer: its evidence score, and the fallback. */
+/** The prompt's parts (the question as it stands on its own), and the extractive answer: its evidence score, and the fallback. */
+export interface GenerationInput extends AnswerPrompt {
   readonly draft: AnswerDraft;
-  readonly instructions: string;
-  readonly recollection: Recollection | undefined;
 }
 
 export interface GenerationOptions {
