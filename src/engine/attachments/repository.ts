@@ -35,8 +35,9 @@ export class AttachmentRepository {
     this.#insert = db.prepare<[number, string, number, string, string, string, string]>(
       'INSERT INTO question_attachments (question_id, binge_id, ordinal, kind, name, text, date_created) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    this.#take = db
-      .prepare<[number, string], { last: number }>('UPDATE binges SET attachments_numbered = attachments_numbered + ? WHERE id = ? RETURNING attachments_numbered AS last');
+    this.#take = db.prepare<[number, string], { last: number }>(
+      'UPDATE binges SET attachments_numbered = attachments_numbered + ? WHERE id = ? RETURNING attachments_numbered AS last',
+    );
     this.#taken = db.prepare<[number, string]>('UPDATE binges SET attachments_numbered = max(attachments_numbered, ?) WHERE id = ?');
   }
 
