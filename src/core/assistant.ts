@@ -84,10 +84,27 @@ export interface DataSources {
   reindexDataSources(guru: string, request: ReindexRequest): Promise<MessageResponse>;
 }
 
+/** A log file or PDF attached to a question of a session, as its guru:// link names it. */
+export interface SessionAttachment {
+  /** The file name it was sent with. */
+  readonly name: string;
+  /** A log file as sent (`text/plain`), a PDF as the Markdown extracted from it (`text/markdown`). */
+  readonly mime_type: 'text/plain' | 'text/markdown';
+  readonly text: string;
+}
+
 export interface Sessions {
   listSessions(guru: string, request: ListSessionsRequest): Promise<SessionList>;
   getSession(guru: string, sessionId: string): Promise<SessionConversation>;
   deleteSession(guru: string, sessionId: string): Promise<DeletedSession>;
+}
+
+export interface SessionAttachments {
+  /**
+   * The `n`th attachment of the session (guru://{guru}/sessions/{id}/attachments/{n}). Not in the
+   * spec's REST API: only a backend that holds the session's files (the local engine) has them.
+   */
+  sessionAttachment(guru: string, sessionId: string, n: number): Promise<SessionAttachment>;
 }
 
 export interface Crawling {
@@ -157,7 +174,7 @@ export interface EndUsers {
 }
 
 /** The whole service, as the transports see it. */
-export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, Votes, Crawling, VideoLists, EndUsers, Speech {
+export interface Assistant extends Answering, FollowUps, Progress, Searching, DataSources, Sessions, SessionAttachments, Votes, Crawling, VideoLists, EndUsers, Speech {
   /** Releases connections, timers and files. */
   close(): Promise<void>;
 }

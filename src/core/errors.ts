@@ -225,6 +225,7 @@ export const Errors = {
   bingeNotFound: () => make('get_session', 404, 'Binge not found'),
   sessionAlreadyDeleted: () => make('delete_session', 400, 'Session is already deleted'),
   sessionNotFound: () => make('delete_session', 404, 'Session not found'),
+  attachmentNotFound: (hint?: string) => make('get_session', 404, 'Attachment not found', hint === undefined ? {} : { hint }),
 
   crawlAlreadyRunning: () =>
     make('start_crawl', 400, 'A crawl is already running for this guru. Please wait for it to complete or stop it.'),

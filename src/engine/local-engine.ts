@@ -4,7 +4,7 @@
  * them as the Assistant port and the local guru administration. Behaviour
  * lives in the capabilities; this class only composes and delegates.
  */
-import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, SpeechOptions, UploadFile, UploadOptions } from '../core/assistant.js';
+import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, SessionAttachment, SpeechOptions, UploadFile, UploadOptions } from '../core/assistant.js';
 import type {
   Answer,
   AnswerProgress,
@@ -88,6 +88,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #videoLists: LocalVideoLists;
   readonly #endUsers: LocalEndUsers;
   readonly #speech: LocalSpeech;
+  readonly #attachments: LocalAttachments;
   /** The language model of answers, when one is configured. */
   readonly #chat: ChatProvider | undefined;
   /** Aborted on close: background work started by open() stops. */
@@ -106,12 +107,13 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#chat = context.settings.llm && new ChatProvider(context.settings.llm);
     const chat = this.#chat && new OutageGuard(this.#chat);
     const model = chat && new ModelPipeline(chat, this.#search.retriever, this.#endUsers, context.logger);
-    const attachments = new LocalAttachments(context, {
+    const attachments = (this.#attachments = new LocalAttachments(context, this.#gurus, {
       limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
       extractPdf: (data) => this.#dataSources.pdfText(data),
       knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
-      readsImages: (guru) => context.settings.llm?.readsImages === true && this.#gurus.settingsOf(guru).use_model,
-    });
+      imageReading: (guru) =>
+        context.settings.llm?.readsImages !== true ? 'no-image-model' : this.#gurus.settingsOf(guru).use_model ? 'read' : 'guru-without-model',
+    }));
     this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, attachments, model);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions, chat);
     const http = () => this.#dataSources.http();
@@ -192,6 +194,9 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   deleteSession(guru: string, sessionId: string): Promise<DeletedSession> {
     return this.#sessions.deleteSession(guru, sessionId);
+  }
+  sessionAttachment(guru: string, sessionId: string, n: number): Promise<SessionAttachment> {
+    return this.#attachments.read(guru, sessionId, n);
   }
 
   // Votes

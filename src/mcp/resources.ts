@@ -114,14 +114,14 @@ export function registerResources(server: McpServer, context: ResourceContext): 
   );
 }
 
-class ResourceNotFound extends Error {}
+export class ResourceNotFound extends Error {}
 
-function single(value: string | string[] | undefined): string {
+export function single(value: string | string[] | undefined): string {
   return Array.isArray(value) ? value.join(',') : (value ?? '');
 }
 
 /** A percent-encoded URI part; a malformed encoding names no resource. */
-function decoded(part: string): string {
+export function decoded(part: string): string {
   try {
     return decodeURIComponent(part);
   } catch (error) {
@@ -131,7 +131,7 @@ function decoded(part: string): string {
 }
 
 /** The guru of a resource URI, if this connection may reach it. */
-function slugOf(variables: Variables, gurus: GuruSelector): string {
+export function slugOf(variables: Variables, gurus: GuruSelector): string {
   const slug = single(variables.guru_slug);
   if (!gurus.allows(slug)) throw new ResourceNotFound();
   return slug;
@@ -146,7 +146,7 @@ function json(uri: URL, value: unknown): ReadResourceResult {
  * "Resource … not found"; other GuruErrors keep their message; anything else
  * is logged and reported without internals.
  */
-async function read(context: ResourceContext, uri: URL, body: () => Promise<ReadResourceResult>): Promise<ReadResourceResult> {
+export async function read(context: ResourceContext, uri: URL, body: () => Promise<ReadResourceResult>): Promise<ReadResourceResult> {
   try {
     return await body();
   } catch (error) {
@@ -160,7 +160,7 @@ async function read(context: ResourceContext, uri: URL, body: () => Promise<Read
 }
 
 /** Completion never fails the request: on any error it offers nothing. */
-async function safely(context: ResourceContext, body: () => Promise<string[]>): Promise<string[]> {
+export async function safely(context: ResourceContext, body: () => Promise<string[]>): Promise<string[]> {
   try {
     return (await body()).slice(0, MAX_COMPLETIONS);
   } catch (error) {

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from '../core/assistant.js';
 import type { Logger } from '../log.js';
+import { registerAttachmentResource } from './attachment-resource.js';
 import { GuruSelector } from './gurus.js';
 import type { Era } from './progress.js';
 import { registerResources } from './resources.js';
@@ -91,6 +92,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   registerEndUserTools(server, context);
   registerSpeechTool(server, context);
   registerResources(server, context);
+  registerAttachmentResource(server, context);
   if (era === 'legacy') {
     const subscriptions = registerLegacySubscriptions(server, context, options.dataSourcePollMs);
     whenClosed(server, () => subscriptions.close());

@@ -7,7 +7,7 @@
  * The key decides which guru a call reaches. The session endpoints carry no
  * guru in their path, so there the key alone decides.
  */
-import type { Assistant, AskInput, AskOptions, DataSourcePage, SpeechOptions } from '../core/assistant.js';
+import type { Assistant, AskInput, AskOptions, DataSourcePage, SessionAttachment, SpeechOptions } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 import {
   Answer,
@@ -168,6 +168,11 @@ export class RemoteAssistant implements Assistant {
       guru,
     };
     return this.#client.json(endpoint, DeletedSession);
+  }
+
+  /** The spec's REST API has no read of a session's attachments: the hosted service's files stay there. */
+  async sessionAttachment(_guru: string, _sessionId: string, _n: number): Promise<SessionAttachment> {
+    throw Errors.attachmentNotFound("The service's REST API does not serve the files attached to its sessions; they are readable only where the session is stored.");
   }
 
   async recordVote(guru: string, request: RecordVoteRequest): Promise<RecordedVote> {

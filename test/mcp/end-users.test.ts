@@ -38,6 +38,8 @@ describe.each(ERAS)('MCP end-user tools (%s)', (era) => {
     expect(hints.get('erase_enduser_data')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     expect(hints.get('get_enduser_data')).toMatchObject({ readOnlyHint: true });
     expect(hints.get('upsert_profiles')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    // What it erases includes the files attached to the end user's questions.
+    expect(tools.find((tool) => tool.name === 'erase_enduser_data')?.description).toMatch(/attached/);
   });
 
   it('reads the bundle page by page, saying which offset comes next', async () => {

@@ -1,11 +1,11 @@
 import type { Client } from '@modelcontextprotocol/client';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Answer, DataSource, SessionList } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
-import { ERAS, INSTALL_GUIDE, connectClient, openTestBackend } from './support.js';
+import { ERAS, INSTALL_GUIDE, connectClient, expectNotFound, openTestBackend } from './support.js';
 import type { TestBackend } from './support.js';
 
 async function readText(client: Client, uri: string): Promise<{ text: string; mimeType: string | undefined }> {
@@ -14,18 +14,6 @@ async function readText(client: Client, uri: string): Promise<{ text: string; mi
   const [content] = contents;
   expect(content!.uri).toBe(uri);
   return { text: String((content as { text: unknown }).text), mimeType: content!.mimeType };
-}
-
-/** `message` is ours for a URI a template matches, the SDK's own ("Resource not found: …") for one that matches none. */
-async function expectNotFound(client: Client, uri: string, message = `Resource ${uri} not found`): Promise<void> {
-  const failure = await client.readResource({ uri }).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(failure).toBeInstanceOf(ProtocolError);
-  expect((failure as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
-  // Sent once, without an "MCP error -32602:" prefix (SDK 1.x doubled it).
-  expect((failure as ProtocolError).message).toBe(message);
 }
 
 describe.each(ERAS)('MCP resources (%s)', (era) => {
@@ -52,16 +40,18 @@ describe.each(ERAS)('MCP resources (%s)', (era) => {
     await test.close();
   });
 
-  it('offers three templates', async () => {
+  it('offers four templates', async () => {
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((template) => template.uriTemplate).sort()).toEqual([
       'guru://{guru_slug}/data-sources',
       'guru://{guru_slug}/sessions',
       'guru://{guru_slug}/sessions/{session_id}',
+      'guru://{guru_slug}/sessions/{session_id}/attachments/{n}',
     ]);
     for (const template of resourceTemplates) {
       expect(template.description).toBeTruthy();
-      expect(template.mimeType).toMatch(/^(application\/json|text\/markdown)$/);
+      // An attachment is a log (text/plain) or a PDF's Markdown: its type is the read's.
+      if (!template.uriTemplate.endsWith('{n}')) expect(template.mimeType).toMatch(/^(application\/json|text\/markdown)$/);
     }
   });
 

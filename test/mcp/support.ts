@@ -6,8 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { CallToolResult, ProgressNotification } from '@modelcontextprotocol/client';
+import { expect } from 'vitest';
 import { openBackend } from '../../src/compose.js';
 import type { OpenedBackend } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
@@ -112,4 +113,16 @@ export async function subscribe(client: Client, revision: ProtocolRevision, uri:
   }
   const subscription = await client.listen({ resourceSubscriptions: [uri] });
   return { close: () => subscription.close() };
+}
+
+/** `message` is ours for a URI a template matches, the SDK's own ("Resource not found: …") for one that matches none. */
+export async function expectNotFound(client: Client, uri: string, message = `Resource ${uri} not found`): Promise<void> {
+  const failure = await client.readResource({ uri }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(failure).toBeInstanceOf(ProtocolError);
+  expect((failure as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
+  // Sent once, without an "MCP error -32602:" prefix (SDK 1.x doubled it).
+  expect((failure as ProtocolError).message).toBe(message);
 }

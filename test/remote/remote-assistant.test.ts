@@ -250,6 +250,16 @@ describe('RemoteAssistant', () => {
     });
   });
 
+  describe('session attachments', () => {
+    it('finds none, asking nothing: the REST API serves no attached files, and the hint says so', async () => {
+      const { assistant, service } = await connect((_request, res) => json(res, 200, {}));
+      const error = await failureOf(assistant.sessionAttachment('frob', 'session-1', 1));
+      expect(error).toMatchObject({ status: 404, message: 'Attachment not found' });
+      expect(error.hint).toMatch(/REST API does not serve the files attached/);
+      expect(service.requests).toHaveLength(0);
+    });
+  });
+
   describe('responses', () => {
     it('names the endpoint and the field of a response that does not fit the API', async () => {
       const { assistant } = await connect((_request, res) =>

@@ -110,21 +110,30 @@ export class LocalAnswering implements Answering {
     if (simple !== undefined) return this.#recordThenStream(turn, question, { content: simple, references: [], trustScore: 0, answered: false }, options);
 
     // Attachments are checked (a 400 before anything is answered) and read; with them, those of earlier turns.
-    const attached = await this.#attachments.forQuestion(guru, input, binge?.id, options.signal);
+    const stage = this.#stager(guru, externalUserId, options);
+    const attached = await this.#attachments.forQuestion(guru, input, binge?.id, { signal: options.signal, reading: () => stage('Reading the attachments') });
     try {
-      return await this.#answer({ ...turn, attached }, question, options);
+      return await this.#answer({ ...turn, attached }, question, stage, options);
     } finally {
       attached.close();
     }
   }
 
-  async #answer(turn: TurnOf & { readonly attached: QuestionAttachments }, question: string, options: AskOptions): Promise<Answer> {
-    const { guru, parent, attached, externalUserId } = turn;
-    // Each stage goes to the end user's progress line (GET answer-progress), then to the caller.
-    const stage = async (line: AnswerStage) => {
+  /** Reports a stage to the end user's progress line (GET answer-progress), then to the caller. */
+  #stager(guru: GuruRow, externalUserId: string | null, options: AskOptions): (line: AnswerStage) => Promise<void> {
+    return async (line) => {
       if (externalUserId !== null) await this.#progress.report(guru.id, externalUserId, line);
       options.onStage?.(line);
     };
+  }
+
+  async #answer(
+    turn: TurnOf & { readonly attached: QuestionAttachments },
+    question: string,
+    stage: (line: AnswerStage) => Promise<void>,
+    options: AskOptions,
+  ): Promise<Answer> {
+    const { guru, parent, attached, externalUserId } = turn;
     if (turn.sessionId !== undefined) await stage('Gathering context');
     const settings = this.#gurus.settingsOf(guru);
     const model = settings.use_model ? this.#model : undefined;

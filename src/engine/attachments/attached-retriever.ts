@@ -45,7 +45,8 @@ export class AttachedRetriever extends Retriever {
         `INSERT INTO data_sources (id, guru_id, type, url, name, title, status, date_created) VALUES (?, ?, ?, ?, ?, ?, 'SUCCESS', '')`,
       );
       for (const attachment of attachments) {
-        insertSource.run(attachment.ordinal, guru.id, attachment.kind === 'PDF' ? 'PDF' : 'TEXT', attachment.link, attachment.name, attachment.name);
+        // Named by its link: file names repeat (app.log in two turns), a source's name may not; the title is what answers cite.
+        insertSource.run(attachment.ordinal, guru.id, attachment.kind === 'PDF' ? 'PDF' : 'TEXT', attachment.link, attachment.link, attachment.name);
         const passages = passagesOf(attachment);
         chunks.replace(attachment.ordinal, guru.id, attachment.name, passages);
         count += passages.length;

@@ -54,12 +54,25 @@ export function refusePdfsOverLimit(pdfs: readonly Sized[], limit: AttachmentLim
   }
 }
 
+/**
+ * Whether a guru's answers read a question's images: `read` with a model that reads images
+ * (GURU_LLM_IMAGES) when the guru uses the model; otherwise why not.
+ */
+export type ImageReading = 'read' | 'no-image-model' | 'guru-without-model';
+
+/** Why images were not read, as the note says it. */
+const UNREAD_BECAUSE: Record<Exclude<ImageReading, 'read'>, string> = {
+  'no-image-model': 'no language model that reads images is configured',
+  'guru-without-model': "this guru's answers do not use the language model (its use_model setting is off)",
+};
+
 export interface NoteInput {
   readonly limits: GuruSettings['attachment_limits'];
   readonly droppedImages: number;
   readonly droppedLogs: number;
-  /** Images kept but not read: no model that reads images takes part in the answer. */
-  readonly unreadImages: number;
+  /** Images kept, within the limits. */
+  readonly keptImages: number;
+  readonly imageReading: ImageReading;
 }
 
 /**
@@ -73,8 +86,8 @@ export function attachmentNote(input: NoteInput): string | null {
   const skipped = [...over(input.droppedImages, limits.images, 'image', 'images'), ...over(input.droppedLogs, limits.log_files, 'log file', 'log files')];
   const sentences: string[] = [];
   if (skipped.length > 0) sentences.push(`Skipped ${skipped.join(' and ')}.`);
-  if (input.unreadImages > 0) {
-    sentences.push(`${counted(input.unreadImages, 'image was', 'images were')} not read: no language model that reads images is configured.`);
+  if (input.keptImages > 0 && input.imageReading !== 'read') {
+    sentences.push(`${counted(input.keptImages, 'image was', 'images were')} not read: ${UNREAD_BECAUSE[input.imageReading]}.`);
   }
   return sentences.length === 0 ? null : sentences.join(' ');
 }

@@ -12,18 +12,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Errors } from '../../core/errors.js';
+import type { SessionAttachment } from '../../core/assistant.js';
 import type { AskInput, GuruSettings, Reference } from '../../core/schemas.js';
 import { attachmentUri } from '../../core/uris.js';
 import { Answerer, type AnswerDraft } from '../answer/answerer.js';
 import { timestamp, type EngineContext } from '../context.js';
-import type { GuruRow } from '../gurus/local-gurus.js';
+import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import { documentKindOf } from '../ingest/extract/document.js';
 import { SourceError } from '../ingest/sources/types.js';
 import type { QuestionRow } from '../sessions/repository.js';
 import { AttachedRetriever, type IndexedAttachment } from './attached-retriever.js';
 import type { Retriever } from '../search/retriever.js';
 import { decode, decodedSize, parseDataUrl, type DataUrl } from './data-url.js';
-import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit } from './limits.js';
+import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit, type ImageReading } from './limits.js';
 import { AttachmentRepository, type StoredAttachment } from './repository.js';
 
 type AttachmentLimits = GuruSettings['attachment_limits'];
@@ -43,8 +44,8 @@ export interface AttachmentServices {
   readonly extractPdf: (data: Uint8Array) => Promise<string>;
   /** Searchable passages of the guru's knowledge base. */
   readonly knowledgeChunks: (guruId: number) => number;
-  /** Whether the guru's answers go to a model that reads images; when not, images are noted as not read. */
-  readonly readsImages: (guru: GuruRow) => boolean;
+  /** Whether the guru's answers go to a model that reads images; when not, images are noted as not read, and why. */
+  readonly imageReading: (guru: GuruRow) => ImageReading;
 }
 
 /** A question's attachments, ready for answering and for storing with its turn. */
@@ -67,6 +68,12 @@ export interface QuestionAttachments {
   close(): void;
 }
 
+export interface ReadingOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** Called once the files passed the limits, before their text is read (PDFs extracted); not called when there is none. */
+  readonly reading?: () => Promise<void>;
+}
+
 interface Sent<Data> {
   readonly name: string;
   readonly bytes: number;
@@ -75,11 +82,13 @@ interface Sent<Data> {
 
 export class LocalAttachments {
   readonly #context: EngineContext;
+  readonly #gurus: LocalGurus;
   readonly #services: AttachmentServices;
   readonly #stored: AttachmentRepository;
 
-  constructor(context: EngineContext, services: AttachmentServices) {
+  constructor(context: EngineContext, gurus: LocalGurus, services: AttachmentServices) {
     this.#context = context;
+    this.#gurus = gurus;
     this.#services = services;
     this.#stored = new AttachmentRepository(context.db);
   }
@@ -89,7 +98,8 @@ export class LocalAttachments {
    * turns. PDFs over the limits, unreadable PDFs and malformed data URLs are refused (400) before
    * anything is answered or stored.
    */
-  async forQuestion(guru: GuruRow, input: AskInput, sessionId: string | undefined, signal?: AbortSignal): Promise<QuestionAttachments> {
+  async forQuestion(guru: GuruRow, input: AskInput, sessionId: string | undefined, options: ReadingOptions = {}): Promise<QuestionAttachments> {
+    const { signal } = options;
     const limits = this.#services.limitsOf(guru);
     const pdfs = (input.pdf_files ?? []).map((file, index) => dataUrlFile(file, `pdf_files[${index}] (${file.name})`));
     refusePdfsOverLimit(pdfs, limits.pdf_files);
@@ -105,13 +115,16 @@ export class LocalAttachments {
       (input.log_files ?? []).map((file) => ({ name: file.name, bytes: Buffer.byteLength(file.data, 'utf8'), data: file.data })),
       limits.log_files,
     );
+    // Reading a large PDF takes a while: the answer's progress line says so first.
+    if (pdfs.length + logs.kept.length > 0) await options.reading?.();
     const pdfTexts = await Promise.all(pdfs.map(async (pdf) => ({ name: pdf.name, text: await this.#pdfText(pdf) })));
     signal?.throwIfAborted();
 
     const ofSession = sessionId === undefined ? [] : this.#stored.ofSession(sessionId);
     const earlier = latestOfSession(ofSession, limits);
     const session = sessionId ?? randomUUID();
-    let ordinal = Math.max(0, ...ofSession.map((attachment) => attachment.ordinal));
+    const freshCount = logs.kept.length + pdfTexts.length;
+    let ordinal = freshCount === 0 ? 0 : this.#stored.takeNumbers(session, freshCount) - 1;
     const indexed = (attachment: Omit<IndexedAttachment, 'link'>): IndexedAttachment => ({
       ...attachment,
       link: attachmentUri(guru.slug, session, attachment.ordinal),
@@ -121,8 +134,10 @@ export class LocalAttachments {
       ...logs.kept.map((log) => indexed({ kind: 'LOG', name: log.name, text: log.data, ordinal: ++ordinal })),
       ...pdfTexts.map((pdf) => indexed({ kind: 'PDF', name: pdf.name, text: pdf.text, ordinal: ++ordinal })),
     ];
-    const readImages = this.#services.readsImages(guru) ? images.kept : [];
-    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, unreadImages: images.kept.length - readImages.length });
+    const lastTaken = ordinal;
+    const imageReading = this.#services.imageReading(guru);
+    const readImages = imageReading === 'read' ? images.kept : [];
+    const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, keptImages: images.kept.length, imageReading });
     const retriever = inherited.length + fresh.length === 0 ? undefined : new AttachedRetriever(this.#context.db, guru, [...inherited, ...fresh]);
     const links = new Map<string, boolean>([...inherited.map((item) => [item.link, true] as const), ...fresh.map((item) => [item.link, false] as const)]);
     const knowledgeChunks = this.#services.knowledgeChunks;
@@ -146,11 +161,20 @@ export class LocalAttachments {
         for (const { ordinal, kind, name, text } of fresh) {
           stored.insert({ questionId: turn.id, bingeId: turn.binge_id, ordinal, kind, name, text, now: now() });
         }
+        if (lastTaken > 0) stored.markTaken(turn.binge_id, lastTaken);
       },
       close() {
         retriever?.close();
       },
     };
+  }
+
+  /** The session's `n`th attachment (its guru:// link); 404 when the guru's session holds none of that number. */
+  async read(slug: string, sessionId: string, n: number): Promise<SessionAttachment> {
+    const guru = this.#gurus.find('get_session', slug);
+    const stored = Number.isSafeInteger(n) && n > 0 ? this.#stored.one(sessionId, n, guru.id) : undefined;
+    if (stored === undefined) throw Errors.attachmentNotFound();
+    return { name: stored.name, mime_type: stored.kind === 'PDF' ? 'text/markdown' : 'text/plain', text: stored.text };
   }
 
   async #pdfText(pdf: Sent<DataUrl>): Promise<string> {

@@ -14,10 +14,13 @@ export interface NewAttachment extends StoredAttachment {
   readonly now: string;
 }
 
-/** The attachments of a session's turns (table question_attachments). */
+/** The attachments of a session's turns (table question_attachments) and the numbers they take (binges.attachments_numbered). */
 export class AttachmentRepository {
   readonly #ofSession;
   readonly #insert;
+  readonly #take;
+  readonly #taken;
+  readonly #one;
 
   constructor(db: Db) {
     // Through the session's turns: a session deleted or erased has none left, whatever the binge row says.
@@ -25,13 +28,41 @@ export class AttachmentRepository {
       `SELECT a.ordinal, a.kind, a.name, a.text FROM question_attachments a JOIN questions q ON q.id = a.question_id
        WHERE q.binge_id = ? ORDER BY a.ordinal`,
     );
+    this.#one = db.prepare<[string, number, number], StoredAttachment>(
+      `SELECT a.ordinal, a.kind, a.name, a.text FROM question_attachments a JOIN questions q ON q.id = a.question_id
+       WHERE a.binge_id = ? AND a.ordinal = ? AND q.guru_id = ?`,
+    );
     this.#insert = db.prepare<[number, string, number, string, string, string, string]>(
       'INSERT INTO question_attachments (question_id, binge_id, ordinal, kind, name, text, date_created) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
+    this.#take = db.prepare<[number, string], { last: number }>(
+      'UPDATE binges SET attachments_numbered = attachments_numbered + ? WHERE id = ? RETURNING attachments_numbered AS last',
+    );
+    this.#taken = db.prepare<[number, string]>('UPDATE binges SET attachments_numbered = max(attachments_numbered, ?) WHERE id = ?');
+  }
+
+  /**
+   * Takes `count` numbers of the session for new attachments, atomically (another question of the
+   * session, in this process or another, gets others) and returns the first. A session not stored
+   * yet (a new one, whose id nobody else knows) starts at 1.
+   */
+  takeNumbers(bingeId: string, count: number): number {
+    const taken = this.#take.get(count, bingeId);
+    return taken === undefined ? 1 : taken.last - count + 1;
+  }
+
+  /** Records that the session's numbers up to `last` are taken (for a session stored with its first turn). */
+  markTaken(bingeId: string, last: number): void {
+    this.#taken.run(last, bingeId);
   }
 
   ofSession(bingeId: string): StoredAttachment[] {
     return this.#ofSession.all(bingeId);
+  }
+
+  /** The session's attachment numbered `ordinal`, if the session is the guru's and still holds it. */
+  one(bingeId: string, ordinal: number, guruId: number): StoredAttachment | undefined {
+    return this.#one.get(bingeId, ordinal, guruId);
   }
 
   insert(attachment: NewAttachment): void {

@@ -25,7 +25,7 @@ interface StoredLine {
 }
 
 /** The stages an answer reports, in plain words; nothing a user typed ever goes into a line. */
-export type AnswerStage = 'Gathering context' | 'Searching the knowledge base' | 'Writing the answer';
+export type AnswerStage = 'Reading the attachments' | 'Gathering context' | 'Searching the knowledge base' | 'Writing the answer';
 
 /** What answers see of this capability. */
 export interface ProgressReporter {

@@ -279,4 +279,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX question_attachments_question ON question_attachments(question_id);
     `,
   },
+  {
+    version: 12,
+    name: 'attachment numbers taken per session',
+    sql: `
+      -- The last n a question of the session took for its attachments. Numbers are taken from it
+      -- (one UPDATE … RETURNING) when the files are read, before the answer links them, so that
+      -- two questions asked at the same moment in one session never link the same n.
+      ALTER TABLE binges ADD COLUMN attachments_numbered INTEGER NOT NULL DEFAULT 0;
+      UPDATE binges SET attachments_numbered = (SELECT coalesce(max(ordinal), 0) FROM question_attachments a WHERE a.binge_id = binges.id);
+    `,
+  },
 ];

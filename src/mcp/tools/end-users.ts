@@ -75,7 +75,7 @@ export function registerEndUserTools(server: McpServer, context: ToolContext): v
     {
       title: "Erase an end user's data",
       description: [
-        'Erase, for good, everything the guru holds about one end user: their questions and answers, conversations, searches, profile and memories.',
+        'Erase, for good, everything the guru holds about one end user: their questions and answers, conversations with the files attached to them (log and PDF text), searches, profile and memories.',
         'Other gurus keep what they hold about the same id. Returns how many records of each kind were deleted; erasing again deletes nothing more.',
       ].join(' '),
       inputSchema: EraseParameters,

@@ -110,11 +110,11 @@ describe('images in ask, with a model that reads images', () => {
     expect(stepCalls(model, 'answer')).toHaveLength(1);
   });
 
-  it("sends no image for a guru that does not use the model, and notes it as not read", async () => {
+  it("sends no image for a guru that does not use the model, and notes it as not read for that reason", async () => {
     const { model, engine } = await open(true);
     await engine.updateGuruSettings('frob', { use_model: false });
-    const answer = await ask({ question: INSTALL, images: [image('first.png', PNG)] });
-    expect(answer.attachment_note).toBe(NOT_READ);
+    const answer = await ask({ question: INSTALL, images: [image('first.png', PNG), image('second.jpg', JPEG)] });
+    expect(answer.attachment_note).toBe("2 images were not read: this guru's answers do not use the language model (its use_model setting is off).");
     expect(model.calls).toEqual([]);
   });
 

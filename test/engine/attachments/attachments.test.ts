@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AskInput } from '../../../src/core/schemas.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
+import { openDatabase } from '../../../src/engine/store/database.js';
+import { MIGRATIONS } from '../../../src/engine/store/migrations.js';
 import { reportPdf } from '../../support/documents.js';
 import { storedRows } from '../../support/stored-rows.js';
 
@@ -108,6 +110,67 @@ describe('attachments in ask', () => {
       // The session's turns keep their references as answered.
       const session = await engine.getSession('frob', first.session_id);
       expect(session.conversation[1]?.references).toEqual(followUp.references);
+    });
+
+    it('gives two asks at the same moment in one session, both with files, numbers of their own', async () => {
+      const first = await ask({ question: 'How do I install the frobnicator?', log_files: [{ name: 'crash.log', data: CRASH_LOG }] });
+      const session_id = first.session_id;
+      const [left, right] = await Promise.all([
+        ask({ question: 'What does the left log say about zorbexian modules?', session_id, log_files: [{ name: 'left.log', data: 'WARN zorbexian modules are deprecated' }] }),
+        ask({ question: 'What does the right log say about plimbic frames?', session_id, log_files: [{ name: 'right.log', data: 'WARN plimbic frames are dropped' }, { name: 'extra.log', data: 'INFO extra' }] }),
+      ]);
+      const linkOf = (answer: typeof left, title: string) => answer.references.find((reference) => reference.title === title)?.link;
+      const links = [linkOf(left, 'left.log'), linkOf(right, 'right.log')];
+      expect(links.every((link) => link?.startsWith(`guru://frob/sessions/${session_id}/attachments/`))).toBe(true);
+      expect(new Set(links).size).toBe(2);
+      expect(links).not.toContain(`guru://frob/sessions/${session_id}/attachments/1`);
+      expect(storedRows(dir, 'question_attachments')).toBe(4);
+      // A later file of the session takes a number none of them has.
+      const later = await ask({ question: 'What does the later log say about quibbly sprockets?', session_id, log_files: [{ name: 'later.log', data: 'ERROR quibbly sprockets jammed' }] });
+      expect(linkOf(later, 'later.log')).toBe(`guru://frob/sessions/${session_id}/attachments/5`);
+    });
+
+    it('takes files of the same name, in one question or in turns of a session, each cited by its own link', async () => {
+      const first = await ask({
+        question: 'Why did the quasargrid plugin fail?',
+        log_files: [
+          { name: 'app.log', data: CRASH_LOG },
+          { name: 'app.log', data: 'WARN zorbexian modules are deprecated' },
+        ],
+      });
+      expect(first.references).toContainEqual({ title: 'app.log', link: `guru://frob/sessions/${first.session_id}/attachments/1`, icon: '' });
+      const again = await ask({ question: 'What about plimbic frames?', session_id: first.session_id, log_files: [{ name: 'app.log', data: 'WARN plimbic frames are dropped' }] });
+      expect(again.references).toContainEqual({ title: 'app.log', link: `guru://frob/sessions/${first.session_id}/attachments/3`, icon: '' });
+    });
+
+    it('numbers the files of a session stored before migration 12 after the ones it holds', async () => {
+      const old = mkdtempSync(join(tmpdir(), 'guru-attachments-old-'));
+      try {
+        const db = openDatabase(old, MIGRATIONS.filter((migration) => migration.version <= 11));
+        const now = new Date().toISOString();
+        const guruId = db.prepare<[string], { id: number }>("INSERT INTO gurus (slug, name, date_created) VALUES ('frob', 'Frobnicator', ?) RETURNING id").get(now)!.id;
+        db.prepare("INSERT INTO binges (id, guru_id, date_created, last_used) VALUES ('s-old', ?, ?, ?)").run(guruId, now, now);
+        const questionId = db
+          .prepare<[number, string, string], { id: number }>(
+            `INSERT INTO questions (guru_id, binge_id, slug, user_question, question, content, trust_score, references_json, can_receive_feedback, source, date_created, date_updated)
+             VALUES (?, 's-old', 'q-1', 'q', 'q', 'a', 0, '[]', 0, 'API', ?, ?) RETURNING id`,
+          )
+          .get(guruId, now, now)!.id;
+        const insert = db.prepare<[number, number, string]>("INSERT INTO question_attachments (question_id, binge_id, ordinal, kind, name, text, date_created) VALUES (?, 's-old', ?, 'LOG', 'old.log', 'INFO old', ?)");
+        insert.run(questionId, 1, now);
+        insert.run(questionId, 2, now);
+        db.close();
+
+        const upgraded = LocalEngine.open({ dataDir: old, processQueue: false });
+        try {
+          const answer = await upgraded.ask('frob', { question: 'What about zorbexian modules?', session_id: 's-old', fetch_existing: false, log_files: [{ name: 'new.log', data: 'WARN zorbexian modules are deprecated' }] });
+          expect(answer.references).toContainEqual({ title: 'new.log', link: 'guru://frob/sessions/s-old/attachments/3', icon: '' });
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        rmSync(old, { recursive: true, force: true });
+      }
     });
 
     it("searches, on a follow-up, the session's latest files of each kind, as many as one question may carry", async () => {
@@ -248,6 +311,41 @@ describe('attachments in ask', () => {
         ask({ question: 'q', pdf_files: [{ name: 'broken.pdf', type: 'application/pdf', data: `data:application/pdf;base64,${Buffer.from(empty).toString('base64')}` }] }),
       ).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^The PDF file broken\.pdf could not be read: /) });
       expect(storedRows(dir, 'questions')).toBe(0);
+    });
+  });
+
+  describe('the answer-progress line', () => {
+    const pdf = (name: string, data: string) => ({ name, type: 'application/pdf', data });
+    const progressOf = (user: string) => engine.answerProgress('frob', { external_user_id: user });
+
+    it('says "Reading the attachments…" before the PDFs are read, then the stages of the answer', async () => {
+      const stages: string[] = [];
+      await engine.ask(
+        'frob',
+        { question: 'Which offices led the revenue growth?', external_user_id: 'reader', fetch_existing: false, pdf_files: [pdf('report.pdf', pdfDataUrl(await reportPdf()))] },
+        { onStage: (line) => stages.push(line) },
+      );
+      expect(stages).toEqual(['Reading the attachments', 'Searching the knowledge base', 'Writing the answer']);
+    });
+
+    it('leaves "Reading the attachments…" as the line of a PDF that could not be read: the stage came before reading it', async () => {
+      const broken = `data:application/pdf;base64,${Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64')}`;
+      const stages: string[] = [];
+      await expect(
+        engine.ask('frob', { question: 'q', external_user_id: 'broken', fetch_existing: false, pdf_files: [pdf('broken.pdf', broken)] }, { onStage: (line) => stages.push(line) }),
+      ).rejects.toMatchObject({ status: 400 });
+      expect(stages).toEqual(['Reading the attachments']);
+      expect((await progressOf('broken')).status_text).toBe('Reading the attachments…');
+    });
+
+    it('reports no reading for files refused by the limits, nor for images alone', async () => {
+      const stages: string[] = [];
+      const onStage = (line: string) => stages.push(line);
+      const tooMany = Array.from({ length: 4 }, (_, i) => pdf(`${i}.pdf`, pdfDataUrl(Buffer.from('%PDF-1.4'))));
+      await expect(engine.ask('frob', { question: 'q', external_user_id: 'limited', fetch_existing: false, pdf_files: tooMany }, { onStage })).rejects.toMatchObject({ status: 400 });
+      expect(stages).toEqual([]);
+      await engine.ask('frob', { question: 'How do I install the frobnicator?', fetch_existing: false, images: [{ name: 'shot.png', type: 'image/png', data: PNG }] }, { onStage });
+      expect(stages).toEqual(['Searching the knowledge base', 'Writing the answer']);
     });
   });
 
