@@ -26,6 +26,7 @@ function gated(title: string): { route: Route; open: () => void } {
   };
 }
 const slowSource = gated('Slow page');
+const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const heldCrawl = gated('Held page');
 
 let served: ServedGuru;
@@ -218,6 +219,14 @@ describe('the web interface in chromium', () => {
     await page.getByRole('region', { name: 'Questions', exact: true }).getByText('None.').waitFor();
   });
 
+  it('starts a new conversation on Ask once the end user it belonged to was erased', async () => {
+    await nav('Ask');
+    await page.getByLabel('Question', { exact: true }).fill('How is the wibble dial turned?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.getByRole('article').filter({ hasText: 'How is the wibble dial turned?' }).getByText(/Trust score/).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
   it("changes the guru's settings", async () => {
     await nav('Settings');
     await page.getByLabel('Model instructions').fill('Answer like a ship captain.');
@@ -231,6 +240,21 @@ describe('the web interface in chromium', () => {
     expect(await page.getByLabel('Model instructions').inputValue()).toBe('Answer like a ship captain.');
     expect(await page.getByRole('group', { name: 'Images' }).getByLabel('Number per question').inputValue()).toBe('2');
     expect(await page.getByLabel('Speak through the speech provider (text to speech v2)').isChecked()).toBe(true);
+  });
+
+  it('shows the note on attachments that were not read once, where the streamed answer opens with it', async () => {
+    await nav('Ask');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.getByText('Options and attachments').click();
+    await page.getByLabel('Attachments', { exact: true }).setInputFiles([{ name: 'dial.png', mimeType: 'image/png', buffer: ONE_PIXEL_PNG }]);
+    await page.getByLabel('Question', { exact: true }).fill('How is the wibble dial calibrated?');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    const turn = page.getByRole('article').filter({ hasText: 'How is the wibble dial calibrated?' });
+    await turn.getByText(/Trust score/).waitFor();
+    // No model reads images here: the answer's text opens with the note, and the page adds no second one.
+    const note = '1 image was not read';
+    expect(await turn.locator('.answer').textContent()).toContain(note);
+    expect((await turn.textContent())?.split(note).length).toBe(2);
   });
 
   it('renders Markdown without running HTML or unsafe links', async () => {

@@ -15,10 +15,17 @@ describe('CitationRenumbering', () => {
     expect(cited).toEqual(['c', 'a']);
   });
 
-  it('drops citations of sources the prompt never gave', () => {
+  it('drops citations of sources the prompt never gave, with the spaces before them', () => {
     const { text, cited } = renumber(['Made up [9]. Real [2, 7].']);
-    expect(text).toBe('Made up . Real [1].');
+    expect(text).toBe('Made up. Real [1].');
     expect(cited).toEqual(['b']);
+  });
+
+  it('keeps the spaces around citations it keeps, and around brackets that are text, however the pieces fall', () => {
+    const input = 'Late  [2] and [note] here [7] then  `a [9]`  end ';
+    const expected = 'Late  [1] and [note] here then  `a [9]`  end ';
+    expect(renumber([input]).text).toBe(expected);
+    expect(renumber(input.split('')).text).toBe(expected);
   });
 
   it('reads a citation split over many pieces and one with several numbers', () => {

@@ -92,7 +92,7 @@ describe('images in ask, with a model that reads images', () => {
     expect(userMessage(call!)).toContain('Sources: none were found.');
     expect(imageUrls(call!)).toEqual([PNG]);
     // The invented citation is dropped: there was no source 1.
-    expect(answer.content).toBe('The screenshot shows error E-4242 ; the sources do not cover it.');
+    expect(answer.content).toBe('The screenshot shows error E-4242; the sources do not cover it.');
     expect(answer.trust_score).toBe(0);
     expect(answer.references).toEqual([]);
     expect(answer.can_receive_feedback).toBe(false);

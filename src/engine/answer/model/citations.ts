@@ -3,7 +3,8 @@
  * sources 1..n in a fixed order; the answer shows them numbered in the order
  * it first cites them ([3] first becomes [1]), so that `references` (the cited
  * sources, in citation order) and the numbers in the text agree. A number the
- * prompt never gave is dropped from the text. The mapping only ever depends on
+ * prompt never gave is dropped from the text, with the spaces before it (so that
+ * "late [9]." reads "late.", not "late ."). The mapping only ever depends on
  * what came before, so the text handed out while streaming is the final text.
  * Code (fenced blocks and inline spans) is passed through untouched: `a[0]` is
  * not a citation.
@@ -23,6 +24,8 @@ export class CitationRenumbering<T> {
   readonly #shown = new Map<number, number>();
   /** An unfinished `[…` held back until it is known whether it cites. */
   #held = '';
+  /** Spaces outside code, held back until it is known whether a dropped citation follows them. */
+  #spaces = '';
   /** The current line so far, for fences. */
   #line = '';
   #fence: { readonly char: string; readonly length: number } | undefined;
@@ -48,7 +51,8 @@ export class CitationRenumbering<T> {
 
   /** What is still held back, once the stream has ended. */
   end(): string {
-    const rest = this.#held;
+    const rest = this.#spaces + this.#held;
+    this.#spaces = '';
     this.#held = '';
     return rest;
   }
@@ -61,15 +65,26 @@ export class CitationRenumbering<T> {
       this.#held += char;
       return '';
     }
-    const text = this.#held;
+    const text = this.#spaces + this.#held;
+    this.#spaces = '';
     this.#held = '';
     return text + this.#plain(char);
   }
 
   #plain(char: string): string {
-    if (char !== '[' || this.#fence !== undefined || this.#inline !== 0) return char;
-    this.#held = '[';
-    return '';
+    if (this.#fence === undefined && this.#inline === 0) {
+      if (char === ' ') {
+        this.#spaces += char;
+        return '';
+      }
+      if (char === '[') {
+        this.#held = '[';
+        return '';
+      }
+    }
+    const text = this.#spaces + char;
+    this.#spaces = '';
+    return text;
   }
 
   /** Follows fences (line by line) and inline code spans (backtick runs). */
@@ -98,8 +113,10 @@ export class CitationRenumbering<T> {
   }
 
   #cite(text: string): string {
+    const spaces = this.#spaces;
+    this.#spaces = '';
     this.#held = '';
-    if (!CITATION.test(text)) return text;
+    if (!CITATION.test(text)) return spaces + text;
     const numbers = [...new Set((text.match(/\d+/g) ?? []).map(Number))].filter((n) => n >= 1 && n <= this.#sources.length);
     if (numbers.length === 0) return '';
     const shown = numbers.map((n) => {
@@ -108,6 +125,6 @@ export class CitationRenumbering<T> {
       this.#shown.set(n, this.#shown.size + 1);
       return this.#shown.size;
     });
-    return `[${[...new Set(shown)].join(', ')}]`;
+    return `${spaces}[${[...new Set(shown)].join(', ')}]`;
   }
 }

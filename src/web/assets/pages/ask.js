@@ -12,7 +12,7 @@ const END_USER = 'guru-mcp.ask-end-user';
 export function render(main) {
   const status = notice();
   const question = h('textarea', { name: 'question', rows: 3, required: true, maxlength: 10000 });
-  const endUser = h('input', { name: 'external_user_id', value: sessionStorage.getItem(END_USER) ?? 'web-console', autocomplete: 'off' });
+  const endUser = h('input', { name: 'external_user_id', value: askingEndUser(), autocomplete: 'off' });
   const files = h('input', { type: 'file', name: 'attachments', multiple: true, accept: 'image/*,.pdf,.log,.txt' });
   const ask = h('button', { type: 'submit' }, 'Ask');
   const restart = h('button', { type: 'button', class: 'quiet' }, 'New conversation');
@@ -87,9 +87,19 @@ export function render(main) {
   question.focus();
 }
 
+/** The end user this tab asks as ('' for none). */
+function askingEndUser() {
+  return sessionStorage.getItem(END_USER) ?? 'web-console';
+}
+
 /** Called when a session is deleted: the next question must not continue it. */
 export function forgetConversation(sessionId) {
   if (sessionStorage.getItem(CONVERSATION) === sessionId) sessionStorage.removeItem(CONVERSATION);
+}
+
+/** Called when an end user's data is erased: their conversations are gone, so the next question starts a new one. */
+export function forgetEndUserConversation(externalUserId) {
+  if (askingEndUser() === externalUserId) sessionStorage.removeItem(CONVERSATION);
 }
 
 /** Images and PDFs as data URLs, anything else as a log file's text, in the ask request's fields. */
@@ -158,8 +168,8 @@ async function askStreaming(turns, input, attachments) {
     json: { question: input.question, fetch_existing: true, stream: false, ...(sessionId ? { session_id: sessionId } : {}), ...(input.external_user_id ? { external_user_id: input.external_user_id } : {}) },
   });
   progress.remove();
+  // The text opens with the attachment note (a quoted line), if there is one: it is not shown again.
   fill(after,
-    answer.attachment_note ? h('p', { class: 'notice info' }, answer.attachment_note) : null,
     referencesList(answer.references),
     trustScore(answer.trust_score),
     answer.can_receive_feedback ? votes({ slug: answer.slug, sessionId: answer.session_id }) : null,

@@ -1,6 +1,7 @@
 // End users: look up what the guru holds about one end user, and erase it after confirming.
 import { getJson, guruApi } from '../api.js';
 import { busy, confirmedAction, field, fill, formatDate, h, notice } from '../dom.js';
+import { forgetEndUserConversation } from './ask.js';
 
 const KINDS = [
   ['questions', 'Questions', (item) => `${item.user_question || item.question} (${formatDate(item.date_created)}, via ${item.source})`],
@@ -27,6 +28,7 @@ export function render(main) {
       action: async () => {
         try {
           const erased = await getJson(guruApi(`/end-users/${encodeURIComponent(userId)}/data/`), { method: 'DELETE' });
+          forgetEndUserConversation(userId);
           const counts = Object.entries(erased.deleted).map(([kind, count]) => `${count} ${kind.replace('_', ' ')}`).join(', ');
           fill(result);
           status.info(`Erased the data of ${userId}: ${counts}.`);
