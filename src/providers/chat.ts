@@ -16,6 +16,7 @@ import { errorCode } from '../net/http-fetcher.js';
 import { ChatError, ChatErrors } from './chat-errors.js';
 import { errorDetail, StreamedAnswer, wholeAnswer, type ChatCompletion } from './chat-wire.js';
 import { ServerSentEventParser } from './sse.js';
+import { endpointUrl } from './endpoint.js';
 
 export { ChatError, type ChatFailure } from './chat-errors.js';
 export type { ChatCompletion, TokenUsage } from './chat-wire.js';
@@ -203,7 +204,7 @@ export class ChatProvider implements ChatModel {
     this.model = settings.model;
     const root = new URL(settings.baseUrl);
     this.endpoint = `${root.origin}${root.pathname.replace(/\/+$/, '')}`;
-    this.#url = new URL(`${this.endpoint}/chat/completions`);
+    this.#url = endpointUrl(settings.baseUrl, 'chat/completions');
     this.#apiKey = settings.apiKey;
     this.#limits = {
       connectTimeoutMs: settings.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
@@ -316,7 +317,7 @@ export class ChatProvider implements ChatModel {
     const response = await exchange.beforeResponse(this.#limits.responseTimeoutMs, () =>
       this.#agent.request({
         origin: this.#url.origin,
-        path: this.#url.pathname,
+        path: `${this.#url.pathname}${this.#url.search}`,
         method: 'POST',
         headers: {
           'content-type': 'application/json',

@@ -6,6 +6,7 @@
  */
 import type { Agent } from 'undici';
 import { createAgent } from '../net/agent.js';
+import { endpointUrl } from './endpoint.js';
 
 export interface EmbeddingsSettings {
   /** The API root, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
@@ -57,7 +58,7 @@ export class EmbeddingsProvider {
 
   constructor(settings: EmbeddingsSettings) {
     this.model = settings.model;
-    this.#url = new URL(`${settings.baseUrl.replace(/\/+$/, '')}/embeddings`);
+    this.#url = endpointUrl(settings.baseUrl, 'embeddings');
     this.#apiKey = settings.apiKey;
     this.#batchSize = settings.batchSize ?? 64;
     const timeout = settings.timeoutMs ?? 60_000;
@@ -91,7 +92,7 @@ export class EmbeddingsProvider {
     try {
       response = await this.#agent.request({
         origin: this.#url.origin,
-        path: this.#url.pathname,
+        path: `${this.#url.pathname}${this.#url.search}`,
         method: 'POST',
         headers: {
           'content-type': 'application/json',

@@ -8,6 +8,7 @@ import type { Agent } from 'undici';
 import { bytesOf, createAgent } from '../net/agent.js';
 import { errorCode } from '../net/http-fetcher.js';
 import { excerpt } from './excerpt.js';
+import { endpointUrl } from './endpoint.js';
 
 export interface SpeechProviderSettings {
   /** The API root, e.g. `https://api.openai.com/v1`. */
@@ -31,7 +32,7 @@ export class SpeechProvider {
 
   constructor(settings: SpeechProviderSettings) {
     this.#settings = settings;
-    this.#url = new URL(`${settings.baseUrl.replace(/\/+$/, '')}/audio/speech`);
+    this.#url = endpointUrl(settings.baseUrl, 'audio/speech');
     // The endpoint is the operator's choice (often a model server on this machine).
     this.#agent = createAgent({
       allowPrivateNetwork: true,
@@ -49,7 +50,7 @@ export class SpeechProvider {
     try {
       response = await this.#agent.request({
         origin: this.#url.origin,
-        path: this.#url.pathname,
+        path: `${this.#url.pathname}${this.#url.search}`,
         method: 'POST',
         headers: {
           'content-type': 'application/json',

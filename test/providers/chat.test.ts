@@ -96,6 +96,11 @@ describe('ChatProvider', () => {
       expect(standIn.calls[0]?.headers.authorization).toBeUndefined();
     });
 
+    it("keeps a query the API root carries (Azure OpenAI's api-version) on the request", async () => {
+      await read(provider({ baseUrl: `${standIn.baseUrl}/?api-version=2024-10-21` }).stream({ messages: QUESTION }));
+      expect(standIn.calls[0]?.search).toBe('?api-version=2024-10-21');
+    });
+
     it('reports no usage when the server sends none, and the finish reason it names', async () => {
       standIn.script({
         kind: 'stream',

@@ -89,6 +89,8 @@ export const textOf = (message: ChatMessage | undefined): string =>
 
 export interface ChatCall {
   readonly headers: IncomingHttpHeaders;
+  /** The request's query string, e.g. `?api-version=2024-10-21` ('' for none). */
+  readonly search: string;
   /** The parsed request body. */
   readonly body: {
     readonly model: string;
@@ -208,7 +210,7 @@ export async function startChatCompletionsStandIn(options: ChatCompletionsStandI
     if (request.method !== 'POST' || request.url.pathname !== '/v1/chat/completions') {
       return json(404, { error: { message: `no route ${request.method} ${request.url.pathname}`, type: 'invalid_request_error' } });
     }
-    const call: ChatCall = { headers: request.headers, body: JSON.parse(request.body) as ChatCall['body'] };
+    const call: ChatCall = { headers: request.headers, search: request.url.search, body: JSON.parse(request.body) as ChatCall['body'] };
     calls.push(call);
     const key = bearerToken(request.headers);
     if (options.apiKey !== undefined && key !== options.apiKey) {
