@@ -41,7 +41,9 @@ export function withinLimit<T extends Sized>(files: readonly T[], limit: Attachm
 export function refusePdfsOverLimit(pdfs: readonly Sized[], limit: AttachmentLimit): void {
   if (pdfs.length > limit.count) {
     throw Errors.badAsk(
-      `Too many PDF files: ${pdfs.length} attached, this guru takes at most ${counted(limit.count, 'PDF file', 'PDF files')} per question. No answer was generated.`,
+      limit.count === 0
+        ? `This guru takes no PDF files: ${counted(pdfs.length, 'PDF file was', 'PDF files were')} attached. No answer was generated.`
+        : `Too many PDF files: ${pdfs.length} attached, this guru takes at most ${counted(limit.count, 'PDF file', 'PDF files')} per question. No answer was generated.`,
     );
   }
   const large = pdfs.find((pdf) => pdf.bytes > limit.max_bytes);
@@ -81,8 +83,10 @@ export interface NoteInput {
  */
 export function attachmentNote(input: NoteInput): string | null {
   const { limits } = input;
+  const takes = (limit: AttachmentLimit, one: string, many: string) =>
+    limit.count === 0 ? `this guru takes no ${many}` : `this guru takes at most ${counted(limit.count, one, many)} of up to ${formatBytes(limit.max_bytes)} each`;
   const over = (dropped: number, limit: AttachmentLimit, one: string, many: string) =>
-    dropped === 0 ? [] : [`${counted(dropped, one, many)} (this guru takes at most ${counted(limit.count, one, many)} of up to ${formatBytes(limit.max_bytes)} each)`];
+    dropped === 0 ? [] : [`${counted(dropped, one, many)} (${takes(limit, one, many)})`];
   const skipped = [...over(input.droppedImages, limits.images, 'image', 'images'), ...over(input.droppedLogs, limits.log_files, 'log file', 'log files')];
   const sentences: string[] = [];
   if (skipped.length > 0) sentences.push(`Skipped ${skipped.join(' and ')}.`);

@@ -24,6 +24,7 @@ export function passagesOf(attachment: TextAttachment): NewChunk[] {
 function logPassages(text: string): NewChunk[] {
   const lines = text
     .replace(/\r\n?/g, '\n')
+    .replace(/\n$/, '') // a final line break ends the last line; it does not start another
     .split('\n')
     .flatMap((line, index) => splitLongLine(line).map((piece) => ({ piece, number: index + 1 })));
   const passages: NewChunk[] = [];

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AskOptions } from '../../../src/core/assistant.js';
 import type { AskInput } from '../../../src/core/schemas.js';
-import { MODEL_CUT_NOTE, MODEL_LENGTH_NOTE, MODEL_UNREACHABLE_NOTE } from '../../../src/engine/answer/model/generation.js';
+import { MODEL_CUT_NOTE, MODEL_LENGTH_NOTE, MODEL_FALLBACK_NOTE } from '../../../src/engine/answer/model/generation.js';
 import type { LocalEngine } from '../../../src/engine/local-engine.js';
 import { startChatCompletionsStandIn, streamOf, type ChatCompletionsStandIn } from '../../stand-ins/chat-completions.js';
 import { jsonReply, openModelEngine, sourceNumber, stepCalls, systemMessage, userMessage, type ModelEngine, type Replies } from './model-replies.js';
@@ -157,7 +157,7 @@ describe('generated answers', () => {
   it('answers extractively, saying so, when the provider fails before any text', async () => {
     replies.answer = () => ({ kind: 'status', status: 503, body: { error: { message: 'overloaded' } } });
     const { answer, streamed } = await ask({ question: INSTALL });
-    expect(answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
+    expect(answer.content.startsWith(MODEL_FALLBACK_NOTE)).toBe(true);
     expect(answer.content).toContain('npm install -g frobnicator');
     expect(streamed).toBe(answer.content);
     expect(answer.references[0]?.title).toBe('Install guide');
@@ -171,7 +171,7 @@ describe('generated answers', () => {
     await opened.reopen(baseUrl);
     engine = opened.engine;
     const { answer } = await ask({ question: INSTALL });
-    expect(answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
+    expect(answer.content.startsWith(MODEL_FALLBACK_NOTE)).toBe(true);
     expect(answer.trust_score).toBeGreaterThan(0);
   });
 
@@ -180,11 +180,11 @@ describe('generated answers', () => {
     opened = await openModelEngine([{ slug: 'frob', name: 'Frobnicator' }], { responseTimeoutMs: 300 });
     ({ model, replies, engine } = opened);
     replies.answer = () => ({ kind: 'stream', steps: [], ending: 'stall' });
-    expect((await ask({ question: INSTALL })).answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
+    expect((await ask({ question: INSTALL })).answer.content.startsWith(MODEL_FALLBACK_NOTE)).toBe(true);
     expect(model.calls).toHaveLength(1);
 
     const { answer } = await ask({ question: SETTINGS });
-    expect(answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
+    expect(answer.content.startsWith(MODEL_FALLBACK_NOTE)).toBe(true);
     expect(answer.references[0]?.title).toBe('Configuration');
     expect(model.calls).toHaveLength(1);
   });
@@ -214,7 +214,7 @@ describe('generated answers', () => {
   it('answers extractively when the model sends an empty answer', async () => {
     replies.answer = () => ({ kind: 'stream', steps: [] });
     const { answer, streamed } = await ask({ question: INSTALL });
-    expect(answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
+    expect(answer.content.startsWith(MODEL_FALLBACK_NOTE)).toBe(true);
     expect(streamed).toBe(answer.content);
   });
 
@@ -262,7 +262,7 @@ describe('generated answers', () => {
     const { answer } = await ask({ question: INSTALL, external_user_id: 'u-3' });
     expect(model.calls).toHaveLength(calls);
     expect(answer.content).toMatch(/^From \*\*Install guide/);
-    expect(answer.content).not.toContain(MODEL_UNREACHABLE_NOTE);
+    expect(answer.content).not.toContain(MODEL_FALLBACK_NOTE);
     const followUps = await engine.followUpExamples('frob', { question_slug: answer.slug });
     expect(followUps.follow_up_examples.length).toBeGreaterThan(0);
     expect(model.calls).toHaveLength(calls);

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AskInput } from '../../../src/core/schemas.js';
-import { MODEL_UNREACHABLE_NOTE } from '../../../src/engine/answer/model/generation.js';
+import { MODEL_FALLBACK_NOTE } from '../../../src/engine/answer/model/generation.js';
 import { createLogger } from '../../../src/log.js';
 import { streamOf, type ChatCall, type ContentPart } from '../../stand-ins/chat-completions.js';
 import { openModelEngine, stepCalls, systemMessage, userMessage, type ModelEngine } from './model-replies.js';
@@ -128,7 +128,7 @@ describe('images in ask, with a model that reads images', () => {
     });
     const answer = await ask({ question: INSTALL, images: [image('first.png', PNG)] });
 
-    expect(answer.content.startsWith(MODEL_UNREACHABLE_NOTE)).toBe(true);
+    expect(answer.content.startsWith(MODEL_FALLBACK_NOTE)).toBe(true);
     expect(answer.content).toContain('npm install -g frobnicator');
     expect(answer.can_receive_feedback).toBe(true);
     const warning = log.find((line) => line.includes('language model failed'));

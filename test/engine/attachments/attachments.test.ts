@@ -257,6 +257,12 @@ describe('attachments in ask', () => {
       );
     });
 
+    it('says a guru takes no files of a kind set to none', async () => {
+      await engine.updateGuruSettings('frob', { attachment_limits: { images: { count: 0 } } });
+      const answer = await ask({ question: 'How do I install the frobnicator?', images: [{ name: 'a.png', type: 'image/png', data: sized('image/png', 10) }] });
+      expect(answer.attachment_note).toBe('Skipped 1 image (this guru takes no images).');
+    });
+
     it("follows the guru's own limits", async () => {
       await engine.updateGuruSettings('frob', { attachment_limits: { log_files: { count: 1, max_bytes: 100 }, pdf_files: { count: 0 } } });
       const answer = await ask({
@@ -270,7 +276,7 @@ describe('attachments in ask', () => {
       expect(answer.attachment_note).toBe('Skipped 2 log files (this guru takes at most 1 log file of up to 100 bytes each).');
       await expect(ask({ question: 'q', pdf_files: [{ name: 'a.pdf', type: 'application/pdf', data: pdfDataUrl(await reportPdf()) }] })).rejects.toMatchObject({
         status: 400,
-        message: 'Too many PDF files: 1 attached, this guru takes at most 0 PDF files per question. No answer was generated.',
+        message: 'This guru takes no PDF files: 1 PDF file was attached. No answer was generated.',
       });
       // With logs turned off, a follow-up searches none of the session's logs, and later files still get numbers of their own.
       await engine.updateGuruSettings('frob', { attachment_limits: { log_files: { count: 0 }, pdf_files: { count: 3 } } });

@@ -15,6 +15,12 @@ describe('passages of a log file', () => {
     expect(passages.map((passage) => passage.position)).toEqual(passages.map((_, i) => i));
   });
 
+  it('counts a final line break as the end of the last line, not as one more line', () => {
+    const [passage] = passagesOf({ kind: 'LOG', name: 'export.log', text: 'started export\r\nexport failed: disk full\r\n' });
+    expect(passage?.headings).toEqual(['Lines 1-2']);
+    expect(passage?.body).toBe('```\nstarted export\nexport failed: disk full\n```');
+  });
+
   it('fences with more backticks than any run in the lines, so a log with fences stays one code block', () => {
     const [passage] = passagesOf({ kind: 'LOG', name: 'odd.log', text: 'a ``` b\n`````' });
     expect(passage?.body).toBe('``````\na ``` b\n`````\n``````');

@@ -17,7 +17,7 @@ import { type ContextSource } from './context-window.js';
 import { combinedTrust, gradeSupport } from './grading.js';
 import { answerMessages, type AnswerPrompt } from './prompts.js';
 
-export const MODEL_UNREACHABLE_NOTE = '*The language model could not be reached, so this answer quotes the knowledge base directly.*\n\n';
+export const MODEL_FALLBACK_NOTE = '*The language model did not answer (it could not be reached or it failed; the server log says why), so this answer quotes the knowledge base directly.*\n\n';
 export const MODEL_CUT_NOTE = '\n\n*The language model stopped before the answer was complete.*\n';
 export const MODEL_LENGTH_NOTE = '\n\n*The answer reached its length limit and may be incomplete.*\n';
 
@@ -38,7 +38,7 @@ export interface GenerationOptions {
 }
 
 /** The extractive answer, saying that the model could not be used. */
-const fallback = (draft: AnswerDraft): WrittenAnswer => ({ ...draft, content: `${MODEL_UNREACHABLE_NOTE}${draft.content}`, streamed: false });
+const fallback = (draft: AnswerDraft): WrittenAnswer => ({ ...draft, content: `${MODEL_FALLBACK_NOTE}${draft.content}`, streamed: false });
 
 const referenceOf = (source: ContextSource): Reference => ({ link: source.url ?? '', icon: faviconOf(source.url), title: source.title });
 
