@@ -265,10 +265,10 @@ describe('guru-mcp sources', () => {
     const result = await cli(['sources', 'docs']);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.split('\n');
-    expect(lines[0]).toMatch(/^ID\s+TYPE\s+STATUS\s+TITLE\s+URL\s+ERROR$/);
+    expect(lines[0]).toMatch(/^ID\s+TYPE\s+STATUS\s+TITLE\s+URL\s+LABELS\s+ERROR$/);
     expect(lines[1]).toMatch(/^\d+\s+PDF\s+SUCCESS\s+Tapir sightings$/);
-    expect(result.stdout).toMatch(/^\d+\s+WEBSITE\s+SUCCESS\s+Connection pooling\s+http:\/\/127\.0\.0\.1:\d+\/docs\/pooling$/m);
-    expect(result.stdout).toMatch(/^\d+\s+YOUTUBE\s+FAIL\s+https:\/\/www\.youtube\.com\/watch\?v=aaaaaaaaaaa\s+This video has no transcript/m);
+    expect(result.stdout).toMatch(/^\d+\s+WEBSITE\s+SUCCESS\s+Connection pooling\s+http:\/\/127\.0\.0\.1:\d+\/docs\/pooling\s+manual$/m);
+    expect(result.stdout).toMatch(/^\d+\s+YOUTUBE\s+FAIL\s+https:\/\/www\.youtube\.com\/watch\?v=aaaaaaaaaaa\s+(manual\s+)?This video has no transcript/m);
     expect(result.stdout).toMatch(/^Sources 1-\d+ of \d+, newest first\.$/m);
     expect(result.stdout).not.toContain('More on the next page');
   });

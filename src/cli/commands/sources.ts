@@ -14,8 +14,17 @@ export function renderSources(page: DataSourcePage): string[] {
   const first = (page.page - 1) * page.page_size + 1;
   const last = first + page.results.length - 1;
   const lines = columns([
-    ['ID', 'TYPE', 'STATUS', 'TITLE', 'URL', 'ERROR'],
-    ...page.results.map((source) => [String(source.id), source.type, source.status, source.title ?? '', source.url ?? '', source.error]),
+    ['ID', 'TYPE', 'STATUS', 'TITLE', 'URL', 'LABELS', 'ERROR'],
+    ...page.results.map((source) => [
+      String(source.id),
+      source.type,
+      source.status,
+      source.title ?? '',
+      source.url ?? '',
+      // The type label (first) is the TYPE column already.
+      (source.labels ?? []).slice(1).join(', '),
+      source.error,
+    ]),
   ]);
   lines.push('', `Sources ${first}-${last} of ${page.count}, newest first.`);
   if (last < page.count) lines.push(`More on the next page: --page ${page.page + 1}${page.page_size === DEFAULT_PAGE_SIZE ? '' : ` --page-size ${page.page_size}`}`);
