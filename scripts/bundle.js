@@ -136,6 +136,22 @@ const libraryEdits = {
   },
 };
 
+/**
+ * The JSON Schemas `tools/list` shows, converted now rather than on each stdio start-up
+ * (src/mcp/listed-schemas.ts), from tsc's output of the same sources (`npm run build` runs tsc
+ * first). Every tool is registered: a server with guru administration and no bearer-key scope;
+ * registering touches neither the assistant nor the administration, so stand-ins do.
+ */
+async function listedToolSchemas() {
+  const { createMcpServer } = await import(new URL('../dist/mcp/server.js', import.meta.url).href);
+  const { toolSchemaTable } = await import(new URL('../dist/mcp/listed-schemas.js', import.meta.url).href);
+  const { silentLogger } = await import(new URL('../dist/log.js', import.meta.url).href);
+  const server = createMcpServer({ backend: { assistant: {}, admin: {} }, logger: silentLogger, era: 'modern' });
+  return toolSchemaTable(server);
+}
+
+const toolSchemas = await listedToolSchemas();
+
 rmSync(outdir, { recursive: true, force: true });
 
 await build({
@@ -155,6 +171,7 @@ await build({
   // Native addons and packages that locate files of their own at run time stay in node_modules.
   external: ['better-sqlite3', 'sqlite-vec', 'keyv', '@keyv/sqlite'],
   plugins: [libraryEdits],
+  define: { GURU_LISTED_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(toolSchemas)) },
   // CommonJS dependencies inside an ES module bundle still need a `require` for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });

@@ -10,6 +10,7 @@ import type { Backend } from '../core/assistant.js';
 import type { Logger } from '../log.js';
 import { registerAttachmentResource } from './attachment-resource.js';
 import { GuruSelector } from './gurus.js';
+import { listSchemasFrom } from './listed-schemas.js';
 import type { Era } from './progress.js';
 import { registerResources } from './resources.js';
 import { registerLegacySubscriptions } from './subscriptions.js';
@@ -77,6 +78,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
       capabilities: { resources: { subscribe: true } },
     },
   );
+  listSchemasFrom(server);
   const context: ToolContext = { assistant: backend.assistant, gurus: new GuruSelector(backend, scope), logger, era };
 
   if (backend.admin !== undefined && scope === undefined) registerGuruTools(server, context, backend.admin);

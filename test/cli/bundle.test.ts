@@ -1,7 +1,11 @@
 /** The built command loads the Markdown renderer only when it renders: it is no static import of start-up or of `ask`. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { connectClient, ERAS, newClient, openTestBackend } from '../mcp/support.js';
 import { MAIN } from './run-cli.js';
 
 const BIN_DIR = dirname(MAIN);
@@ -46,5 +50,24 @@ describe('the bundle', () => {
     expect(sources.some((source) => source.endsWith('src/mcp/server.ts'))).toBe(true);
     const late = /\/src\/(engine|web|http|remote|state)\/|\/node_modules\/(undici|linkedom|marked|marked-terminal|keyv|@keyv\/sqlite|turndown|unpdf|mammoth)\//;
     expect(sources.filter((source) => late.test(source))).toEqual([]);
+  });
+
+  // The bundle lists the JSON Schemas converted when it was built (src/mcp/listed-schemas.ts): they must be what the sources convert to.
+  it.each(ERAS)('lists over stdio the tools the server run from the sources lists (%s)', async (era) => {
+    const dir = mkdtempSync(join(tmpdir(), 'guru-mcp-bundle-tools-'));
+    const built = newClient(era);
+    const sources = await openTestBackend();
+    try {
+      await built.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, 'stdio', '--data-dir', dir], stderr: 'pipe' }));
+      const fromSources = await connectClient({ backend: sources.backend, logger: silentLogger }, era);
+      const expected = (await fromSources.listTools()).tools;
+      await fromSources.close();
+      expect(expected.length).toBeGreaterThan(20);
+      expect((await built.listTools()).tools).toEqual(expected);
+    } finally {
+      await built.close();
+      await sources.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
