@@ -12,7 +12,7 @@
 // extraction-pool.ts finds it there whether the engine runs from this bundle, from
 // tsc's dist/ or from the TypeScript sources under vitest. Its worker carries faster versions
 // of the libraries extraction spends its time in (LIBRARY_EDITS below).
-import { chmodSync, cpSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -143,6 +143,9 @@ const libraryEdits = {
  * registering touches neither the assistant nor the administration, so stand-ins do.
  */
 async function listedToolSchemas() {
+  if (!existsSync(new URL('../dist/mcp/server.js', import.meta.url))) {
+    throw new Error('dist/mcp/server.js is missing: run tsc first (`npm run build` does: tsc -p tsconfig.build.json, then this script)');
+  }
   const { createMcpServer } = await import(new URL('../dist/mcp/server.js', import.meta.url).href);
   const { toolSchemaTable } = await import(new URL('../dist/mcp/listed-schemas.js', import.meta.url).href);
   const { silentLogger } = await import(new URL('../dist/log.js', import.meta.url).href);
