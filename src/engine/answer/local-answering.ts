@@ -170,10 +170,14 @@ export class LocalAnswering implements Answering {
       },
       { onText: withNoteFirst(options.onText, attached.note), signal: options.signal },
     );
-    await endUser?.learning;
+    options.signal?.throwIfAborted();
     const completed = attached.complete(written);
-    if (!written.streamed) return this.#recordThenStream(turn, standalone, completed, options);
-    return this.#answerOf(guru, this.#record(turn, standalone, completed, options));
+    const answer = written.streamed
+      ? this.#answerOf(guru, this.#record(turn, standalone, completed, options))
+      : this.#recordThenStream(turn, standalone, completed, options);
+    // Stored first: keeping memories never holds up the answer (it never fails either).
+    await endUser?.learning;
+    return answer;
   }
 
   /**

@@ -34,6 +34,15 @@ describe('CitationRenumbering', () => {
     expect(cited).toEqual(['b', 'c']);
   });
 
+  it('spells out a range of sources, renumbered like the rest, in whatever pieces it comes', () => {
+    const input = 'See [3] and [1-2], also [1 – 3] and [2-9].';
+    for (const pieces of [[input], input.split('')]) {
+      const { text, cited } = renumber(pieces);
+      expect(text).toBe('See [1] and [2, 3], also [2, 3, 1] and [3, 1].');
+      expect(cited).toEqual(['c', 'a', 'b']);
+    }
+  });
+
   it('leaves brackets that are not citations, and code, untouched', () => {
     const input = 'A [link](https://x) and [note 1] and `arr[0]` and:\n\n```js\nconst x = y[2];\n```\n\nDone [1].';
     const { text, cited } = renumber(input.split(''));

@@ -91,7 +91,7 @@ describe('generated answers', () => {
     expect(evidenceOnly).toBeGreaterThan(0);
 
     replies.grade = () => jsonReply({ grades: [{ source: 1, support: 'full' }] });
-    expect((await ask({ question: INSTALL })).answer.trust_score).toBe(Math.round(60 + 0.4 * evidenceOnly));
+    expect((await ask({ question: INSTALL })).answer.trust_score).toBe(Math.min(90, Math.round(60 + 0.4 * evidenceOnly)));
     replies.grade = () => jsonReply({ grades: [{ source: 1, support: 'none' }] });
     expect((await ask({ question: INSTALL })).answer.trust_score).toBe(Math.round(0.4 * evidenceOnly));
     const grading = stepCalls(model, 'grade').at(-1)!;

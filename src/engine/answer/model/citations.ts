@@ -10,10 +10,10 @@
  * not a citation.
  */
 
-/** A citation: `[1]` or `[1, 2]`; anything else in brackets is text. */
-const CITATION = /^\[\s*\d{1,3}(?:\s*,\s*\d{1,3})*\s*\]$/;
+/** A citation: `[1]`, `[1, 2]` or a range `[1-3]`; anything else in brackets is text. */
+const CITATION = /^\[\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?(?:\s*,\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?)*\s*\]$/;
 /** What an unfinished citation may hold after its `[`. */
-const CITATION_PART = /^[\d, ]$/;
+const CITATION_PART = /^[\d, \-–]$/;
 /** Longer than this, a bracket is text. */
 const MAX_CITATION_CHARS = 24;
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
@@ -117,7 +117,7 @@ export class CitationRenumbering<T> {
     this.#spaces = '';
     this.#held = '';
     if (!CITATION.test(text)) return spaces + text;
-    const numbers = [...new Set((text.match(/\d+/g) ?? []).map(Number))].filter((n) => n >= 1 && n <= this.#sources.length);
+    const numbers = [...new Set(citedNumbers(text))].filter((n) => n >= 1 && n <= this.#sources.length);
     if (numbers.length === 0) return '';
     const shown = numbers.map((n) => {
       const known = this.#shown.get(n);
@@ -127,4 +127,13 @@ export class CitationRenumbering<T> {
     });
     return `${spaces}[${[...new Set(shown)].join(', ')}]`;
   }
+}
+
+/** The numbers a citation names, ranges spelled out (`[1-3]` names 1, 2 and 3; a backward range its ends). */
+function citedNumbers(citation: string): number[] {
+  return (citation.match(/\d+(?:\s*[-–]\s*\d+)?/g) ?? []).flatMap((part) => {
+    const [from, to = from] = part.split(/\s*[-–]\s*/).map(Number) as [number, number?];
+    if (to < from || to - from > 20) return [from, to];
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
 }

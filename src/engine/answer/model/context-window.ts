@@ -16,11 +16,16 @@ export const CONTEXT_TOKEN_BUDGET = 3_000;
 const MAX_PASSAGES = 8;
 
 /**
- * A cheap token estimate: about four characters a token for English text with
- * the BPE tokenizers of current models (it overestimates code a little, which
- * errs on the side of a smaller prompt).
+ * A cheap token estimate for the BPE tokenizers of current models: about four
+ * characters a token for English prose (code runs closer to three, so code-heavy
+ * context comes out somewhat larger than budgeted), and a token for every
+ * character outside ASCII (CJK text is one or more tokens a character).
  */
-export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
+export function estimateTokens(text: string): number {
+  let outsideAscii = 0;
+  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) > 0x7f) outsideAscii += 1;
+  return Math.ceil((text.length - outsideAscii) / 4) + outsideAscii;
+}
 
 export interface ContextSection {
   readonly headings: string;

@@ -54,7 +54,7 @@ export async function generateAnswer(chat: ChatModel, input: GenerationInput, op
   // A note after text cut inside a code block must not land in the code.
   const closeFence = () => {
     const closed = closeOpenFence(content);
-    if (closed !== content) emit(`\n${closed.trimEnd().split('\n').at(-1) ?? '```'}\n`);
+    if (closed !== content) emit(`${content.endsWith('\n') ? '' : '\n'}${closed.trimEnd().split('\n').at(-1) ?? '```'}\n`);
   };
   const stream = chat.stream({
     messages: answerMessages(input),
@@ -79,7 +79,9 @@ export async function generateAnswer(chat: ChatModel, input: GenerationInput, op
     closeFence();
     emit(MODEL_CUT_NOTE);
     const cited = citations.cited;
-    return { content, references: cited.map(referenceOf), trustScore: cited.length > 0 ? input.draft.trustScore : 0, answered: cited.length > 0, streamed: true };
+    // Ungraded: the evidence score stands, and with none (trust 0) there is nothing to vote on.
+    const trustScore = cited.length > 0 ? input.draft.trustScore : 0;
+    return { content, references: cited.map(referenceOf), trustScore, answered: trustScore > 0, streamed: true };
   }
   // An empty reply is no answer either.
   if (content === '') return fallback(input.draft);

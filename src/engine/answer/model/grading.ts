@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { ChatModel } from '../../../providers/chat.js';
+import { EXTRACTIVE_CEILING } from '../trust.js';
 import type { ContextSource } from './context-window.js';
 import { jsonReply } from './json-reply.js';
 import { gradingMessages } from './prompts.js';
@@ -44,5 +45,6 @@ export async function gradeSupport(
   return cited.reduce((sum, _, i) => sum + (bySource.get(i + 1) ?? 0), 0) / cited.length;
 }
 
+/** At most 90, like the extractive score: a model can be wrong about its own sources too. */
 export const combinedTrust = (evidence: number, support: number | undefined): number =>
-  support === undefined ? evidence : Math.round(100 * GRADE_SHARE * support + (1 - GRADE_SHARE) * evidence);
+  support === undefined ? evidence : Math.min(EXTRACTIVE_CEILING, Math.round(100 * GRADE_SHARE * support + (1 - GRADE_SHARE) * evidence));

@@ -25,13 +25,19 @@ export interface AnswerPrompt {
 
 const numbered = (sources: readonly ContextSource[]): string => sources.map((source, i) => sourceText(source, i + 1)).join('\n\n---\n\n');
 
+/** The latest memories that go into a prompt: memories accumulate, a model's context does not grow. */
+const PROMPT_MEMORIES = 20;
+/** A profile longer than this (as JSON) is cut: it is up to 16 KiB at rest. */
+const PROMPT_PROFILE_CHARS = 2_000;
+
 function aboutTheUser(recollection: Recollection | undefined): string[] {
   if (recollection === undefined) return [];
   const parts: string[] = [];
   if (recollection.profile !== undefined && Object.keys(recollection.profile).length > 0) {
-    parts.push(`Profile: ${JSON.stringify(recollection.profile)}`);
+    parts.push(`Profile: ${JSON.stringify(recollection.profile).slice(0, PROMPT_PROFILE_CHARS)}`);
   }
-  if (recollection.memories.length > 0) parts.push(`Facts they told you earlier:\n${recollection.memories.map((memory) => `- ${memory}`).join('\n')}`);
+  const memories = recollection.memories.slice(-PROMPT_MEMORIES);
+  if (memories.length > 0) parts.push(`Facts they told you earlier:\n${memories.map((memory) => `- ${memory}`).join('\n')}`);
   if (parts.length === 0) return [];
   return [`What you know about the person asking (use it to tailor the answer when relevant; it is not a source to cite):\n${parts.join('\n')}`];
 }
