@@ -37,6 +37,17 @@ export class AttachedRetriever extends Retriever {
   constructor(db: Db, guru: GuruRow, attachments: readonly IndexedAttachment[]) {
     super(db);
     this.#memory = openMemoryDatabase();
+    try {
+      this.chunkCount = this.#index(guru, attachments);
+    } catch (error) {
+      this.#memory.close(); // nobody else gets to close it
+      throw error;
+    }
+    this.#attached = new Retriever(this.#memory);
+  }
+
+  /** Fills the in-memory index; returns how many passages it holds. */
+  #index(guru: GuruRow, attachments: readonly IndexedAttachment[]): number {
     const chunks = new ChunkRepository(this.#memory);
     let count = 0;
     this.#memory.transaction(() => {
@@ -52,8 +63,7 @@ export class AttachedRetriever extends Retriever {
         count += passages.length;
       }
     })();
-    this.#attached = new Retriever(this.#memory);
-    this.chunkCount = count;
+    return count;
   }
 
   /** Frees the memory the attachments' index holds. */
