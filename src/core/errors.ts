@@ -166,7 +166,7 @@ export const Errors = {
       field: WORDING[op].authField ?? WORDING[op].field,
       hint: 'Send a key of this guru in the x-api-key header; `guru-mcp key create <slug>` makes one.',
     }),
-  forbidden: (op: Operation) => make(op, 403, 'Forbidden'),
+  forbidden: (op: Operation, hint?: string) => make(op, 403, 'Forbidden', hint === undefined ? {} : { hint }),
   /** A valid key used on a guru that exists but is not its own. */
   otherGurusKey: (op: Operation) => (WORDING[op].otherGurusKey === 'forbidden' ? Errors.forbidden(op) : Errors.invalidApiKey(op)),
   throttled: (op: Operation, seconds: number) =>

@@ -34,11 +34,15 @@ export function loopbackHostCheck(boundHost: string): (hostHeader: string | unde
 /**
  * A check of the Origin header. Without one the caller is no browser page and
  * passes. A page passes when it is the server itself (its host and port those
- * of the Host header) or, for a loopback binding, any page on a loopback host.
- * `null` (sandboxed and file pages) and anything else is foreign.
+ * of the Host header) or, for a loopback binding and unless `sameOriginOnly`,
+ * any page on a loopback host. `null` (sandboxed and file pages) and anything
+ * else is foreign.
  */
-export function originCheck(boundHost: string): (origin: string | undefined, hostHeader: string | undefined) => boolean {
-  const loopback = isLoopbackHost(boundHost);
+export function originCheck(
+  boundHost: string,
+  { sameOriginOnly = false }: { readonly sameOriginOnly?: boolean } = {},
+): (origin: string | undefined, hostHeader: string | undefined) => boolean {
+  const loopback = isLoopbackHost(boundHost) && !sameOriginOnly;
   return (origin, hostHeader) => {
     if (origin === undefined) return true;
     let page: URL;

@@ -16,6 +16,8 @@ import { operatorRoutes, WEB_API_PREFIX } from './operator-routes.js';
 export interface WebInterfaceOptions extends ApiDependencies {
   /** The address the server binds: on a loopback one, the local operator may list and create gurus. */
   readonly host: string;
+  /** GURU_MCP_REQUIRE_KEY: even on loopback, nothing without a key (no listing or creating gurus). */
+  readonly requireKey?: boolean;
 }
 
 /** The paths of the pages; each is the same shell, which shows the page its path names. */
@@ -29,8 +31,9 @@ export function createWebInterface(options: WebInterfaceOptions): WebInterface {
   const operatorApi =
     backend.admin === undefined
       ? undefined
-      : createApiHandler(options, WEB_API_PREFIX, operatorRoutes({ admin: backend.admin, localOperator: isLoopbackHost(host) }));
-  const originAllowed = originCheck(host);
+      : createApiHandler(options, WEB_API_PREFIX, operatorRoutes({ admin: backend.admin, localOperator: isLoopbackHost(host) && options.requireKey !== true }));
+  // Only the interface's own pages change things: another page on this machine may not (it could create gurus).
+  const originAllowed = originCheck(host, { sameOriginOnly: true });
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);

@@ -5,6 +5,7 @@
  * to the port's GuruAdmin, through the same key check, body caps and error
  * bodies as REST (createApiHandler).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { GuruAdmin } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 import { CreateGuruRequest, GuruSettingsPatch, IntegrationInput, IntegrationKind, Labels } from '../core/schemas.js';
@@ -23,6 +24,19 @@ export interface OperatorRoutesOptions {
   readonly localOperator: boolean;
 }
 
+/** As a text source's name over REST. */
+const MAX_FILE_NAME_CHARS = 500;
+
+/**
+ * The keyless guru routes are for the person at this machine. A request a proxy passed on
+ * (it says so in these headers) may come from anywhere, whatever its Host header says.
+ */
+function refuseProxied(headers: IncomingHttpHeaders): void {
+  if (['forwarded', 'x-forwarded-for', 'x-real-ip'].some((name) => headers[name] !== undefined)) {
+    throw Errors.forbidden('admin', 'Listing and creating gurus without a key is for the local operator; this request came through a proxy. Use guru-mcp guru create on the server.');
+  }
+}
+
 export function operatorRoutes({ admin, localOperator }: OperatorRoutesOptions): RestRoute[] {
   const guruRoutes: RestRoute[] = [
     {
@@ -31,7 +45,10 @@ export function operatorRoutes({ admin, localOperator }: OperatorRoutesOptions):
       operation: 'admin',
       access: 'anyone',
       maxBodyBytes: BODY_LIMITS.none,
-      run: async () => ok(await admin.listGurus()),
+      run: async ({ headers }) => {
+        refuseProxied(headers);
+        return ok(await admin.listGurus());
+      },
     },
     {
       method: 'POST',
@@ -39,7 +56,10 @@ export function operatorRoutes({ admin, localOperator }: OperatorRoutesOptions):
       operation: 'admin',
       access: 'anyone',
       maxBodyBytes: BODY_LIMITS.request,
-      run: async ({ body }) => ok(await admin.createGuru(parseRequest(CreateGuruRequest, body, 'admin'))),
+      run: async ({ headers, body }) => {
+        refuseProxied(headers);
+        return ok(await admin.createGuru(parseRequest(CreateGuruRequest, body, 'admin')));
+      },
     },
   ];
   return [
@@ -62,6 +82,7 @@ export function operatorRoutes({ admin, localOperator }: OperatorRoutesOptions):
       run: async ({ guru, url, raw }) => {
         const name = url.searchParams.get('name') ?? '';
         if (name.trim() === '') throw Errors.invalidInput('admin', 'the file name is missing (query parameter name)');
+        if (name.length > MAX_FILE_NAME_CHARS) throw Errors.invalidInput('admin', `the file name must be at most ${MAX_FILE_NAME_CHARS} characters`);
         const labelsText = url.searchParams.get('labels') ?? '';
         const labels = parseRequest(Labels, labelsText === '' ? [] : labelsText.split(',').map((label) => label.trim()), 'admin');
         const isPrivate = url.searchParams.get('private') === 'true';

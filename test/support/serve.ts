@@ -18,9 +18,9 @@ export interface ServedGuru {
 }
 
 /** Creates guru `slug` in a temporary data directory, then starts `serve` there (private network allowed, no rate limit). */
-export async function serveGuru(slug: string): Promise<ServedGuru> {
+export async function serveGuru(slug: string, extraEnv: Record<string, string> = {}): Promise<ServedGuru> {
   const dataDir = mkdtempSync(join(tmpdir(), 'guru-mcp-web-'));
-  const env = { ...process.env, GURU_ALLOW_PRIVATE_NETWORK: '1', GURU_RATE_LIMIT_PER_MINUTE: '0' };
+  const env = { ...process.env, GURU_ALLOW_PRIVATE_NETWORK: '1', GURU_RATE_LIMIT_PER_MINUTE: '0', ...extraEnv };
   const { stdout } = await run(process.execPath, [BIN, 'guru', 'create', slug, '--name', 'Frobnicator', '--json', '--data-dir', dataDir], { env });
   const { api_key: apiKey } = JSON.parse(stdout) as { api_key: string };
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir], { env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -85,6 +85,9 @@ describe('operator routes', () => {
     const nameless = await call('/web/api/documents', withKey(served.apiKey, { method: 'POST', body: 'hello' }));
     expect(nameless.status).toBe(400);
     expect(await nameless.json()).toEqual({ msg: 'Invalid request parameters: the file name is missing (query parameter name)' });
+    const longName = await call(`/web/api/documents?name=${'n'.repeat(501)}.pdf`, withKey(served.apiKey, { method: 'POST', body: 'hello' }));
+    expect(longName.status).toBe(400);
+    expect(await longName.json()).toEqual({ msg: 'Invalid request parameters: the file name must be at most 500 characters' });
   });
 
   it('set, list and remove integrations, never showing the token again', async () => {
@@ -116,6 +119,40 @@ describe('operator routes', () => {
       body: JSON.stringify({ slug: 'evil' }),
     });
     expect(foreign.status).toBe(403);
+  });
+
+  it('let no other page on this machine, and nothing a proxy passed on, list or create gurus without a key', async () => {
+    const otherPort = await call('/web/api/gurus', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: 'http://127.0.0.1:5173' },
+      body: JSON.stringify({ slug: 'sneaky' }),
+    });
+    expect(otherPort.status).toBe(403);
+    for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
+      const proxied = await call('/web/api/gurus', { headers: { [header]: '203.0.113.7' } });
+      expect(proxied.status, header).toBe(403);
+      const created = await call('/web/api/gurus', { method: 'POST', headers: { 'content-type': 'application/json', [header]: '203.0.113.7' }, body: JSON.stringify({ slug: 'proxied' }) });
+      expect(created.status, header).toBe(403);
+    }
+    const gurus = (await (await call('/web/api/gurus')).json()) as { slug: string }[];
+    expect(gurus.map(({ slug }) => slug)).not.toContain('sneaky');
+    expect(gurus.map(({ slug }) => slug)).not.toContain('proxied');
+  });
+});
+
+describe('with GURU_MCP_REQUIRE_KEY=1', () => {
+  let locked: ServedGuru;
+  beforeAll(async () => {
+    locked = await serveGuru('frob', { GURU_MCP_REQUIRE_KEY: '1' });
+  });
+  afterAll(() => locked?.close());
+
+  it('lists and creates no gurus without a key, even on loopback', async () => {
+    expect((await fetch(`${locked.base}/web/api/gurus`)).status).not.toBe(200);
+    const created = await fetch(`${locked.base}/web/api/gurus`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'other' }) });
+    expect(created.status).not.toBe(200);
+    const me = (await (await fetch(`${locked.base}/web/api/me`, { headers: { 'x-api-key': locked.apiKey } })).json()) as { local_operator: boolean };
+    expect(me.local_operator).toBe(false);
   });
 });
 

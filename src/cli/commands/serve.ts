@@ -29,7 +29,7 @@ export async function run(context: CommandContext): Promise<number> {
   // Off loopback, anyone on the network can reach /mcp: it then needs a guru's API key as bearer token.
   // On loopback every local user can, which GURU_MCP_REQUIRE_KEY=1 closes too.
   const mcp = createMcpHttpHandler({ backend, logger, requireBearer: config.mcpRequireKey || !isLoopbackHost(host) });
-  const web = createWebInterface({ backend, logger, limiter, host });
+  const web = createWebInterface({ backend, logger, limiter, host, requireKey: config.mcpRequireKey });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
     server = await startHttpServer({ backend, logger, host, port, limiter, mcp, web, ...(publicUrl === undefined ? {} : { publicUrl }) });
