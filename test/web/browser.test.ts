@@ -197,6 +197,10 @@ describe('the web interface in chromium', () => {
     await go('/sessions/no-such-session');
     await expect.poll(() => page.getByRole('alert').textContent()).toBe(msg);
     expect(await page.getByRole('link', { name: 'Back to sessions' }).count()).toBe(1);
+
+    // Not even valid percent-encoding: still the page, with the service's word on it.
+    await go('/sessions/%E0');
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/not found|does not exist/i);
   });
 
   it("looks up an end user's data and erases it after confirmation", async () => {

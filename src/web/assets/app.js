@@ -19,12 +19,21 @@ const main = document.getElementById('main');
 let stopPage = () => {};
 let rendering = 0;
 
+/** A path segment decoded; one that is not valid percent-encoding (`%E0`) as it came, for the page to report. */
+function decodedOrAsIs(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function pageOf(path) {
   if (path === '/gurus') return { page: GURUS_PAGE, params: [] };
   if (!signedIn()) return { page: SIGN_IN_PAGE, params: [] };
   for (const page of PAGES) {
     const match = page.path.exec(path);
-    if (match) return { page, params: match.slice(1).map(decodeURIComponent) };
+    if (match) return { page, params: match.slice(1).map(decodedOrAsIs) };
   }
   return { page: PAGES[0], params: [] };
 }
