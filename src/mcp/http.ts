@@ -179,18 +179,25 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     }
   }
 
-  /** Makes room for one session: the least recently used idle one goes, else the least recently used. */
+  /**
+   * Makes room for one session: the least recently used idle one goes, else the least recently
+   * used one in use of the newcomer's own guru. Another guru's live session never goes (a key
+   * must not be able to end other gurus' connections by opening sessions): with none to end,
+   * the pool grows past its size for as long as those connections stay open.
+   */
   function evictFor(newcomer: Session): void {
     while (sessions.size > maxSessions) {
-      let victim: Session | undefined;
+      let idle: Session | undefined;
+      let ownInUse: Session | undefined;
       for (const session of sessions.values()) {
         if (session === newcomer) continue;
-        victim ??= session;
         if (session.open === 0) {
-          victim = session;
+          idle = session;
           break;
         }
+        if (session.scope === newcomer.scope) ownInUse ??= session;
       }
+      const victim = idle ?? ownInUse;
       if (victim === undefined) return;
       end(victim, 'evicted');
     }

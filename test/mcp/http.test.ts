@@ -15,8 +15,9 @@ import { ERAS, INSTALL_GUIDE, collectProgress, newClient, openTestBackend, subsc
 import type { ProtocolRevision, TestBackend } from './support.js';
 
 /** Opens a session the way a client that never sends DELETE does; resolves with its id once the reply is read. */
-async function initialize(url: URL): Promise<string> {
-  const response = await fetch(url, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify(INITIALIZE) });
+async function initialize(url: URL, key?: string): Promise<string> {
+  const headers = key === undefined ? JSON_AND_SSE : { ...JSON_AND_SSE, authorization: `Bearer ${key}` };
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(INITIALIZE) });
   expect(response.status).toBe(200);
   await response.text();
   return response.headers.get('mcp-session-id')!;
@@ -326,6 +327,31 @@ describe('MCP over streamable HTTP', () => {
         expect(await listToolsIn(running.url, second)).toBe(404);
         expect(await listToolsIn(running.url, first)).toBe(200);
         expect(await listToolsIn(running.url, third)).toBe(200);
+      });
+
+      it("never ends another guru's session in use to make room: only idle ones, or the newcomer's guru's own", async () => {
+        const frobKey = (await test.backend.admin!.createGuru({ slug: 'frob' })).api_key;
+        const pancakeKey = (await test.backend.admin!.createGuru({ slug: 'pancakes' })).api_key;
+        running = await start(test, true, { maxSessions: 1, clock });
+        const live = await initialize(running.url, frobKey);
+        const stream = new AbortController();
+        const events = await fetch(running.url, {
+          headers: { accept: 'text/event-stream', 'mcp-session-id': live, 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${frobKey}` },
+          signal: stream.signal,
+        });
+        expect(events.status).toBe(200);
+        try {
+          for (let i = 0; i < 3; i += 1) await initialize(running.url, pancakeKey);
+          const listed = await fetch(running.url, {
+            method: 'POST',
+            headers: { ...JSON_AND_SSE, 'mcp-session-id': live, 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${frobKey}` },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+          });
+          await listed.text();
+          expect(listed.status).toBe(200);
+        } finally {
+          stream.abort();
+        }
       });
 
       it('refuses settings that would end every session at once', () => {
