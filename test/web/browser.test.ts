@@ -262,12 +262,15 @@ describe('the web interface in chromium', () => {
   });
 
   it('renders Markdown without running HTML or unsafe links', async () => {
-    const markdown = '<img src="x" onerror="window.ran = 1"> <script>window.ran = 2</script>\n\n[bad](javascript:alert(1)) [good](https://example.com/a) ![pic](https://example.com/p.png)';
+    const markdown = '<img src="x" onerror="window.ran = 1"> <script>window.ran = 2</script>\n\n[bad](javascript:alert(1)) [good](https://example.com/a) ![pic](https://example.com/p.png) [relative](/pricing)';
     // A string, so that the test runner leaves the import() to the browser.
     const html = await page.evaluate(`import('/assets/markdown.js').then(({ renderMarkdown }) => renderMarkdown(document.createElement('div'), ${JSON.stringify(markdown)}).innerHTML)`);
     expect(html).not.toMatch(/<img|<script|javascript:/);
     expect(html).toContain('&lt;img');
     expect(html).toContain('<a href="https://example.com/a" rel="noopener noreferrer" target="_blank">good</a>');
+    // A link relative to the page the knowledge came from would point at this server: it stays text.
+    expect(html).not.toContain('/pricing"');
+    expect(html).toContain('relative');
     expect(await page.evaluate(() => (window as unknown as { ran?: number }).ran)).toBeUndefined();
   });
 

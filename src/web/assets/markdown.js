@@ -7,10 +7,13 @@ const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (character) => ENT
 
 const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 
-/** The link as an absolute URL when it is safe to follow, else null. */
+/**
+ * The link when it is absolute and safe to follow, else null. A relative link belongs to the page
+ * the knowledge came from, not to this server, so it stays text.
+ */
 export function safeHref(href) {
   try {
-    const url = new URL(href, location.href);
+    const url = new URL(href);
     return SAFE_PROTOCOLS.has(url.protocol) ? url.href : null;
   } catch {
     return null;
