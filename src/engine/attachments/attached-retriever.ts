@@ -11,6 +11,7 @@ import type { TextQuery } from '../search/query.js';
 import { ChunkRepository } from '../store/chunks.js';
 import { openMemoryDatabase, type Db } from '../store/database.js';
 import { passagesOf, type TextAttachment } from './passages.js';
+import { fuseRanked } from '../search/fusion.js';
 
 /** An attachment in the question's context, with the link its references carry. */
 export interface IndexedAttachment extends TextAttachment {
@@ -71,9 +72,10 @@ export class AttachedRetriever extends Retriever {
     this.#memory.close();
   }
 
+  /** Both indexes' hits merged by rank: their BM25 scores come from different collections and do not compare. */
   override search(guruId: number, query: TextQuery, options: RetrieveOptions): ChunkHit[] {
-    const hits = [...super.search(guruId, query, options), ...this.#attached.search(guruId, query, options).map(outward)];
-    return hits.sort((a, b) => b.score - a.score).slice(0, options.limit);
+    const hits = fuseRanked([super.search(guruId, query, options), this.#attached.search(guruId, query, options).map(outward)], (hit) => hit.chunkId);
+    return hits.slice(0, options.limit);
   }
 
   override chunksAround(sourceId: number, from: number, to: number): ChunkHit[] {
