@@ -16,7 +16,7 @@ import { errorCode } from '../net/http-fetcher.js';
 import { ChatError, ChatErrors } from './chat-errors.js';
 import { errorDetail, StreamedAnswer, wholeAnswer, type ChatCompletion } from './chat-wire.js';
 import { ServerSentEventParser } from './sse.js';
-import { endpointUrl } from './endpoint.js';
+import { endpointUrl, postJson } from './endpoint.js';
 
 export { ChatError, type ChatFailure } from './chat-errors.js';
 export type { ChatCompletion, TokenUsage } from './chat-wire.js';
@@ -315,18 +315,7 @@ export class ChatProvider implements ChatModel {
   /** Sends the request; resolves with a 2xx response, fails with a ChatError naming any other status. */
   async #open(payload: Payload, accept: string, exchange: Exchange): Promise<Dispatcher.ResponseData> {
     const response = await exchange.beforeResponse(this.#limits.responseTimeoutMs, () =>
-      this.#agent.request({
-        origin: this.#url.origin,
-        path: `${this.#url.pathname}${this.#url.search}`,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept,
-          ...(this.#apiKey === undefined ? {} : { authorization: `Bearer ${this.#apiKey}` }),
-        },
-        body: JSON.stringify(payload),
-        signal: exchange.signal,
-      }),
+      postJson(this.#agent, this.#url, { apiKey: this.#apiKey, accept, body: payload, signal: exchange.signal }),
     );
     exchange.responded = true;
     if (response.statusCode >= 200 && response.statusCode < 300) return response;

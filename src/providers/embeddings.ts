@@ -6,7 +6,7 @@
  */
 import type { Agent } from 'undici';
 import { createAgent } from '../net/agent.js';
-import { endpointUrl } from './endpoint.js';
+import { endpointUrl, postJson } from './endpoint.js';
 
 export interface EmbeddingsSettings {
   /** The API root, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
@@ -90,17 +90,11 @@ export class EmbeddingsProvider {
     const where = `${this.#url.origin}${this.#url.pathname}`;
     let response;
     try {
-      response = await this.#agent.request({
-        origin: this.#url.origin,
-        path: `${this.#url.pathname}${this.#url.search}`,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          ...(this.#apiKey === undefined ? {} : { authorization: `Bearer ${this.#apiKey}` }),
-        },
-        body: JSON.stringify({ model: this.model, input, encoding_format: 'float' }),
-        signal,
+      response = await postJson(this.#agent, this.#url, {
+        apiKey: this.#apiKey,
+        accept: 'application/json',
+        body: { model: this.model, input, encoding_format: 'float' },
+        ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;

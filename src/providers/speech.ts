@@ -8,7 +8,7 @@ import type { Agent } from 'undici';
 import { bytesOf, createAgent } from '../net/agent.js';
 import { errorCode } from '../net/http-fetcher.js';
 import { excerpt } from './excerpt.js';
-import { endpointUrl } from './endpoint.js';
+import { endpointUrl, postJson } from './endpoint.js';
 
 export interface SpeechProviderSettings {
   /** The API root, e.g. `https://api.openai.com/v1`. */
@@ -48,17 +48,11 @@ export class SpeechProvider {
     const where = `${this.#url.origin}${this.#url.pathname}`;
     let response;
     try {
-      response = await this.#agent.request({
-        origin: this.#url.origin,
-        path: `${this.#url.pathname}${this.#url.search}`,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'audio/mpeg',
-          ...(this.#settings.apiKey === undefined ? {} : { authorization: `Bearer ${this.#settings.apiKey}` }),
-        },
-        body: JSON.stringify({ model: this.#settings.model, voice: this.#settings.voice, input, response_format: 'mp3' }),
-        signal,
+      response = await postJson(this.#agent, this.#url, {
+        apiKey: this.#settings.apiKey,
+        accept: 'audio/mpeg',
+        body: { model: this.#settings.model, voice: this.#settings.voice, input, response_format: 'mp3' },
+        ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
