@@ -232,7 +232,7 @@ describe('generated answers', () => {
     expect(data.data.questions).toEqual([]);
   });
 
-  it('keeps facts the end user states as memories, puts them in later prompts of that guru only', async () => {
+  it("keeps facts the end user states as memories, puts them in later prompts of that guru only (in the user's message, never the system prompt)", async () => {
     replies.memories = (call) =>
       userMessage(call).includes('PostgreSQL') ? jsonReply({ memories: ['Runs PostgreSQL 15 on Ubuntu 22.04'] }) : jsonReply({ memories: [] });
     await engine.upsertProfiles('frob', { users: [{ external_user_id: 'u-7', memory: { role: 'DBA' } }] });
@@ -241,12 +241,15 @@ describe('generated answers', () => {
     const data = await engine.getEndUserData('frob', 'u-7', PAGE);
     expect(data.data.memories).toEqual([{ memory: 'Runs PostgreSQL 15 on Ubuntu 22.04' }]);
     await ask({ question: SETTINGS, external_user_id: 'u-7' });
-    const later = systemMessage(stepCalls(model, 'answer').at(-1)!);
+    const laterCall = stepCalls(model, 'answer').at(-1)!;
+    const later = userMessage(laterCall);
     expect(later).toContain('- Runs PostgreSQL 15 on Ubuntu 22.04');
     expect(later).toContain('"role":"DBA"');
+    expect(systemMessage(laterCall)).not.toContain('PostgreSQL');
+    expect(systemMessage(laterCall)).not.toContain('DBA');
 
     await ask({ question: SETTINGS, external_user_id: 'u-7' }, {}, 'other');
-    const elsewhere = systemMessage(stepCalls(model, 'answer').at(-1)!);
+    const elsewhere = userMessage(stepCalls(model, 'answer').at(-1)!);
     expect(elsewhere).not.toContain('PostgreSQL');
     expect(elsewhere).not.toContain('DBA');
     expect((await engine.getEndUserData('other', 'u-7', PAGE)).data.memories).toEqual([]);
