@@ -34,10 +34,16 @@ describe('OutageGuard', () => {
     ).rejects.toMatchObject({ failure: 'timeout' });
     expect(model.calls).toHaveLength(1);
 
-    now += OUTAGE_PAUSE_MS - 1;
-    const refused = await guard.complete(ask).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(ChatError);
-    expect((refused as ChatError).message).toMatch(/did not start answering .*not tried again for 30 s/);
+    const refusedAt = async (): Promise<string> => {
+      const refused = await guard.complete(ask).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ChatError);
+      return (refused as ChatError).message;
+    };
+    expect(await refusedAt()).toMatch(/did not start answering .*tried again in 30 s/);
+    now += 20_500;
+    expect(await refusedAt()).toMatch(/tried again in 10 s\)$/);
+    now += OUTAGE_PAUSE_MS - 20_500 - 1;
+    expect(await refusedAt()).toMatch(/tried again in 1 s\)$/);
     expect(model.calls).toHaveLength(1);
 
     now += 1;

@@ -49,8 +49,9 @@ export class OutageGuard implements ChatModel {
   }
 
   #refuseWhilePaused(): void {
-    if (this.#outage !== undefined && this.#now() < this.#pausedUntil) {
-      throw new ChatError('unreachable', `${this.#outage.message} (not tried again for ${OUTAGE_PAUSE_MS / 1000} s)`);
+    const left = this.#pausedUntil - this.#now();
+    if (this.#outage !== undefined && left > 0) {
+      throw new ChatError('unreachable', `${this.#outage.message} (tried again in ${Math.ceil(left / 1000)} s)`);
     }
   }
 
