@@ -24,7 +24,7 @@ export default tseslint.config(
         [
           'window', 'document', 'location', 'history', 'sessionStorage', 'localStorage', 'fetch', 'setTimeout', 'clearTimeout',
           'requestAnimationFrame', 'cancelAnimationFrame', 'matchMedia', 'URL', 'URLSearchParams', 'Event', 'Element', 'Node',
-          'FileReader', 'TextDecoderStream',
+          'FileReader', 'TextDecoderStream', 'AbortController',
         ].map((name) => [name, 'readonly']),
       ),
     },

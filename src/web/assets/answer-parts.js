@@ -54,13 +54,17 @@ export function speechButton(text) {
   const status = notice();
   const player = h('div', { class: 'player' });
   const play = h('button', { type: 'button', class: 'quiet' }, 'Play answer');
+  let audioUrl;
   play.addEventListener('click', () => busy(play, async () => {
     try {
       status.info('Preparing the audio…');
       const { speech_provider: provider } = await getJson('/web/api/settings');
       const path = provider ? '/text-to-speech-v2/stream/' : '/text-to-speech/stream/';
       const response = await request(guruApi(path), { method: 'POST', json: { text: text().slice(0, MAX_SPEECH_CHARS) } });
-      const audio = h('audio', { controls: true, src: URL.createObjectURL(await response.blob()), 'aria-label': 'Answer read aloud' });
+      // Pressed again: the earlier recording's blob is let go.
+      if (audioUrl !== undefined) URL.revokeObjectURL(audioUrl);
+      audioUrl = URL.createObjectURL(await response.blob());
+      const audio = h('audio', { controls: true, src: audioUrl, 'aria-label': 'Answer read aloud' });
       fill(player, audio);
       status.clear();
       await audio.play().catch(() => {});

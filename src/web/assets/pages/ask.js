@@ -10,10 +10,12 @@ const CONVERSATION = 'guru-mcp.ask-session';
 const END_USER = 'guru-mcp.ask-end-user';
 
 export function render(main) {
+  // Leaving the page stops an answer still streaming (and its progress polling).
+  const leaving = new AbortController();
   const status = notice();
   const question = h('textarea', { name: 'question', rows: 3, required: true, maxlength: 10000 });
   const endUser = h('input', { name: 'external_user_id', value: askingEndUser(), autocomplete: 'off' });
-  const files = h('input', { type: 'file', name: 'attachments', multiple: true, accept: 'image/*,.pdf,.log,.txt' });
+  const files = h('input', { type: 'file', name: 'attachments', multiple: true, accept: 'image/*,.pdf,text/*,.log,.txt' });
   const ask = h('button', { type: 'submit' }, 'Ask');
   const restart = h('button', { type: 'button', class: 'quiet' }, 'New conversation');
   const dropped = [];
@@ -66,7 +68,7 @@ export function render(main) {
       try {
         const attachments = await attachmentsOf([...files.files, ...dropped]);
         const input = { question: text, ...(sessionId ? { session_id: sessionId } : {}), ...(endUser.value.trim() ? { external_user_id: endUser.value.trim() } : {}) };
-        const answer = await askStreaming(turns, input, attachments);
+        const answer = await askStreaming(turns, input, attachments, leaving.signal);
         sessionId = answer.session_id;
         sessionStorage.setItem(CONVERSATION, sessionId);
         question.value = '';
@@ -75,7 +77,7 @@ export function render(main) {
         dropped.length = 0;
         fill(droppedList);
       } catch (error) {
-        status.error(error);
+        if (!leaving.signal.aborted) status.error(error);
       }
     });
   });
@@ -85,6 +87,7 @@ export function render(main) {
     status.info('Questions continue ', h('a', { href: `/sessions/${encodeURIComponent(sessionId)}` }, 'your last conversation'), '; New conversation starts another.');
   }
   question.focus();
+  return () => leaving.abort();
 }
 
 /** The end user this tab asks as ('' for none). */
@@ -102,13 +105,23 @@ export function forgetEndUserConversation(externalUserId) {
   if (askingEndUser() === externalUserId) sessionStorage.removeItem(CONVERSATION);
 }
 
-/** Images and PDFs as data URLs, anything else as a log file's text, in the ask request's fields. */
+const isPdf = (file) => file.type === 'application/pdf' || /\.pdf$/i.test(file.name);
+const isText = (file) => file.type.startsWith('text/') || /\.(log|txt)$/i.test(file.name);
+
+/**
+ * Images and PDFs as data URLs, text files as log files, in the ask request's fields. Any other
+ * file (an archive, a program) is refused before anything is sent: as a log it would be garbage.
+ */
 async function attachmentsOf(list) {
+  const refused = list.filter((file) => !file.type.startsWith('image/') && !isPdf(file) && !isText(file));
+  if (refused.length > 0) {
+    throw new Error(`Only images, PDFs and text or log files can be attached; remove ${refused.map((file) => file.name).join(', ')}.`);
+  }
   const body = {};
   const put = (kind, item) => (body[kind] ??= []).push(item);
   for (const file of list) {
     if (file.type.startsWith('image/')) put('images', { name: file.name, type: file.type, data: await dataUrlOf(file) });
-    else if (file.type === 'application/pdf' || file.name.toLowerCase().endsWith('.pdf')) put('pdf_files', { name: file.name, type: 'application/pdf', data: await dataUrlOf(file) });
+    else if (isPdf(file)) put('pdf_files', { name: file.name, type: 'application/pdf', data: await dataUrlOf(file) });
     else put('log_files', { name: file.name, data: await file.text() });
   }
   return body;
@@ -127,7 +140,7 @@ function dataUrlOf(file) {
  * The spec's streaming flow: ask with `stream: true` and show the text as it comes, then ask
  * again with `fetch_existing: true` for the stored answer's slug, references and trust score.
  */
-async function askStreaming(turns, input, attachments) {
+async function askStreaming(turns, input, attachments, signal) {
   const progress = h('p', { class: 'progress muted', role: 'status' }, 'Asking…');
   const content = h('div', { class: 'answer markdown', 'aria-busy': 'true' });
   const after = h('div', { class: 'after' });
@@ -137,9 +150,9 @@ async function askStreaming(turns, input, attachments) {
 
   let text = '';
   let frame = 0;
-  const stopProgress = input.external_user_id ? pollProgress(input.external_user_id, progress) : () => {};
+  const stopProgress = input.external_user_id ? pollProgress(input.external_user_id, progress, signal) : () => {};
   try {
-    const response = await request(guruApi('/answer/'), { method: 'POST', json: { ...input, ...attachments, stream: true } });
+    const response = await request(guruApi('/answer/'), { method: 'POST', json: { ...input, ...attachments, stream: true }, signal });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     for (;;) {
       const { value, done } = await reader.read();
@@ -165,6 +178,7 @@ async function askStreaming(turns, input, attachments) {
   const { session_id: sessionId } = input;
   const answer = await getJson(guruApi('/answer/'), {
     method: 'POST',
+    signal,
     json: { question: input.question, fetch_existing: true, stream: false, ...(sessionId ? { session_id: sessionId } : {}), ...(input.external_user_id ? { external_user_id: input.external_user_id } : {}) },
   });
   progress.remove();
@@ -180,12 +194,12 @@ async function askStreaming(turns, input, attachments) {
 }
 
 /** The end user's progress line, shown until the answer's first words arrive. */
-function pollProgress(externalUserId, line) {
+function pollProgress(externalUserId, line, signal) {
   let timer;
   let stopped = false;
   const poll = async () => {
     try {
-      const progress = await getJson(guruApi(`/answer-progress/?external_user_id=${encodeURIComponent(externalUserId)}`));
+      const progress = await getJson(guruApi(`/answer-progress/?external_user_id=${encodeURIComponent(externalUserId)}`), { signal });
       if (!stopped && progress.status_text) fill(line, progress.status_text);
     } catch {
       // The line is a courtesy: the answer itself reports any failure.
