@@ -25,7 +25,7 @@ import { AttachedRetriever, type IndexedAttachment } from './attached-retriever.
 import type { Retriever } from '../search/retriever.js';
 import { decode, decodedSize, parseDataUrl, type DataUrl } from './data-url.js';
 import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit, type ImageReading } from './limits.js';
-import { AttachmentRepository, type StoredAttachment } from './repository.js';
+import { AttachmentRepository } from './repository.js';
 
 type AttachmentLimits = GuruSettings['attachment_limits'];
 
@@ -120,8 +120,7 @@ export class LocalAttachments {
     const pdfTexts = await Promise.all(pdfs.map(async (pdf) => ({ name: pdf.name, text: await this.#pdfText(pdf) })));
     signal?.throwIfAborted();
 
-    const ofSession = sessionId === undefined ? [] : this.#stored.ofSession(sessionId);
-    const earlier = latestOfSession(ofSession, limits);
+    const earlier = sessionId === undefined ? [] : this.#stored.latestOfSession(sessionId, { logs: limits.log_files.count, pdfs: limits.pdf_files.count });
     const session = sessionId ?? randomUUID();
     const freshCount = logs.kept.length + pdfTexts.length;
     let ordinal = freshCount === 0 ? 0 : this.#stored.takeNumbers(session, freshCount) - 1;
@@ -194,11 +193,6 @@ export class LocalAttachments {
  * carry. They are indexed again for every question (about 0.6 s for 5 MB of logs), so a long
  * session with many files costs a follow-up no more than its first question.
  */
-function latestOfSession(stored: readonly StoredAttachment[], limits: AttachmentLimits): StoredAttachment[] {
-  const latest = (kind: StoredAttachment['kind'], count: number) => (count === 0 ? [] : stored.filter((item) => item.kind === kind).slice(-count));
-  return [...latest('LOG', limits.log_files.count), ...latest('PDF', limits.pdf_files.count)].sort((a, b) => a.ordinal - b.ordinal);
-}
-
 function dataUrlFile(file: { readonly data: string; readonly name: string }, what: string): Sent<DataUrl> {
   const data = parseDataUrl(file.data, what);
   return { name: file.name, bytes: decodedSize(data), data };

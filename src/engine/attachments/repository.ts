@@ -16,7 +16,7 @@ export interface NewAttachment extends StoredAttachment {
 
 /** The attachments of a session's turns (table question_attachments) and the numbers they take (binges.attachments_numbered). */
 export class AttachmentRepository {
-  readonly #ofSession;
+  readonly #latestOfSession;
   readonly #insert;
   readonly #take;
   readonly #taken;
@@ -24,9 +24,14 @@ export class AttachmentRepository {
 
   constructor(db: Db) {
     // Through the session's turns: a session deleted or erased has none left, whatever the binge row says.
-    this.#ofSession = db.prepare<[string], StoredAttachment>(
-      `SELECT a.ordinal, a.kind, a.name, a.text FROM question_attachments a JOIN questions q ON q.id = a.question_id
-       WHERE q.binge_id = ? ORDER BY a.ordinal`,
+    // The latest of each kind are chosen before any text is read: a long session's older files stay on disk.
+    this.#latestOfSession = db.prepare<[string, number, number], StoredAttachment>(
+      `SELECT ordinal, kind, name, text FROM question_attachments WHERE id IN (
+         SELECT id FROM (
+           SELECT a.id, a.kind, row_number() OVER (PARTITION BY a.kind ORDER BY a.ordinal DESC) AS recency
+           FROM question_attachments a JOIN questions q ON q.id = a.question_id WHERE q.binge_id = ?
+         ) WHERE recency <= CASE kind WHEN 'LOG' THEN ? ELSE ? END
+       ) ORDER BY ordinal`,
     );
     this.#one = db.prepare<[string, number, number], StoredAttachment>(
       `SELECT a.ordinal, a.kind, a.name, a.text FROM question_attachments a JOIN questions q ON q.id = a.question_id
@@ -56,8 +61,9 @@ export class AttachmentRepository {
     this.#taken.run(last, bingeId);
   }
 
-  ofSession(bingeId: string): StoredAttachment[] {
-    return this.#ofSession.all(bingeId);
+  /** The session's latest `logs` log files and latest `pdfs` PDFs, in the order they were attached. */
+  latestOfSession(bingeId: string, counts: { readonly logs: number; readonly pdfs: number }): StoredAttachment[] {
+    return this.#latestOfSession.all(bingeId, counts.logs, counts.pdfs);
   }
 
   /** The session's attachment numbered `ordinal`, if the session is the guru's and still holds it. */
