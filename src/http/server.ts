@@ -9,7 +9,7 @@ import type { Backend } from '../core/assistant.js';
 import { describeError, type Logger } from '../log.js';
 import type { McpHttpHandler } from '../mcp/http.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
-import { isLoopbackHost, loopbackHostCheck, originCheck, urlHost } from './host.js';
+import { isLoopbackHost, isWildcardHost, loopbackHostCheck, originCheck, urlHost } from './host.js';
 import { sendJson } from './respond.js';
 import { createRestApi, REST_PREFIX } from './rest.js';
 
@@ -106,8 +106,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   await listen(server, options.port, host);
   const { port } = server.address() as AddressInfo;
   const url = `http://${urlHost(host)}:${port}`;
-  baseUrl = publicUrl ?? url;
+  // Links in answers must open in a browser: a wildcard address does not, so they name this
+  // machine's loopback until the operator says where the server is reached (--public-url).
+  baseUrl = publicUrl ?? (isWildcardHost(host) ? `http://localhost:${port}` : url);
   logger.info('http server listening', { url });
+  if (publicUrl === undefined && web !== undefined && isWildcardHost(host)) {
+    logger.info('session links in answers point to localhost; set --public-url (GURU_PUBLIC_URL) to the address others reach this server at', { links: baseUrl });
+  }
 
   let closing: Promise<void> | undefined;
   return {

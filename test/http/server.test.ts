@@ -68,6 +68,26 @@ describe('startHttpServer', () => {
     expect(await reply.body.json()).toEqual({ status: 'ok' });
   });
 
+  it('links sessions to localhost, not the wildcard address it listens on, until a public URL is set', async () => {
+    const { api_key: key } = await backend.admin!.createGuru({ slug: 'linked' });
+    await backend.assistant.createDataSources('linked', { text_sources: [{ name: 'dial', content: 'The wibble dial is turned clockwise to calibrate it.' }] });
+    const web = { handle: async () => {}, sessionPath: (id: string) => `/sessions/${id}` };
+    const ask = async (server: RunningHttpServer) => {
+      const reply = await request(`http://127.0.0.1:${new URL(server.url).port}/api/v1/linked/answer/`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'How is the wibble dial calibrated?' }),
+      });
+      return ((await reply.body.json()) as { question_url: string; session_id: string });
+    };
+    const wildcard = await start({ host: '0.0.0.0', web });
+    const answer = await ask(wildcard);
+    expect(answer.question_url).toBe(`http://localhost:${new URL(wildcard.url).port}/sessions/${answer.session_id}`);
+
+    const published = await start({ host: '0.0.0.0', web, publicUrl: 'https://guru.example.com' });
+    expect((await ask(published)).question_url).toMatch(/^https:\/\/guru\.example\.com\/sessions\//);
+  });
+
   describe('paging links off loopback', () => {
     /** The data-source listing's first page of one, from a server bound to every address, asked with a forged Host. */
     async function firstPage(overrides: Partial<Parameters<typeof startHttpServer>[0]>) {
