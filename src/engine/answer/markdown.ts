@@ -3,34 +3,7 @@
  * blank lines, fenced code kept whole, and fences as CommonMark reads them, so
  * that every quoted code block opens and closes where a renderer expects.
  */
-
-/** An opening or closing fence: at most three spaces of indent, then three or more backticks or tildes. */
-const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-
-interface Fence {
-  readonly char: string;
-  readonly length: number;
-}
-
-function openingFence(line: string): (Fence & { info: string }) | undefined {
-  const match = FENCE.exec(line);
-  const run = match?.[1];
-  if (run === undefined) return undefined;
-  const info = (match?.[2] ?? '').trim();
-  // A backtick fence's info string may not hold backticks (that would be inline code).
-  if (run[0] === '`' && info.includes('`')) return undefined;
-  return { char: run[0] as string, length: run.length, info };
-}
-
-/**
- * Whether the line ends the fenced block. Unlike CommonMark, an indented fence
- * closes too: pages converted from HTML indent closing fences, and their
- * authors meant them to close (normalizeFence moves them to the margin).
- */
-function closesFence(line: string, fence: Fence): boolean {
-  const trimmed = line.trim();
-  return trimmed.length >= fence.length && [...trimmed].every((ch) => ch === fence.char);
-}
+import { closesFence, openingFence, type Fence } from '../text/fences.js';
 
 export type BlockKind = 'code' | 'list' | 'table' | 'quote' | 'prose';
 
@@ -95,16 +68,11 @@ export function normalizeFence(text: string): string {
   const opener = openingFence(lines[0] ?? '');
   if (opener === undefined) return text;
   const last = lines.length > 1 ? (lines[lines.length - 1] ?? '') : '';
-  const closed = lines.length > 1 && last.trim().length >= opener.length && [...last.trim()].every((ch) => ch === opener.char);
+  const closed = lines.length > 1 && closesFence(last, opener);
   const body = lines.slice(1, closed ? -1 : undefined);
   const longestRun = Math.max(0, ...body.map((line) => (line.match(opener.char === '`' ? /`+/g : /~+/g) ?? []).reduce((max, run) => Math.max(max, run.length), 0)));
   const marker = opener.char.repeat(Math.max(3, opener.length, longestRun + 1));
   return [`${marker}${opener.info}`, ...body, marker].join('\n');
-}
-
-/** A closing fence as CommonMark reads it: at most three spaces of indent. */
-function closesStrictly(line: string, fence: Fence): boolean {
-  return /^ {0,3}\S/.test(line) && closesFence(line, fence);
 }
 
 /** Closes a fence that the text leaves open (as a renderer reads it), so that what follows it is not swallowed. */
@@ -112,7 +80,7 @@ export function closeOpenFence(text: string): string {
   let fence: Fence | undefined;
   for (const line of text.split('\n')) {
     if (fence === undefined) fence = openingFence(line);
-    else if (closesStrictly(line, fence)) fence = undefined;
+    else if (closesFence(line, fence, { strict: true })) fence = undefined;
   }
   return fence === undefined ? text : `${text.replace(/\n*$/, '')}\n${fence.char.repeat(fence.length)}\n`;
 }

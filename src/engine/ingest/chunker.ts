@@ -8,6 +8,7 @@
  * never split. All matching is done with anchored, linear patterns or plain scans, so the work is
  * linear in the input size.
  */
+import { closesFence, indentOf, openingFence, type Fence } from '../text/fences.js';
 
 export interface Chunk {
   /** 0-based order of the chunk within its document. */
@@ -39,11 +40,6 @@ interface Block {
 interface Section {
   readonly headings: readonly string[];
   readonly blocks: Block[];
-}
-
-interface Fence {
-  readonly marker: '`' | '~';
-  readonly length: number;
 }
 
 interface Limits {
@@ -84,36 +80,6 @@ function isBlank(line: string): boolean {
   return line.trim() === '';
 }
 
-function indentOf(line: string): number {
-  let width = 0;
-  for (const ch of line) {
-    if (ch === ' ') width += 1;
-    else if (ch === '\t') width += 4 - (width % 4);
-    else break;
-  }
-  return width;
-}
-
-const FENCE_OPEN = /^[ \t]*(`{3,}|~{3,})/;
-
-/** A fence opener; `anyIndent` allows fences nested in list items. */
-function openFence(line: string, anyIndent: boolean): Fence | undefined {
-  const match = FENCE_OPEN.exec(line);
-  if (!match?.[1]) return undefined;
-  if (!anyIndent && indentOf(line) > 3) return undefined;
-  const run = match[1];
-  const marker = run[0] === '`' ? '`' : '~';
-  // A backtick fence's info string may not contain backticks (that is inline code instead).
-  if (marker === '`' && line.indexOf('`', match[0].length) !== -1) return undefined;
-  return { marker, length: run.length };
-}
-
-function closesFence(line: string, fence: Fence): boolean {
-  const trimmed = line.trim();
-  if (trimmed.length < fence.length) return false;
-  for (const ch of trimmed) if (ch !== fence.marker) return false;
-  return true;
-}
 
 const ATX_START = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
 
@@ -183,7 +149,7 @@ function startsTable(header: string, delimiter: string | undefined): boolean {
 function interruptsParagraph(line: string): boolean {
   return (
     atxHeading(line) !== undefined ||
-    openFence(line, false) !== undefined ||
+    openingFence(line) !== undefined ||
     isQuote(line) ||
     isThematicBreak(line) ||
     (indentOf(line) <= 3 && isListItem(line))
@@ -216,7 +182,7 @@ function parseSections(lines: readonly string[]): Section[] {
       continue;
     }
 
-    const fence = openFence(line, false);
+    const fence = openingFence(line);
     if (fence) {
       const end = fenceEnd(lines, i, fence);
       addBlock('code', [lines.slice(i, end).join('\n')]);
@@ -369,7 +335,7 @@ function parseList(lines: readonly string[], start: number): { end: number; item
       item = [];
     }
 
-    const fence = indent > baseIndent ? openFence(line, true) : undefined;
+    const fence = indent > baseIndent ? openingFence(line, { anyIndent: true }) : undefined;
     if (fence) {
       const end = fenceEnd(lines, i, fence);
       for (let k = i; k < end; k += 1) item.push((lines[k] ?? '').trimEnd());
@@ -445,7 +411,7 @@ function splitBlock(block: Block, limits: Limits): string[] {
 }
 
 function containsFence(text: string): boolean {
-  return text.split('\n').some((line) => openFence(line, true) !== undefined);
+  return text.split('\n').some((line) => openingFence(line, { anyIndent: true }) !== undefined);
 }
 
 /** Greedily joins units into pieces of at most `target` characters (a lone unit may be longer). */

@@ -9,6 +9,7 @@
  * Code (fenced blocks and inline spans) is passed through untouched: `a[0]` is
  * not a citation.
  */
+import { closesFence, openingFence, type Fence } from '../../text/fences.js';
 
 /** A citation: `[1]`, `[1, 2]` or a range `[1-3]`; anything else in brackets is text. */
 const CITATION = /^\[\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?(?:\s*,\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?)*\s*\]$/;
@@ -16,7 +17,6 @@ const CITATION = /^\[\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?(?:\s*,\s*\d{1,3}(?:\s*[-
 const CITATION_PART = /^[\d, \-–]$/;
 /** Longer than this, a bracket is text. */
 const MAX_CITATION_CHARS = 24;
-const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
 
 export class CitationRenumbering<T> {
   readonly #sources: readonly T[];
@@ -28,7 +28,7 @@ export class CitationRenumbering<T> {
   #spaces = '';
   /** The current line so far, for fences. */
   #line = '';
-  #fence: { readonly char: string; readonly length: number } | undefined;
+  #fence: Fence | undefined;
   /** Length of the backtick run that opened the inline code span we are in (0: none). */
   #inline = 0;
   #ticks = 0;
@@ -106,10 +106,8 @@ export class CitationRenumbering<T> {
     const line = this.#line;
     this.#line = '';
     this.#inline = 0;
-    const run = FENCE_LINE.exec(line)?.[1];
-    if (run === undefined) return;
-    if (this.#fence === undefined) this.#fence = { char: run[0] as string, length: run.length };
-    else if (run[0] === this.#fence.char && run.length >= this.#fence.length && line.trim() === run) this.#fence = undefined;
+    if (this.#fence === undefined) this.#fence = openingFence(line);
+    else if (closesFence(line, this.#fence, { strict: true })) this.#fence = undefined;
   }
 
   #cite(text: string): string {
