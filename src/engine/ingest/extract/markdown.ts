@@ -7,18 +7,13 @@
  * large tables that one is orders of magnitude slower (minutes for a table of
  * a thousand rows).
  */
-import { createRequire } from 'node:module';
+// Imported, not required at run time, so that the bundle carries the plugin with its edits (scripts/bundle.js).
+import { gfm } from '@joplin/turndown-plugin-gfm';
 import { HTMLElement as LinkedomElement, parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 
 type Doc = ReturnType<typeof parseHTML>['document'];
 type El = NonNullable<ReturnType<Doc['querySelector']>>;
-
-interface GfmPlugin {
-  readonly gfm: TurndownService.Plugin;
-}
-// The plugin ships CommonJS without type declarations.
-const { gfm } = createRequire(import.meta.url)('@joplin/turndown-plugin-gfm') as GfmPlugin;
 
 const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#-]+)/;
 const TABLE_PARTS = new Set(['thead', 'tbody', 'tfoot', 'tr', 'th', 'td']);
