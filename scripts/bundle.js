@@ -71,8 +71,13 @@ export const localCase = ({localName, ownerDocument}) => {
     // Whether an element is blank was decided on its whole textContent, which linkedom builds
     // afresh for every element turndown visits (the text of its whole subtree, so a page's text
     // once per level of nesting); its text nodes are now read until the first that is not blank.
+    // Turndown also copies the element it is given before converting it: the engine hands over
+    // elements it no longer needs (markdown.ts says the conversion prepares them in place), and the
+    // copy was a tenth of conversion time. Text nodes went through thirteen regular expressions
+    // each to escape Markdown, now only those that hold a character one of them looks for; rules
+    // compared each element's lower-cased name, made afresh for every rule tried.
     file: /[\\/]turndown[\\/]lib[\\/]turndown\.cjs\.js$/,
-    why: 'blank elements found without building their text',
+    why: 'blank elements found without building their text, elements converted in place, escapes and rule names only when needed',
     edits: [
       [
         'function isBlank(node) {\n  return !isVoid(node) && !isMeaningfulWhenBlank(node) && /^\\s*$/i.test(node.textContent) && !hasVoid(node) && !hasMeaningfulWhenBlank(node);\n}',
@@ -88,21 +93,56 @@ function hasOnlyBlankText(element) {
   return true;
 }`,
       ],
+      ['  } else {\n    root = input.cloneNode(true);\n  }', '  } else {\n    root = input;\n  }'],
+      [
+        'function escapeMarkdown(string) {\n  return markdownEscapes.reduce(',
+        `/** Whether any of markdownEscapes matches: none of them applies otherwise. */
+var markdownEscapable = /[\\\\*\`[\\]_]|^(?:[-=>]|\\+ |#{1,6} |~~~|\\d+\\. )/;
+function escapeMarkdown(string) {
+  if (!markdownEscapable.test(string)) return string;
+  return markdownEscapes.reduce(`,
+      ],
+      [
+        "function trimLeadingNewlines(string) {\n  return string.replace(/^\\n*/, '');\n}",
+        "function trimLeadingNewlines(string) {\n  return string.charCodeAt(0) === 10 ? string.replace(/^\\n*/, '') : string;\n}",
+      ],
+      [
+        'function filterValue(rule, node, options) {\n  var filter = rule.filter;\n  if (typeof filter === \'string\') {\n    if (filter === node.nodeName.toLowerCase()) return true;\n  } else if (Array.isArray(filter)) {\n    if (filter.indexOf(node.nodeName.toLowerCase()) > -1) return true;',
+        `var lowerCaseNames = new Map();
+function lowerCaseName(node) {
+  var name = node.nodeName;
+  var lower = lowerCaseNames.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    // Pages may make up any number of names; the usual few hundred are plenty to keep.
+    if (lowerCaseNames.size < 1024) lowerCaseNames.set(name, lower);
+  }
+  return lower;
+}
+function filterValue(rule, node, options) {
+  var filter = rule.filter;
+  if (typeof filter === 'string') {
+    if (filter === lowerCaseName(node)) return true;
+  } else if (Array.isArray(filter)) {
+    if (filter.indexOf(lowerCaseName(node)) > -1) return true;`,
+      ],
     ],
   },
   {
     // The GFM plugin walks children as node.childNodes[i] up to node.childNodes.length, and
     // linkedom builds childNodes afresh on every read: each walk read the list twice per child.
+    // The searches below a table (does it hold a table, a list, a code block?) walk the tree by
+    // siblings instead, building no lists at all.
     file: /[\\/]@joplin[\\/]turndown-plugin-gfm[\\/]lib[\\/]turndown-plugin-gfm\.cjs\.js$/,
     why: 'child lists read once per walk',
     edits: [
       [
         "function nodeContainsTable(node) {\n  if (!node.childNodes) return false;\n\n  for (let i = 0; i < node.childNodes.length; i++) {\n    const child = node.childNodes[i];",
-        "function nodeContainsTable(node) {\n  const childNodes = node.childNodes;\n  if (!childNodes) return false;\n\n  for (let i = 0; i < childNodes.length; i++) {\n    const child = childNodes[i];",
+        "function nodeContainsTable(node) {\n  for (let child = node.firstChild; child; child = child.nextSibling) {",
       ],
       [
         'const nodeContains = (node, types) => {\n  if (!node.childNodes) return false;\n\n  for (let i = 0; i < node.childNodes.length; i++) {\n    const child = node.childNodes[i];',
-        'const nodeContains = (node, types) => {\n  const childNodes = node.childNodes;\n  if (!childNodes) return false;\n\n  for (let i = 0; i < childNodes.length; i++) {\n    const child = childNodes[i];',
+        'const nodeContains = (node, types) => {\n  for (let child = node.firstChild; child; child = child.nextSibling) {',
       ],
       [
         '    if (columnIndex < row.childNodes.length) {\n      var cellAlignment = getAlignment(row.childNodes[columnIndex]);',
@@ -123,6 +163,9 @@ function hasOnlyBlankText(element) {
 const libraryEdits = {
   name: 'library-edits',
   setup(plugin) {
+    // esbuild loads a file through the first plugin that matches it: a second entry would never apply.
+    const files = LIBRARY_EDITS.map(({ file }) => file.source);
+    if (new Set(files).size !== files.length) throw new Error('LIBRARY_EDITS: one entry per library file');
     for (const { file, why, edits } of LIBRARY_EDITS) {
       plugin.onLoad({ filter: file }, ({ path }) => {
         let contents = readFileSync(path, 'utf8');
