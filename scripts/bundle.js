@@ -75,7 +75,8 @@ export const localCase = ({localName, ownerDocument}) => {
     // elements it no longer needs (markdown.ts says the conversion prepares them in place), and the
     // copy was a tenth of conversion time. Text nodes went through thirteen regular expressions
     // each to escape Markdown, now only those that hold a character one of them looks for; rules
-    // compared each element's lower-cased name, made afresh for every rule tried.
+    // compared each element's lower-cased name, made afresh for every rule tried, and looked names up
+    // in lists of up to 48 (is it a block?) several times per element: now in sets.
     file: /[\\/]turndown[\\/]lib[\\/]turndown\.cjs\.js$/,
     why: 'blank elements found without building their text, elements converted in place, escapes and rule names only when needed',
     edits: [
@@ -94,6 +95,15 @@ function hasOnlyBlankText(element) {
 }`,
       ],
       ['  } else {\n    root = input.cloneNode(true);\n  }', '  } else {\n    root = input;\n  }'],
+      [
+        'function is(node, tagNames) {\n  return tagNames.indexOf(node.nodeName) >= 0;\n}',
+        `var tagNameSets = new WeakMap();
+function is(node, tagNames) {
+  var names = tagNameSets.get(tagNames);
+  if (names === undefined) tagNameSets.set(tagNames, names = new Set(tagNames));
+  return names.has(node.nodeName);
+}`,
+      ],
       [
         'function escapeMarkdown(string) {\n  return markdownEscapes.reduce(',
         `/** Whether any of markdownEscapes matches: none of them applies otherwise. */
