@@ -43,6 +43,8 @@ const NOISE_ROLES = new Set(['navigation', 'search', 'dialog', 'alertdialog', 'c
 
 /** class or id tokens of navigation bars, breadcrumbs, skip links and cookie or consent banners. */
 const NOISE_NAME = /^(?:nav(?:bar|header|footer|igation|[-_].*)?|breadcrumbs?|skip[-_]?(?:link|to[-_]?content)|.*cookie.*|.*consent.*|gdpr.*|onetrust.*|cc[-_](?:banner|window))$/i;
+/** What every NOISE_NAME token holds: most elements' names are cleared by this one test. */
+const NOISE_NAME_PART = /nav|breadcrumb|skip|cookie|consent|gdpr|onetrust|cc[-_]/i;
 
 
 export function extractHtml(html: string, url: string): ExtractedHtml {
@@ -158,8 +160,9 @@ function isNoise(element: El, chrome: boolean): boolean {
   if (element.hasAttribute('hidden') || element.getAttribute('aria-hidden') === 'true' || element.getAttribute('aria-modal') === 'true') {
     return true;
   }
-  const names = `${element.getAttribute('class') ?? ''} ${element.id}`;
-  return names.trim() !== '' && names.split(/\s+/).some((token) => token !== '' && NOISE_NAME.test(token));
+  // The class attribute's value as stored: linkedom's getAttribute('class') joins its token set anew.
+  const names = `${element.getAttributeNode('class')?.value ?? ''} ${element.id}`;
+  return NOISE_NAME_PART.test(names) && names.split(/\s+/).some((token) => token !== '' && NOISE_NAME.test(token));
 }
 
 /** Links point where they pointed on the page; javascript: and unparsable links lose their href. */
