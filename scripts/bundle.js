@@ -46,6 +46,20 @@ const LIBRARY_EDITS = [
     ],
   },
   {
+    // Each class attribute parsed went through the className setter: a token set built for the
+    // element, cleared, filled and joined back into the attribute. The attribute now gets the value
+    // that setter would leave (tokens once each, single spaces), and the set is built from it, as
+    // before, when classList is first read.
+    file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]parse-from-string\.js$/,
+    why: 'class attributes parsed without a token set',
+    edits: [
+      [
+        "  if (attribute.name === 'class')\n    element.className = value;",
+        "  if (attribute.name === 'class')\n    attribute[VALUE] = /\\s/.test(value) ? [...new Set(value.split(/\\s+/).filter(Boolean))].join(' ') : value;",
+      ],
+    ],
+  },
+  {
     // nodeName and tagName of an HTML element upper-case its name on every read, and turndown reads
     // them several times per element (once per rule it tries): the upper-case names are kept.
     file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]utils\.js$/,
@@ -101,7 +115,8 @@ export const prepareMatch = (element, selectors) => {
     // copy was a tenth of conversion time. Text nodes went through thirteen regular expressions
     // each to escape Markdown, now only those that hold a character one of them looks for; rules
     // compared each element's lower-cased name, made afresh for every rule tried, and looked names up
-    // in lists of up to 48 (is it a block?) several times per element: now in sets.
+    // in lists of up to 48 (is it a block?) several times per element: now in sets. Children are
+    // walked by siblings rather than through childNodes (a new list each time in linkedom).
     file: /[\\/]turndown[\\/]lib[\\/]turndown\.cjs\.js$/,
     why: 'blank elements found without building their text, elements converted in place, escapes and rule names only when needed',
     edits: [
@@ -120,6 +135,19 @@ function hasOnlyBlankText(element) {
 }`,
       ],
       ['  } else {\n    root = input.cloneNode(true);\n  }', '  } else {\n    root = input;\n  }'],
+      [
+        'function process(parentNode) {\n  var self = this;\n  return reduce.call(parentNode.childNodes, function (output, node) {',
+        'function process(parentNode) {\n  var self = this;\n  return reduceChildren(parentNode, function (output, node) {',
+      ],
+      [
+        'function postProcess(output) {',
+        `/** reduce over an element's child nodes, walking them by siblings: linkedom builds childNodes as a new list. */
+function reduceChildren(parentNode, callback, output) {
+  for (var node = parentNode.firstChild; node; node = node.nextSibling) output = callback(output, node);
+  return output;
+}
+function postProcess(output) {`,
+      ],
       [
         'function is(node, tagNames) {\n  return tagNames.indexOf(node.nodeName) >= 0;\n}',
         `var tagNameSets = new WeakMap();
