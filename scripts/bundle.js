@@ -46,6 +46,20 @@ const LIBRARY_EDITS = [
     ],
   },
   {
+    // Each class attribute parsed went through the className setter: a token set built for the
+    // element, cleared, filled and joined back into the attribute. The attribute now gets the value
+    // that setter would leave (tokens once each, single spaces), and the set is built from it, as
+    // before, when classList is first read.
+    file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]parse-from-string\.js$/,
+    why: 'class attributes parsed without a token set',
+    edits: [
+      [
+        "  if (attribute.name === 'class')\n    element.className = value;",
+        "  if (attribute.name === 'class')\n    attribute[VALUE] = /\\s/.test(value) ? [...new Set(value.split(/\\s+/).filter(Boolean))].join(' ') : value;",
+      ],
+    ],
+  },
+  {
     // nodeName and tagName of an HTML element upper-case its name on every read, and turndown reads
     // them several times per element (once per rule it tries): the upper-case names are kept.
     file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]utils\.js$/,
@@ -68,11 +82,43 @@ export const localCase = ({localName, ownerDocument}) => {
     ],
   },
   {
+    // querySelectorAll, querySelector and closest compiled their selectors again on every call
+    // (a fifth of the time of a '*' walk over a page): compiled ones are kept, except those that
+    // name :scope, which depend on the element.
+    file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]matches\.js$/,
+    why: 'compiled selectors kept',
+    edits: [
+      [
+        'export const prepareMatch = (element, selectors) => CSSselect.compile(\n  selectors,\n  {\n    context: selectors.includes(\':scope\') ? element : void 0,\n    xmlMode: !ignoreCase(element),\n    adapter\n  }\n);',
+        `const compiledSelectors = new Map;
+export const prepareMatch = (element, selectors) => {
+  const xmlMode = !ignoreCase(element);
+  if (selectors.includes(':scope')) return CSSselect.compile(selectors, {context: element, xmlMode, adapter});
+  const key = (xmlMode ? 'xml ' : 'html ') + selectors;
+  let match = compiledSelectors.get(key);
+  if (match === undefined) {
+    match = CSSselect.compile(selectors, {context: void 0, xmlMode, adapter});
+    // Pages bring no selectors of their own: those of the code (ours, Readability's) are a few dozen.
+    if (compiledSelectors.size < 256) compiledSelectors.set(key, match);
+  }
+  return match;
+};`,
+      ],
+    ],
+  },
+  {
     // Whether an element is blank was decided on its whole textContent, which linkedom builds
     // afresh for every element turndown visits (the text of its whole subtree, so a page's text
     // once per level of nesting); its text nodes are now read until the first that is not blank.
+    // Turndown also copies the element it is given before converting it: the engine hands over
+    // elements it no longer needs (markdown.ts says the conversion prepares them in place), and the
+    // copy was a tenth of conversion time. Text nodes went through thirteen regular expressions
+    // each to escape Markdown, now only those that hold a character one of them looks for; rules
+    // compared each element's lower-cased name, made afresh for every rule tried, and looked names up
+    // in lists of up to 48 (is it a block?) several times per element: now in sets. Children are
+    // walked by siblings rather than through childNodes (a new list each time in linkedom).
     file: /[\\/]turndown[\\/]lib[\\/]turndown\.cjs\.js$/,
-    why: 'blank elements found without building their text',
+    why: 'blank elements found without building their text, elements converted in place, escapes and rule names only when needed',
     edits: [
       [
         'function isBlank(node) {\n  return !isVoid(node) && !isMeaningfulWhenBlank(node) && /^\\s*$/i.test(node.textContent) && !hasVoid(node) && !hasMeaningfulWhenBlank(node);\n}',
@@ -88,21 +134,78 @@ function hasOnlyBlankText(element) {
   return true;
 }`,
       ],
+      ['  } else {\n    root = input.cloneNode(true);\n  }', '  } else {\n    root = input;\n  }'],
+      [
+        'function process(parentNode) {\n  var self = this;\n  return reduce.call(parentNode.childNodes, function (output, node) {',
+        'function process(parentNode) {\n  var self = this;\n  return reduceChildren(parentNode, function (output, node) {',
+      ],
+      [
+        'function postProcess(output) {',
+        `/** reduce over an element's child nodes, walking them by siblings: linkedom builds childNodes as a new list. */
+function reduceChildren(parentNode, callback, output) {
+  for (var node = parentNode.firstChild; node; node = node.nextSibling) output = callback(output, node);
+  return output;
+}
+function postProcess(output) {`,
+      ],
+      [
+        'function is(node, tagNames) {\n  return tagNames.indexOf(node.nodeName) >= 0;\n}',
+        `var tagNameSets = new WeakMap();
+function is(node, tagNames) {
+  var names = tagNameSets.get(tagNames);
+  if (names === undefined) tagNameSets.set(tagNames, names = new Set(tagNames));
+  return names.has(node.nodeName);
+}`,
+      ],
+      [
+        'function escapeMarkdown(string) {\n  return markdownEscapes.reduce(',
+        `/** Whether any of markdownEscapes matches: none of them applies otherwise. */
+var markdownEscapable = /[\\\\*\`[\\]_]|^(?:[-=>]|\\+ |#{1,6} |~~~|\\d+\\. )/;
+function escapeMarkdown(string) {
+  if (!markdownEscapable.test(string)) return string;
+  return markdownEscapes.reduce(`,
+      ],
+      [
+        "function trimLeadingNewlines(string) {\n  return string.replace(/^\\n*/, '');\n}",
+        "function trimLeadingNewlines(string) {\n  return string.charCodeAt(0) === 10 ? string.replace(/^\\n*/, '') : string;\n}",
+      ],
+      [
+        'function filterValue(rule, node, options) {\n  var filter = rule.filter;\n  if (typeof filter === \'string\') {\n    if (filter === node.nodeName.toLowerCase()) return true;\n  } else if (Array.isArray(filter)) {\n    if (filter.indexOf(node.nodeName.toLowerCase()) > -1) return true;',
+        `var lowerCaseNames = new Map();
+function lowerCaseName(node) {
+  var name = node.nodeName;
+  var lower = lowerCaseNames.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    // Pages may make up any number of names; the usual few hundred are plenty to keep.
+    if (lowerCaseNames.size < 1024) lowerCaseNames.set(name, lower);
+  }
+  return lower;
+}
+function filterValue(rule, node, options) {
+  var filter = rule.filter;
+  if (typeof filter === 'string') {
+    if (filter === lowerCaseName(node)) return true;
+  } else if (Array.isArray(filter)) {
+    if (filter.indexOf(lowerCaseName(node)) > -1) return true;`,
+      ],
     ],
   },
   {
     // The GFM plugin walks children as node.childNodes[i] up to node.childNodes.length, and
     // linkedom builds childNodes afresh on every read: each walk read the list twice per child.
+    // The searches below a table (does it hold a table, a list, a code block?) walk the tree by
+    // siblings instead, building no lists at all.
     file: /[\\/]@joplin[\\/]turndown-plugin-gfm[\\/]lib[\\/]turndown-plugin-gfm\.cjs\.js$/,
     why: 'child lists read once per walk',
     edits: [
       [
         "function nodeContainsTable(node) {\n  if (!node.childNodes) return false;\n\n  for (let i = 0; i < node.childNodes.length; i++) {\n    const child = node.childNodes[i];",
-        "function nodeContainsTable(node) {\n  const childNodes = node.childNodes;\n  if (!childNodes) return false;\n\n  for (let i = 0; i < childNodes.length; i++) {\n    const child = childNodes[i];",
+        "function nodeContainsTable(node) {\n  for (let child = node.firstChild; child; child = child.nextSibling) {",
       ],
       [
         'const nodeContains = (node, types) => {\n  if (!node.childNodes) return false;\n\n  for (let i = 0; i < node.childNodes.length; i++) {\n    const child = node.childNodes[i];',
-        'const nodeContains = (node, types) => {\n  const childNodes = node.childNodes;\n  if (!childNodes) return false;\n\n  for (let i = 0; i < childNodes.length; i++) {\n    const child = childNodes[i];',
+        'const nodeContains = (node, types) => {\n  for (let child = node.firstChild; child; child = child.nextSibling) {',
       ],
       [
         '    if (columnIndex < row.childNodes.length) {\n      var cellAlignment = getAlignment(row.childNodes[columnIndex]);',
@@ -123,6 +226,9 @@ function hasOnlyBlankText(element) {
 const libraryEdits = {
   name: 'library-edits',
   setup(plugin) {
+    // esbuild loads a file through the first plugin that matches it: a second entry would never apply.
+    const files = LIBRARY_EDITS.map(({ file }) => file.source);
+    if (new Set(files).size !== files.length) throw new Error('LIBRARY_EDITS: one entry per library file');
     for (const { file, why, edits } of LIBRARY_EDITS) {
       plugin.onLoad({ filter: file }, ({ path }) => {
         let contents = readFileSync(path, 'utf8');

@@ -42,12 +42,29 @@ const EDGE_PAGE = `<HTML><HEAD><TITLE>Edge cases</TITLE></HEAD><BODY><MAIN>
   <table><tr><td><pre><code class="language-sql">SELECT 1;</code></pre></td><td>code</td></tr></table>
 </MAIN></BODY></HTML>`;
 
+/**
+ * What the later edits touch: text that Markdown would misread (escaped only when it holds such a
+ * character), class attributes with repeated tokens and odd spacing (parsed without a token set),
+ * noise found by class names, lists and code inside tables, a page converted in place.
+ */
+const ESCAPE_PAGE = `<html><head><title>Escapes</title></head><body><div class="  page  page main-wrapper ">
+  <nav class="navbar"><a href="/">Home</a></nav><div class="x  cookie-banner x">We use cookies</div>
+  <main class="content	content"><h1>Escapes</h1><p>- not a list</p><p>+ not a list either</p><p>1. not ordered</p>
+  <p># not a heading</p><p>=== not a rule</p><p>&gt; not a quote</p><p>~~~ not a fence</p>
+  <p>a *star*, an _under_score_, [brackets], back\\slash and \`ticks\`</p><p>plain words only</p>
+  <pre class=" language-sql  extra "><code class="language-sql language-sql">SELECT '*' FROM t_1;</code></pre>
+  <table><tr><th>Kind</th><th>Items</th></tr><tr><td>list</td><td><ul><li>one</li><li>two</li></ul></td></tr></table>
+  <table><tr><th>Plain</th><th>table</th></tr><tr><td>a_b</td><td>[c]</td></tr></table>
+  <p class="breadcrumbs">Docs › Escapes</p><p>${'Enough text to count as the page. '.repeat(20)}</p></main>
+</div></body></html>`;
+
 const HTML_FIXTURES: ReadonlyArray<readonly [string, string]> = [
   ['https://docs.acme.test/docs/pooling/', DOCS_PAGE],
   ['https://blog.acme.test/p/sqlite', BLOG_PAGE],
   ['https://docs.acme.test/settings', LONG_TABLE_PAGE],
   ['https://status.acme.test/', BARE_PAGE],
   ['https://edge.acme.test/', EDGE_PAGE],
+  ['https://escapes.acme.test/', ESCAPE_PAGE],
 ];
 
 /** A page as a server sends it: UTF-8 HTML. */
@@ -103,6 +120,10 @@ describe('ExtractionPool: the same results as extraction in this thread', () => 
     const inWorkers = await Promise.all(HTML_FIXTURES.map(([url, html]) => pool.extractPage(htmlPage(url, html))));
     expect(inWorkers).toEqual(HTML_FIXTURES.map(([url, html]) => extractHtml(html, url)));
     expect(inWorkers[0]?.markdown).toContain('## Configuring the pool');
+    const escapes = inWorkers[5]?.markdown ?? '';
+    for (const escaped of ['\\- not a list', '1\\. not ordered', '\\# not a heading', '\\*star\\*', '\\[brackets\\]', '```sql']) expect(escapes).toContain(escaped);
+    expect(escapes).toContain('plain words only');
+    expect(escapes).not.toMatch(/cookies|Home|Docs ›/);
   });
 
   it('decodes pages in the worker by their charset, as this thread does', async () => {

@@ -26,7 +26,6 @@ const CONTAINERS: ReadonlyArray<(element: El) => boolean> = [
   // Several <article>s make a listing, not a page.
   (element) => element.localName === 'article',
 ];
-const CONTAINER_SELECTOR = 'main, [role="main"], #docContent, article';
 
 /** Below this much text (and below a third of the page's text) a container does not count as the content. */
 const MIN_CONTAINER_CHARACTERS = 500;
@@ -44,6 +43,8 @@ const NOISE_ROLES = new Set(['navigation', 'search', 'dialog', 'alertdialog', 'c
 
 /** class or id tokens of navigation bars, breadcrumbs, skip links and cookie or consent banners. */
 const NOISE_NAME = /^(?:nav(?:bar|header|footer|igation|[-_].*)?|breadcrumbs?|skip[-_]?(?:link|to[-_]?content)|.*cookie.*|.*consent.*|gdpr.*|onetrust.*|cc[-_](?:banner|window))$/i;
+/** What every NOISE_NAME token holds: most elements' names are cleared by this one test. */
+const NOISE_NAME_PART = /nav|breadcrumb|skip|cookie|consent|gdpr|onetrust|cc[-_]/i;
 
 
 export function extractHtml(html: string, url: string): ExtractedHtml {
@@ -100,12 +101,13 @@ function baseUrl(document: Doc, url: string): URL | undefined {
 function contentContainer(document: Doc): El | undefined {
   const body = document.body;
   if (!body) return undefined;
-  const candidates = Array.from(document.querySelectorAll(CONTAINER_SELECTOR));
+  // Every element, tested here: linkedom matches a list of selectors far more slowly than '*'.
+  const candidates = Array.from(document.querySelectorAll('*')).filter((element) => CONTAINERS.some((isContainer) => isContainer(element)));
   for (const isContainer of CONTAINERS) {
     const found = candidates.filter(isContainer);
     const [candidate] = found;
     if (found.length !== 1 || !candidate) continue;
-    const text = textLength(candidate);
+    const text = textLength(candidate, MIN_CONTAINER_CHARACTERS);
     if (text >= MIN_CONTAINER_CHARACTERS) return candidate;
     if (text > 0 && text >= textLength(body) / 3) return candidate;
   }
@@ -158,8 +160,9 @@ function isNoise(element: El, chrome: boolean): boolean {
   if (element.hasAttribute('hidden') || element.getAttribute('aria-hidden') === 'true' || element.getAttribute('aria-modal') === 'true') {
     return true;
   }
-  const names = `${element.getAttribute('class') ?? ''} ${element.id}`;
-  return names.trim() !== '' && names.split(/\s+/).some((token) => token !== '' && NOISE_NAME.test(token));
+  // The class attribute's value as stored: linkedom's getAttribute('class') joins its token set anew.
+  const names = `${element.getAttributeNode('class')?.value ?? ''} ${element.id}`;
+  return NOISE_NAME_PART.test(names) && names.split(/\s+/).some((token) => token !== '' && NOISE_NAME.test(token));
 }
 
 /** Links point where they pointed on the page; javascript: and unparsable links lose their href. */
@@ -175,8 +178,38 @@ function absolutize(link: El, base: URL | undefined): void {
   }
 }
 
-function textLength(element: El): number {
-  return (element.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+/**
+ * The length of the element's text with white space collapsed and trimmed, as
+ * `textContent.replace(/\s+/g, ' ').trim().length`, counted only up to `limit`: its text nodes
+ * are read until the length reaches it.
+ */
+function textLength(element: El, limit = Infinity): number {
+  let length = 0;
+  let spaceBefore = false;
+  for (let node = nextInTree(element, element); node !== undefined && length < limit; node = nextInTree(node, element)) {
+    if (node.nodeType !== node.TEXT_NODE && node.nodeType !== node.CDATA_SECTION_NODE) continue;
+    const text = node.nodeValue ?? '';
+    let end = 0;
+    for (const word of text.matchAll(/\S+/g)) {
+      if (length > 0 && (spaceBefore || word.index > end)) length += 1;
+      length += word[0].length;
+      spaceBefore = false;
+      end = word.index + word[0].length;
+    }
+    spaceBefore ||= end < text.length;
+  }
+  return length;
+}
+
+type TreeNode = ChildNode | El;
+
+/** The node after `node` in document order, within `root`. */
+function nextInTree(node: TreeNode, root: El): TreeNode | undefined {
+  if (node.firstChild) return node.firstChild;
+  for (let at: TreeNode | null = node; at !== null && at !== root; at = at.parentNode as TreeNode | null) {
+    if (at.nextSibling) return at.nextSibling;
+  }
+  return undefined;
 }
 
 /** Markdown of a linkedom element; should turndown trip over the DOM, its plain text. */

@@ -7,18 +7,13 @@
  * large tables that one is orders of magnitude slower (minutes for a table of
  * a thousand rows).
  */
-import { createRequire } from 'node:module';
+// Imported, not required at run time, so that the bundle carries the plugin with its edits (scripts/bundle.js).
+import { gfm } from '@joplin/turndown-plugin-gfm';
 import { HTMLElement as LinkedomElement, parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 
 type Doc = ReturnType<typeof parseHTML>['document'];
 type El = NonNullable<ReturnType<Doc['querySelector']>>;
-
-interface GfmPlugin {
-  readonly gfm: TurndownService.Plugin;
-}
-// The plugin ships CommonJS without type declarations.
-const { gfm } = createRequire(import.meta.url)('@joplin/turndown-plugin-gfm') as GfmPlugin;
 
 const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#-]+)/;
 const TABLE_PARTS = new Set(['thead', 'tbody', 'tfoot', 'tr', 'th', 'td']);
@@ -74,7 +69,9 @@ export function htmlToMarkdown(html: string | El): string {
 
 /** Unwraps table cells that lost their table (the GFM plugin trips over them) and regroups long tables. */
 function prepareTables(root: El): void {
-  for (const element of Array.from(root.querySelectorAll('table, thead, tbody, tfoot, tr, th, td'))) {
+  // Every element, tested here: linkedom matches a list of selectors far more slowly than '*'.
+  const parts = Array.from(root.querySelectorAll('*')).filter((element) => element.localName === 'table' || TABLE_PARTS.has(element.localName));
+  for (const element of parts) {
     if (element.localName === 'table') splitRowGroups(element);
     else if (TABLE_PARTS.has(element.localName) && !element.closest('table')) element.replaceWith(...Array.from(element.childNodes));
   }
