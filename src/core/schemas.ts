@@ -4,7 +4,7 @@
  * so that a hosted deployment may add fields without breaking the remote adapter;
  * request schemas validate what callers send.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 // ---------------------------------------------------------------------------
 // Shared pieces

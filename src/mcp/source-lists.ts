@@ -4,7 +4,7 @@
  * as counts by status plus the failures with their errors, and list the first
  * MAX_LISTED_SOURCES, since list_sources pages through all of them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CreatedDataSource, DataSource } from '../core/schemas.js';
 
 /** Sources a list of a result carries at most, in the structured content and the text alike. */

@@ -2,7 +2,7 @@
  * One page of the data-source listing as MCP shows it. The REST body's `next`
  * and `previous` are URLs of that API; here the next page is a page number.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DataSourcePage } from '../core/assistant.js';
 import { DataSource } from '../core/schemas.js';
 

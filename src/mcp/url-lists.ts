@@ -3,7 +3,7 @@
  * the structured content and the text carry, and the summary of adding such a
  * list to a guru as sources.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CreatedDataSource } from '../core/schemas.js';
 import type { UrlSubmission } from '../core/submit-urls.js';
 import { MAX_LISTED_SOURCES } from './source-lists.js';

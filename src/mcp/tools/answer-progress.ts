@@ -1,6 +1,6 @@
 /** `answer_progress`: the live progress line of an end user's answer, for showing while it is written. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AnswerProgress } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';

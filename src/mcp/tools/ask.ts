@@ -1,7 +1,7 @@
 /** `ask`: an answer from the guru's knowledge base, streamed as progress when asked for. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { ContentBlock } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Answer, AskRequest } from '../../core/schemas.js';
 import { ProgressReporter } from '../progress.js';
 import { renderAnswer } from '../render.js';

@@ -1,6 +1,6 @@
 /** `start_crawl`, `crawl_status`, `stop_crawl`: discovering a website's pages, and adding them as sources. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Crawl } from '../../core/schemas.js';
 import { submitUrls } from '../../core/submit-urls.js';
 import { waitForCrawl } from '../../core/wait-for-crawl.js';

@@ -1,7 +1,7 @@
 /** `get_enduser_data`, `erase_enduser_data`, `upsert_profiles`: what a guru holds about one end user. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isGuruError } from '../../core/errors.js';
 import {
   EndUserData,

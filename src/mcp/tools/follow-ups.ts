@@ -1,6 +1,6 @@
 /** `follow_up_examples`: questions a user would plausibly ask next after an answer. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { FollowUpResponse } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';

@@ -1,6 +1,6 @@
 /** `list_gurus` and `create_guru`: only for a backend that owns its gurus (the local engine). */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GuruAdmin } from '../../core/assistant.js';
 import { CreatedGuru, CreateGuruRequest, Guru } from '../../core/schemas.js';
 import { renderGurus } from '../render.js';

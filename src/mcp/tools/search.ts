@@ -1,6 +1,6 @@
 /** `semantic_search`: the sources most related to a question, without an answer. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SemanticSearchRequest, SemanticSearchResponse } from '../../core/schemas.js';
 import { renderSearch } from '../render.js';
 import { toolResult } from '../results.js';

@@ -1,6 +1,6 @@
 /** `list_sessions`, `get_session`, `delete_session`: conversations with the guru. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DeletedSession, ListSessionsRequest, SessionConversation, SessionId as SessionIdText, SessionList } from '../../core/schemas.js';
 import type { ConversationTurn } from '../../core/schemas.js';
 import { renderConversation, renderSessionList } from '../render.js';

@@ -1,6 +1,6 @@
 /** `add_sources`, `reindex_sources` and `list_sources`: the guru's knowledge base. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Errors } from '../../core/errors.js';
 import { Labels, MAX_SOURCE_PAGE_SIZE, MAX_TEXT_SOURCES, ReindexRequest, TextSourceInput, UrlList as UrlListOfRequest } from '../../core/schemas.js';
 import type { CreateDataSourcesRequest } from '../../core/schemas.js';

@@ -4,7 +4,7 @@
  * whole MP3 frame, and the result says so.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readMp3 } from '../../core/mp3-frames.js';
 import { MAX_SPEECH_CHARS, TextToSpeechRequest } from '../../core/schemas.js';
 import { toolResult } from '../results.js';

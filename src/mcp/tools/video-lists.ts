@@ -1,6 +1,6 @@
 /** `import_channel` and `import_playlist`: the video URLs of a YouTube channel or playlist, optionally added as sources. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ChannelImport, PlaylistImport } from '../../core/schemas.js';
 import type { ImportUrlRequest } from '../../core/schemas.js';
 import { submitUrls } from '../../core/submit-urls.js';

@@ -1,6 +1,6 @@
 /** `record_vote`: an end user's upvote or downvote on an answer, with optional feedback. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_VOTE_FEEDBACK, RecordVoteRequest, Vote, type RecordedVote } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
