@@ -1,5 +1,6 @@
 /** `guru-mcp` and `guru-mcp stdio`: MCP over stdin/stdout. Nothing but protocol messages goes to stdout. */
 import { openBackendOnFirstUse } from '../../compose.js';
+import { runStdioServer } from '../../mcp/stdio.js';
 import { sayHowToStart } from '../first-run.js';
 import { waitForStopSignal } from '../signals.js';
 import type { CommandContext } from '../spec.js';
@@ -12,7 +13,6 @@ const OPEN_UNASKED_AFTER_MS = 1000;
 
 export async function run(context: CommandContext): Promise<number> {
   const { config, logger } = context;
-  const { runStdioServer } = await import('../../mcp/stdio.js');
   const stopped = waitForStopSignal();
   // The handshake and tools/list need no data: the backend opens once the first response is out
   // (so that queued work is taken up), on the first call that needs it, or after a second, whichever comes first.
