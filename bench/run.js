@@ -12,7 +12,7 @@
 //                        empty: no NFCorpus part)
 //   GURU_BENCH_BATCH     sources per createDataSources call, texts and URLs (default: 100)
 //   GURU_BENCH_ROUNDS    timed rounds over the test queries, per latency series (default: 3)
-//   GURU_BENCH_STARTS    timed start-ups per server (default: 10)
+//   GURU_BENCH_STARTS    timed start-ups per server, in rounds of one start each (default: 20)
 //   GURU_BENCH_SPEECH_RUNS  timed readings of the 200-word answer, after a first one (default: 5)
 //   GURU_BENCH_MANUAL_DIR     the PostgreSQL 15 manual's HTML folder (default:
 //                        /usr/share/doc/postgresql-doc-15/html; when it is missing and the bench runs

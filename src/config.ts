@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { GuruSlug } from './core/schemas.js';
 
 const Flag = z.union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no', ''])]).transform((value) =>

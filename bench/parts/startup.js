@@ -1,8 +1,11 @@
 // Part `startup`: spawn -> initialize response of a stdio server, and on to its tools/list answer,
-// guru-mcp against minimal SDK servers (1.x and v2).
+// guru-mcp against minimal SDK servers (1.x and v2). The servers start in turns (one start of each
+// per round, the order rotating), so that other work on the machine falls on all of them alike;
+// besides wall-clock time each start reports the CPU time the server process had used by then
+// (user + system, all its threads), which other work on the machine changes much less.
 import { spawn } from 'node:child_process';
 import console from 'node:console';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,10 +14,11 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import { fixed, mb, median, positiveInt, repoRoot, table } from '../lib/common.js';
 
 /**
- * @typedef {{ server: string, firstMs?: number, medianMs?: number, minMs?: number, maxMs?: number, toolsMs?: number, rssMb?: number, error?: string }} StartupResult
+ * @typedef {{ ms: number, cpuMs: number, toolsMs: number, toolsCpuMs: number, rssBytes: number }} StartSample
+ * @typedef {{ server: string, firstMs?: number, medianMs?: number, minMs?: number, maxMs?: number, cpuMs?: number, toolsMs?: number, toolsCpuMs?: number, rssMb?: number, starts?: number, error?: string }} StartupResult
  */
 
-const starts = positiveInt(process.env.GURU_BENCH_STARTS, 10);
+const starts = positiveInt(process.env.GURU_BENCH_STARTS, 20);
 
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',
@@ -37,7 +41,7 @@ serveStdio(() => {
 });
 `;
 
-/** Spawns a stdio server, times spawn -> initialize response (reading its RSS then) and -> tools/list response, and stops it. */
+/** Spawns a stdio server, times spawn -> initialize response (reading its CPU time and RSS then) and -> tools/list response, and stops it. */
 async function startOnce(args) {
   const started = performance.now();
   const child = spawn(process.execPath, args, {
@@ -51,7 +55,9 @@ async function startOnce(args) {
     stderr += text;
   });
   try {
+    /** @type {{ ms: number, cpuMs: number, rssBytes: number } | undefined} */
     let initialized;
+    /** @type {{ toolsMs: number, toolsCpuMs: number }} */
     const listed = await new Promise((done, fail) => {
       let buffered = '';
       const timeout = setTimeout(() => fail(new Error(`no initialize and tools/list responses within 30 s; stderr: ${stderr}`)), 30_000);
@@ -75,23 +81,39 @@ async function startOnce(args) {
             clearTimeout(timeout);
             fail(new Error(`request ${message.id} failed: ${JSON.stringify(message.error)}`));
           } else if (message.id === 1) {
-            initialized = { ms: performance.now() - started, rssBytes: rssOf(child.pid) };
+            initialized = { ms: performance.now() - started, cpuMs: cpuMsOf(child.pid), rssBytes: rssOf(child.pid) };
             child.stdin.write(LIST_TOOLS);
           } else if (message.id === 2) {
             clearTimeout(timeout);
-            done(performance.now() - started);
+            done({ toolsMs: performance.now() - started, toolsCpuMs: cpuMsOf(child.pid) });
           }
         }
       });
       child.stdin.write(INITIALIZE);
     });
-    return { ...initialized, toolsMs: listed };
+    return { ...initialized, ...listed };
   } finally {
     await stop(child);
   }
 }
 
-/** Resident set size of a running process, from /proc (Linux) or ps. */
+/**
+ * CPU time (user + system) a running process has used, in ms, summed over its threads from the
+ * scheduler's nanosecond counters (/proc/PID/task/TID/schedstat; Linux only, NaN elsewhere).
+ */
+function cpuMsOf(pid) {
+  try {
+    let nanoseconds = 0;
+    for (const thread of readdirSync(`/proc/${pid}/task`)) {
+      nanoseconds += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return nanoseconds / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Resident set size of a running process, from /proc (Linux only, NaN elsewhere). */
 function rssOf(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -114,51 +136,83 @@ async function stop(child) {
   clearTimeout(hardTimer);
 }
 
-/** @returns {Promise<StartupResult>} */
-async function measureStartup(server, args) {
-  const first = await startOnce(args);
-  const runs = [];
-  for (let run = 0; run < starts; run += 1) runs.push(await startOnce(args));
-  const times = runs.map((r) => r.ms);
+/** @returns {StartupResult} */
+function summary(server, first, samples) {
+  const times = samples.map((s) => s.ms);
   return {
     server,
+    starts: samples.length,
     firstMs: first.ms,
     medianMs: median(times),
     minMs: Math.min(...times),
     maxMs: Math.max(...times),
-    toolsMs: median(runs.map((r) => r.toolsMs)),
-    rssMb: mb(median(runs.map((r) => r.rssBytes))),
+    cpuMs: median(samples.map((s) => s.cpuMs)),
+    toolsMs: median(samples.map((s) => s.toolsMs)),
+    toolsCpuMs: median(samples.map((s) => s.toolsCpuMs)),
+    rssMb: mb(median(samples.map((s) => s.rssBytes))),
   };
+}
+
+/**
+ * Starts each server once untimed (guru-mcp's first start creates its database, reported as
+ * firstMs), then `starts` times each in rounds, one start of every server per round.
+ * @param {Array<{ server: string, args: string[] }>} servers
+ * @returns {Promise<StartupResult[]>}
+ */
+async function measureInTurns(servers) {
+  const firsts = [];
+  for (const { args } of servers) firsts.push(await startOnce(args));
+  /** @type {StartSample[][]} */
+  const samples = servers.map(() => []);
+  for (let round = 0; round < starts; round += 1) {
+    for (let turn = 0; turn < servers.length; turn += 1) {
+      const index = (round + turn) % servers.length;
+      samples[index].push(await startOnce(servers[index].args));
+    }
+  }
+  return servers.map(({ server }, index) => summary(server, firsts[index], samples[index]));
 }
 
 /** @returns {Promise<StartupResult[]>} */
 async function run() {
   const cli = join(repoRoot, 'dist', 'bin', 'guru-mcp.js');
-  const results = [];
-  results.push(await measureStartup('sdk 1.x minimal server', [join(repoRoot, 'bench', 'minimal-server.js')]));
-  results.push(await measureStartup('sdk v2 minimal server', ['--input-type=module', '-e', MINIMAL_V2_SERVER]));
+  const servers = [
+    { server: 'sdk 1.x minimal server', args: [join(repoRoot, 'bench', 'minimal-server.js')] },
+    { server: 'sdk v2 minimal server', args: ['--input-type=module', '-e', MINIMAL_V2_SERVER] },
+  ];
   if (!existsSync(cli)) {
     console.log(`\nNote: ${cli} is missing (CLI not built yet); skipping the guru-mcp stdio start-up benchmark.`);
-    return results;
+    return measureInTurns(servers);
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'guru-bench-stdio-'));
   try {
-    // The first start creates the database; it is reported as firstMs, the median covers later starts.
-    results.push(await measureStartup('guru-mcp stdio', [cli, 'stdio', '--data-dir', dataDir]));
+    return await measureInTurns([...servers, { server: 'guru-mcp stdio', args: [cli, 'stdio', '--data-dir', dataDir] }]);
   } catch (error) {
-    console.log(`\nNote: guru-mcp stdio could not be measured: ${error.message.trim()}`);
-    results.push({ server: 'guru-mcp stdio', error: error.message.trim() });
+    console.log(`\nNote: the stdio start-ups could not be measured: ${error.message.trim()}`);
+    return [{ server: 'guru-mcp stdio', error: error.message.trim() }];
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return results;
 }
+
 function print(startup) {
-  console.log(`\nStdio start-up: spawn -> initialize response (median of ${starts}; first = fresh start); tools/list = spawn -> its answer, sent after initialize`);
+  console.log(
+    `\nStdio start-up, the servers started in turns (${starts} rounds): spawn -> initialize response, wall-clock median (min, max) and the server's CPU time by then (user + system, median); tools/list = the same to its answer, sent after initialize; first = the untimed first start`,
+  );
   console.log(
     table(
-      ['server', 'first ms', 'median ms', 'min ms', 'max ms', 'tools/list ms', 'RSS MB'],
-      startup.map((s) => [s.server, fixed(s.firstMs, 1), fixed(s.medianMs, 1), fixed(s.minMs, 1), fixed(s.maxMs, 1), fixed(s.toolsMs, 1), fixed(s.rssMb, 1)]),
+      ['server', 'first ms', 'initialize ms', 'min ms', 'max ms', 'CPU ms', 'tools/list ms', 'CPU ms', 'RSS MB'],
+      startup.map((s) => [
+        s.server,
+        fixed(s.firstMs, 1),
+        fixed(s.medianMs, 1),
+        fixed(s.minMs, 1),
+        fixed(s.maxMs, 1),
+        fixed(s.cpuMs, 1),
+        fixed(s.toolsMs, 1),
+        fixed(s.toolsCpuMs, 1),
+        fixed(s.rssMb, 1),
+      ]),
     ),
   );
 }

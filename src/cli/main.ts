@@ -80,7 +80,8 @@ async function execute(commandLine: CommandLine): Promise<number> {
     return 0;
   }
   const { values } = commandLine;
-  const config = await configOf(commandLine);
+  // The command's modules load while the settings are read: most of a start-up goes into loading modules.
+  const [config, module] = await Promise.all([configOf(commandLine), commandLine.command.load()]);
   const logger = createLogger(logLevelOf(commandLine, config), (line) => stderr.log(line));
   const context: CommandContext = {
     command: commandLine.command,
@@ -91,7 +92,6 @@ async function execute(commandLine: CommandLine): Promise<number> {
     terminal,
     openBackend: (use) => openBackend(config, logger, { processing: use?.processing ?? false }),
   };
-  const module = await commandLine.command.load();
   return module.run(context);
 }
 

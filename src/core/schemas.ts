@@ -2,9 +2,11 @@
  * The service contract: zod schemas of every resource, request and response of
  * `spec/service-api.md`, for all of its parts. Response schemas are loose objects
  * so that a hosted deployment may add fields without breaking the remote adapter;
- * request schemas validate what callers send.
+ * request schemas validate what callers send. Each schema is built on its first
+ * use (src/core/lazy-schema.ts): a process pays only for the schemas it needs.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from './lazy-schema.js';
 
 // ---------------------------------------------------------------------------
 // Shared pieces
@@ -47,71 +49,71 @@ const whenMissing = (message: string) => ({
 });
 
 /** A caller's identifier of something: a session, an end user, a question. */
-export const Identifier = z.string().min(1).max(MAX_ID_CHARS);
+export const Identifier = lazySchema(() => z.string().min(1).max(MAX_ID_CHARS));
 /** A conversation session (binge) id. */
 export const SessionId = Identifier;
 
 /** A question in the user's words. Missing or blank, it gets the spec's message for that (semantic search's). */
-const Question = z
+const Question = lazySchema(() => z
   .string(whenMissing('Question is required'))
   .trim()
   .min(1, 'Question is required')
-  .max(MAX_QUESTION_CHARS);
+  .max(MAX_QUESTION_CHARS));
 
-export const GuruSlug = z
+export const GuruSlug = lazySchema(() => z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and inner hyphens only');
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and inner hyphens only'));
 export type GuruSlug = z.infer<typeof GuruSlug>;
 
 /** ISO 8601 timestamp as the service writes it. */
-const Timestamp = z.string();
+const Timestamp = lazySchema(() => z.string());
 
-export const Reference = z.looseObject({
+export const Reference = lazySchema(() => z.looseObject({
   link: z.string(),
   icon: z.string(),
   title: z.string(),
   /** Present and true only for attachments shown again on a follow-up turn. */
   inherited: z.boolean().optional(),
-});
+}));
 export type Reference = z.infer<typeof Reference>;
 
 // ---------------------------------------------------------------------------
 // Gurus (local administration; not part of the hosted REST API)
 
-export const Guru = z.object({
+export const Guru = lazySchema(() => z.object({
   slug: GuruSlug,
   name: z.string(),
   date_created: Timestamp,
-});
+}));
 export type Guru = z.infer<typeof Guru>;
 
-export const CreateGuruRequest = z.object({
+export const CreateGuruRequest = lazySchema(() => z.object({
   slug: GuruSlug,
   name: z.string().min(1).max(200).optional(),
-});
+}));
 export type CreateGuruRequest = z.infer<typeof CreateGuruRequest>;
 
 /** The API key appears in clear text here and nowhere else: it is stored only as a hash. */
-export const CreatedGuru = z.object({ slug: GuruSlug, name: z.string(), api_key: z.string() });
+export const CreatedGuru = lazySchema(() => z.object({ slug: GuruSlug, name: z.string(), api_key: z.string() }));
 export type CreatedGuru = z.infer<typeof CreatedGuru>;
 
-export const CreatedApiKey = z.object({ slug: GuruSlug, api_key: z.string() });
+export const CreatedApiKey = lazySchema(() => z.object({ slug: GuruSlug, api_key: z.string() }));
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 
 /** How many attachments of one kind a question may carry, and how large each may be (decoded). */
-export const AttachmentLimit = z.strictObject({
+export const AttachmentLimit = lazySchema(() => z.strictObject({
   count: z.number().int().min(0).max(MAX_ATTACHMENTS_PER_KIND),
   max_bytes: z.number().int().min(1).max(MAX_ATTACHMENT_BYTES),
-});
+}));
 export type AttachmentLimit = z.infer<typeof AttachmentLimit>;
 
-export const AttachmentKind = z.enum(['images', 'log_files', 'pdf_files']);
+export const AttachmentKind = lazySchema(() => z.enum(['images', 'log_files', 'pdf_files']));
 export type AttachmentKind = z.infer<typeof AttachmentKind>;
 
 /** What the operator sets per guru. Stored as the fields set; the rest come from the defaults. */
-export const GuruSettings = z.strictObject({
+export const GuruSettings = lazySchema(() => z.strictObject({
   /** Added to the language model's instructions (tone, product name); '' for none. */
   model_instructions: z.string().max(4000),
   /** Whether answers use the configured language model (GURU_LLM_URL) at all. */
@@ -119,10 +121,10 @@ export const GuruSettings = z.strictObject({
   /** Whether the guru speaks through the speech provider (text-to-speech version 2). */
   speech_provider: z.boolean(),
   attachment_limits: z.strictObject({ images: AttachmentLimit, log_files: AttachmentLimit, pdf_files: AttachmentLimit }),
-});
+}));
 export type GuruSettings = z.infer<typeof GuruSettings>;
 
-export const GuruSettingsPatch = z.strictObject({
+export const GuruSettingsPatch = lazySchema(() => z.strictObject({
   model_instructions: GuruSettings.shape.model_instructions.optional(),
   use_model: GuruSettings.shape.use_model.optional(),
   speech_provider: GuruSettings.shape.speech_provider.optional(),
@@ -133,28 +135,28 @@ export const GuruSettingsPatch = z.strictObject({
       pdf_files: AttachmentLimit.partial().optional(),
     })
     .optional(),
-});
+}));
 export type GuruSettingsPatch = z.infer<typeof GuruSettingsPatch>;
 
 // ---------------------------------------------------------------------------
 // Ask question
 
-const FileName = z.string().max(MAX_FILE_NAME_CHARS);
+const FileName = lazySchema(() => z.string().max(MAX_FILE_NAME_CHARS));
 
-const Base64Attachment = z.object({
+const Base64Attachment = lazySchema(() => z.object({
   data: z
     .string()
     .max(MAX_ATTACHMENT_DATA_CHARS)
     .regex(/^data:[^;,]+;base64,/, 'Images and PDFs must be data URLs: data:<mime>;base64,<payload>'),
   name: FileName,
   type: z.string().max(MAX_FILE_NAME_CHARS),
-});
+}));
 
-const LogFile = z.object({ data: z.string().max(MAX_ATTACHMENT_DATA_CHARS), name: FileName });
+const LogFile = lazySchema(() => z.object({ data: z.string().max(MAX_ATTACHMENT_DATA_CHARS), name: FileName }));
 
 const Attachments = <T extends z.ZodType>(item: T) => z.array(item).max(MAX_ATTACHMENTS_PER_KIND);
 
-export const AskRequest = z.object({
+export const AskRequest = lazySchema(() => z.object({
   question: Question,
   stream: z.boolean().default(false),
   session_id: SessionId.optional(),
@@ -163,14 +165,14 @@ export const AskRequest = z.object({
   images: Attachments(Base64Attachment).optional(),
   log_files: Attachments(LogFile).optional(),
   pdf_files: Attachments(Base64Attachment).optional(),
-});
+}));
 export type AskRequest = z.infer<typeof AskRequest>;
 
 /** The question and its options, without the transport's `stream` switch: what the port takes. */
-export const AskInput = AskRequest.omit({ stream: true });
+export const AskInput = lazySchema(() => AskRequest.omit({ stream: true }));
 export type AskInput = z.infer<typeof AskInput>;
 
-export const Answer = z.looseObject({
+export const Answer = lazySchema(() => z.looseObject({
   slug: z.string(),
   content: z.string(),
   question: z.string(),
@@ -182,13 +184,13 @@ export const Answer = z.looseObject({
   can_receive_feedback: z.boolean(),
   /** Set when images or log files over the guru's limits were skipped. */
   attachment_note: z.string().optional(),
-});
+}));
 export type Answer = z.infer<typeof Answer>;
 
 // ---------------------------------------------------------------------------
 // Follow-up examples
 
-export const FollowUpRequest = z
+export const FollowUpRequest = lazySchema(() => z
   .object({
     question_slug: Identifier.optional(),
     question: z.string().trim().min(1).max(MAX_QUESTION_CHARS).optional(),
@@ -196,22 +198,22 @@ export const FollowUpRequest = z
   })
   .refine((body) => body.question_slug !== undefined || body.question !== undefined, {
     message: 'Question slug or question text is required',
-  });
+  }));
 export type FollowUpRequest = z.infer<typeof FollowUpRequest>;
 
-export const FollowUpResponse = z.looseObject({
+export const FollowUpResponse = lazySchema(() => z.looseObject({
   follow_up_examples: z.array(z.string()),
   question_slug: z.string(),
   cached: z.boolean(),
-});
+}));
 export type FollowUpResponse = z.infer<typeof FollowUpResponse>;
 
 // ---------------------------------------------------------------------------
 // Text to speech (both versions take the same body and answer with MP3 audio)
 
-export const TextToSpeechRequest = z.object({
+export const TextToSpeechRequest = lazySchema(() => z.object({
   text: z.string(whenMissing('No text provided')).min(1, 'No text provided').max(MAX_SPEECH_CHARS),
-});
+}));
 export type TextToSpeechRequest = z.infer<typeof TextToSpeechRequest>;
 
 // ---------------------------------------------------------------------------
@@ -221,42 +223,42 @@ export type TextToSpeechRequest = z.infer<typeof TextToSpeechRequest>;
  * Labels are plain strings. Every source carries its type label (`Text`,
  * `Website`, ...) plus any labels given when it was added; matching ignores case.
  */
-export const Label = z.string().min(1).max(100);
+export const Label = lazySchema(() => z.string().min(1).max(100));
 /** The labels of one request: to filter a search by, or to attach to new sources. */
-export const Labels = z.array(Label).max(20);
+export const Labels = lazySchema(() => z.array(Label).max(20));
 
-export const SemanticSearchRequest = z.object({
+export const SemanticSearchRequest = lazySchema(() => z.object({
   question: Question,
   labels: Labels.optional(),
   external_user_id: Identifier.optional(),
-});
+}));
 export type SemanticSearchRequest = z.infer<typeof SemanticSearchRequest>;
 
-export const SearchSource = z.looseObject({
+export const SearchSource = lazySchema(() => z.looseObject({
   title: z.string(),
   link: z.string().nullable(),
   display_link: z.boolean(),
   icon_url: z.string(),
   labels: z.array(z.string()),
-});
+}));
 export type SearchSource = z.infer<typeof SearchSource>;
 
-export const SemanticSearchResponse = z.looseObject({
+export const SemanticSearchResponse = lazySchema(() => z.looseObject({
   sources: z.array(SearchSource).max(10),
   total_sources: z.number().int(),
   /** Our extension: `hybrid` when vector similarity took part in the ranking, else `lexical`. */
   search_mode: z.enum(['lexical', 'hybrid']).optional(),
-});
+}));
 export type SemanticSearchResponse = z.infer<typeof SemanticSearchResponse>;
 
 // ---------------------------------------------------------------------------
 // Data sources
 
-export const DataSourceStatus = z.enum(['NOT_PROCESSED', 'SUCCESS', 'FAIL']);
+export const DataSourceStatus = lazySchema(() => z.enum(['NOT_PROCESSED', 'SUCCESS', 'FAIL']));
 export type DataSourceStatus = z.infer<typeof DataSourceStatus>;
 
 /** Type values of the listing. The spec documents PDF, WEBSITE, YOUTUBE; the rest are ours. */
-export const DataSourceType = z.enum([
+export const DataSourceType = lazySchema(() => z.enum([
   'PDF',
   'WEBSITE',
   'YOUTUBE',
@@ -266,25 +268,25 @@ export const DataSourceType = z.enum([
   'TEXT',
   'WORD',
   'EXCEL',
-]);
+]));
 export type DataSourceType = z.infer<typeof DataSourceType>;
 
 /** Type values of the creation result, as the spec spells them. */
-export const CreatedSourceType = z.enum(['Website', 'YouTube', 'Jira', 'Zendesk', 'Confluence', 'Text']);
+export const CreatedSourceType = lazySchema(() => z.enum(['Website', 'YouTube', 'Jira', 'Zendesk', 'Confluence', 'Text']));
 export type CreatedSourceType = z.infer<typeof CreatedSourceType>;
 
-export const TextSourceInput = z.object({
+export const TextSourceInput = lazySchema(() => z.object({
   name: z.string().trim().min(1).max(500),
   content: z.string().min(1).max(MAX_TEXT_SOURCE_CHARS),
-});
+}));
 export type TextSourceInput = z.infer<typeof TextSourceInput>;
 
 /** One URL as a caller writes it; whether it is a usable URL is checked where it is used. */
-export const UrlText = z.string().min(1).max(MAX_URL_CHARS);
+export const UrlText = lazySchema(() => z.string().min(1).max(MAX_URL_CHARS));
 /** The URLs of one kind in a create request. */
-export const UrlList = z.array(UrlText).max(MAX_URLS_PER_LIST);
+export const UrlList = lazySchema(() => z.array(UrlText).max(MAX_URLS_PER_LIST));
 
-export const CreateDataSourcesRequest = z
+export const CreateDataSourcesRequest = lazySchema(() => z
   .object({
     youtube_urls: UrlList.optional(),
     website_urls: UrlList.optional(),
@@ -301,20 +303,20 @@ export const CreateDataSourcesRequest = z
         (list) => list !== undefined && list.length > 0,
       ),
     { message: 'at least one of youtube_urls, website_urls, zendesk_urls, jira_urls, confluence_urls, text_sources is required' },
-  );
+  ));
 export type CreateDataSourcesRequest = z.infer<typeof CreateDataSourcesRequest>;
 
-export const CreatedDataSource = z.looseObject({
+export const CreatedDataSource = lazySchema(() => z.looseObject({
   type: CreatedSourceType,
   url: z.string().optional(),
   status: z.string(), // `success` | `exists` documented
   id: z.number().int(),
   title: z.string().nullable(),
   content: z.string().optional(),
-});
+}));
 export type CreatedDataSource = z.infer<typeof CreatedDataSource>;
 
-export const DataSource = z.looseObject({
+export const DataSource = lazySchema(() => z.looseObject({
   id: z.number().int(),
   type: z.string(),
   url: z.string().optional(),
@@ -327,30 +329,30 @@ export const DataSource = z.looseObject({
   reindex_count: z.number().int(),
   /** Ours (the search results' field): the type label first, then those given when it was added. */
   labels: z.array(z.string()).optional(),
-});
+}));
 export type DataSource = z.infer<typeof DataSource>;
 
 export const MAX_SOURCE_PAGE_SIZE = 1000;
 
-export const ListDataSourcesQuery = z.object({
+export const ListDataSourcesQuery = lazySchema(() => z.object({
   page: z.coerce.number().int().min(1).default(1),
   page_size: z.coerce.number().int().min(1).max(MAX_SOURCE_PAGE_SIZE).default(MAX_SOURCE_PAGE_SIZE),
-});
+}));
 export type ListDataSourcesQuery = z.infer<typeof ListDataSourcesQuery>;
 
 /** The REST listing body. `next` and `previous` are URLs (relative, unless the server knows its public URL) or null. */
-export const DataSourceListResponse = z.looseObject({
+export const DataSourceListResponse = lazySchema(() => z.looseObject({
   count: z.number().int(),
   next: z.string().nullable(),
   previous: z.string().nullable(),
   results: z.array(DataSource),
-});
+}));
 export type DataSourceListResponse = z.infer<typeof DataSourceListResponse>;
 
-export const ReindexRequest = z.object({ ids: z.array(z.number().int().positive()).min(1).max(MAX_REINDEX_IDS) });
+export const ReindexRequest = lazySchema(() => z.object({ ids: z.array(z.number().int().positive()).min(1).max(MAX_REINDEX_IDS) }));
 export type ReindexRequest = z.infer<typeof ReindexRequest>;
 
-export const MessageResponse = z.looseObject({ msg: z.string() });
+export const MessageResponse = lazySchema(() => z.looseObject({ msg: z.string() }));
 export type MessageResponse = z.infer<typeof MessageResponse>;
 
 // ---------------------------------------------------------------------------
@@ -358,7 +360,7 @@ export type MessageResponse = z.infer<typeof MessageResponse>;
 
 const PAGE_NUMBER_MESSAGE = 'Page number must be an integer';
 
-export const ListSessionsRequest = z.object({
+export const ListSessionsRequest = lazySchema(() => z.object({
   page_num: z
     .number({ error: PAGE_NUMBER_MESSAGE })
     .int({ error: PAGE_NUMBER_MESSAGE })
@@ -366,10 +368,10 @@ export const ListSessionsRequest = z.object({
     .default(1),
   search_query: z.string().max(500).default(''),
   external_user_id: Identifier.optional(),
-});
+}));
 export type ListSessionsRequest = z.infer<typeof ListSessionsRequest>;
 
-export const SessionSummary = z.looseObject({
+export const SessionSummary = lazySchema(() => z.looseObject({
   id: z.string(),
   last_used: Timestamp,
   guru_type_slug: z.string(),
@@ -377,21 +379,21 @@ export const SessionSummary = z.looseObject({
   root_question_name: z.string(),
   root_question_slug: z.string(),
   root_question_link: z.string(),
-});
+}));
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
-export const SessionList = z.looseObject({
+export const SessionList = lazySchema(() => z.looseObject({
   today: z.array(SessionSummary),
   last_week: z.array(SessionSummary),
   older: z.array(SessionSummary),
   has_more: z.boolean(),
-});
+}));
 export type SessionList = z.infer<typeof SessionList>;
 
-export const Vote = z.enum(['upvote', 'downvote']);
+export const Vote = lazySchema(() => z.enum(['upvote', 'downvote']));
 export type Vote = z.infer<typeof Vote>;
 
-export const ConversationTurn = z.looseObject({
+export const ConversationTurn = lazySchema(() => z.looseObject({
   id: z.string(),
   slug: z.string(),
   user_question: z.string(),
@@ -404,35 +406,35 @@ export const ConversationTurn = z.looseObject({
   parent_slug: z.string().nullable(),
   source: z.string(),
   user_vote: Vote.nullable(),
-});
+}));
 export type ConversationTurn = z.infer<typeof ConversationTurn>;
 
-export const SessionConversation = z.looseObject({
+export const SessionConversation = lazySchema(() => z.looseObject({
   binge_id: z.string(),
   root_question_slug: z.string(),
   date_created: Timestamp,
   last_used: Timestamp,
   conversation: z.array(ConversationTurn),
-});
+}));
 export type SessionConversation = z.infer<typeof SessionConversation>;
 
-export const DeletedSession = z.looseObject({ msg: z.string(), session_id: z.string() });
+export const DeletedSession = lazySchema(() => z.looseObject({ msg: z.string(), session_id: z.string() }));
 export type DeletedSession = z.infer<typeof DeletedSession>;
 
 // ---------------------------------------------------------------------------
 // Crawling
 
-export const CrawlStatus = z.enum(['RUNNING', 'COMPLETED', 'STOPPED', 'FAILED']);
+export const CrawlStatus = lazySchema(() => z.enum(['RUNNING', 'COMPLETED', 'STOPPED', 'FAILED']));
 export type CrawlStatus = z.infer<typeof CrawlStatus>;
 
-export const StartCrawlRequest = z.object({
+export const StartCrawlRequest = lazySchema(() => z.object({
   /** Missing or not text: the spec's one message for a start URL; its form is checked by the crawler. */
   url: z.string({ error: (issue) => (issue.code === 'invalid_type' ? 'Invalid URL format' : undefined) }).max(MAX_URL_CHARS),
   ignore_query_params: z.boolean().default(true),
-});
+}));
 export type StartCrawlRequest = z.infer<typeof StartCrawlRequest>;
 
-export const Crawl = z.looseObject({
+export const Crawl = lazySchema(() => z.looseObject({
   id: z.number().int(),
   url: z.string(),
   status: CrawlStatus,
@@ -444,34 +446,34 @@ export const Crawl = z.looseObject({
   ignore_query_params: z.boolean(),
   /** Only on the status endpoint, only when the crawl failed or was cut short. */
   error_message: z.string().optional(),
-});
+}));
 export type Crawl = z.infer<typeof Crawl>;
 
 // ---------------------------------------------------------------------------
 // Video-list import
 
-export const ImportUrlRequest = z.object({
+export const ImportUrlRequest = lazySchema(() => z.object({
   url: z
     .string(whenMissing('URL is required'))
     .trim()
     .min(1, 'URL is required')
     .max(MAX_URL_CHARS),
-});
+}));
 export type ImportUrlRequest = z.infer<typeof ImportUrlRequest>;
 
-export const ChannelImport = z.looseObject({
+export const ChannelImport = lazySchema(() => z.looseObject({
   channel_identifier: z.string(),
   identifier_type: z.enum(['channel_id', 'username']),
   video_count: z.number().int(),
   videos: z.array(z.string()),
-});
+}));
 export type ChannelImport = z.infer<typeof ChannelImport>;
 
-export const PlaylistImport = z.looseObject({
+export const PlaylistImport = lazySchema(() => z.looseObject({
   playlist_id: z.string(),
   video_count: z.number().int(),
   videos: z.array(z.string()),
-});
+}));
 export type PlaylistImport = z.infer<typeof PlaylistImport>;
 
 // ---------------------------------------------------------------------------
@@ -480,13 +482,13 @@ export type PlaylistImport = z.infer<typeof PlaylistImport>;
 /** Records skipped per collection at most: far past any end user's history, and a bound on the work. */
 export const MAX_END_USER_OFFSET = 1_000_000;
 
-export const EndUserDataQuery = z.object({
+export const EndUserDataQuery = lazySchema(() => z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).max(MAX_END_USER_OFFSET).default(0),
-});
+}));
 export type EndUserDataQuery = z.infer<typeof EndUserDataQuery>;
 
-export const EndUserData = z.looseObject({
+export const EndUserData = lazySchema(() => z.looseObject({
   external_user_id: z.string(),
   data: z.looseObject({
     questions: z.array(
@@ -520,11 +522,11 @@ export const EndUserData = z.looseObject({
       }),
     }),
   }),
-});
+}));
 export type EndUserData = z.infer<typeof EndUserData>;
 
 /** Records of each kind an erase removed. */
-export const ErasedCounts = z.looseObject({
+export const ErasedCounts = lazySchema(() => z.looseObject({
   questions: z.number().int(),
   rejected_questions: z.number().int(),
   conversations: z.number().int(),
@@ -533,13 +535,13 @@ export const ErasedCounts = z.looseObject({
   memories: z.number().int(),
   /** Log files and PDFs attached to the erased questions (this server's; not every service reports it). */
   attachments: z.number().int().optional(),
-});
+}));
 export type ErasedCounts = z.infer<typeof ErasedCounts>;
 
-export const ErasedEndUserData = z.looseObject({
+export const ErasedEndUserData = lazySchema(() => z.looseObject({
   external_user_id: z.string(),
   deleted: ErasedCounts,
-});
+}));
 export type ErasedEndUserData = z.infer<typeof ErasedEndUserData>;
 
 // ---------------------------------------------------------------------------
@@ -551,7 +553,7 @@ export const MAX_PROFILES_PER_REQUEST = 1000;
 export const MAX_PROFILE_BYTES = 16 * 1024;
 
 /** Each user is checked on its own (a bad one fails alone, in `users_results`), so its members are not typed here. */
-export const UpsertProfilesRequest = z.object({
+export const UpsertProfilesRequest = lazySchema(() => z.object({
   users: z
     .array(
       z.object({
@@ -561,37 +563,37 @@ export const UpsertProfilesRequest = z.object({
     )
     .min(1)
     .max(MAX_PROFILES_PER_REQUEST),
-});
+}));
 export type UpsertProfilesRequest = z.infer<typeof UpsertProfilesRequest>;
 
-export const UserResult = z.looseObject({
+export const UserResult = lazySchema(() => z.looseObject({
   user_index: z.number().int(),
   external_user_id: z.string(),
   success: z.boolean(),
   errors: z.array(z.string()),
-});
+}));
 export type UserResult = z.infer<typeof UserResult>;
 
-export const UpsertProfilesResponse = z.looseObject({
+export const UpsertProfilesResponse = lazySchema(() => z.looseObject({
   status: z.string(),
   total_users: z.number().int(),
   processed_users: z.number().int(),
   users_results: z.array(UserResult),
-});
+}));
 export type UpsertProfilesResponse = z.infer<typeof UpsertProfilesResponse>;
 
 // ---------------------------------------------------------------------------
 // Answer progress
 
 /** The query of an answer-progress poll: whose line (the `external_user_id` the answer was asked with). */
-export const AnswerProgressQuery = z.object({ external_user_id: z.string().trim().min(1).max(MAX_ID_CHARS) });
+export const AnswerProgressQuery = lazySchema(() => z.object({ external_user_id: z.string().trim().min(1).max(MAX_ID_CHARS) }));
 export type AnswerProgressQuery = z.infer<typeof AnswerProgressQuery>;
 
-export const AnswerProgress = z.looseObject({
+export const AnswerProgress = lazySchema(() => z.looseObject({
   status_text: z.string(),
   /** Unix seconds as a float; null together with an empty line. */
   updated_at: z.number().nullable(),
-});
+}));
 export type AnswerProgress = z.infer<typeof AnswerProgress>;
 
 // ---------------------------------------------------------------------------
@@ -600,7 +602,7 @@ export type AnswerProgress = z.infer<typeof AnswerProgress>;
 /** Feedback of a vote, in characters (code points, so that any script gets the same room). */
 export const MAX_VOTE_FEEDBACK = 200;
 
-export const RecordVoteRequest = z.object({
+export const RecordVoteRequest = lazySchema(() => z.object({
   /** The `slug` of the answer voted on. */
   content_slug: Identifier,
   binge_id: SessionId.optional(),
@@ -609,24 +611,24 @@ export const RecordVoteRequest = z.object({
     .string()
     .refine((text) => [...text].length <= MAX_VOTE_FEEDBACK, `feedback must be at most ${MAX_VOTE_FEEDBACK} characters`)
     .optional(),
-});
+}));
 export type RecordVoteRequest = z.infer<typeof RecordVoteRequest>;
 
 /** A vote taken: the vote and its feedback (null without any). */
-export const VoteTaken = z.looseObject({ vote: Vote, feedback: z.string().nullable() });
+export const VoteTaken = lazySchema(() => z.looseObject({ vote: Vote, feedback: z.string().nullable() }));
 /** A second vote on the same answer: refused politely, with the vote that stands. */
-export const AlreadyVoted = z.looseObject({ msg: z.literal('Already voted'), vote: Vote });
-export const RecordedVote = z.union([AlreadyVoted, VoteTaken]);
+export const AlreadyVoted = lazySchema(() => z.looseObject({ msg: z.literal('Already voted'), vote: Vote }));
+export const RecordedVote = lazySchema(() => z.union([AlreadyVoted, VoteTaken]));
 export type RecordedVote = z.infer<typeof RecordedVote>;
 
 // ---------------------------------------------------------------------------
 // Integrations and uploads (local administration; not part of the hosted REST API)
 
-export const IntegrationKind = z.enum(['jira', 'zendesk', 'confluence']);
+export const IntegrationKind = lazySchema(() => z.enum(['jira', 'zendesk', 'confluence']));
 export type IntegrationKind = z.infer<typeof IntegrationKind>;
 
 /** A guru's credentials for one integration. Zendesk's API tokens always go with an agent's email. */
-export const IntegrationInput = z
+export const IntegrationInput = lazySchema(() => z
   .object({
     kind: IntegrationKind,
     base_url: z.url({ protocol: /^https?$/ }).max(2048),
@@ -636,24 +638,24 @@ export const IntegrationInput = z
   .refine((input) => input.kind !== 'zendesk' || input.email !== undefined, {
     message: 'Zendesk API tokens need the email of the agent they belong to',
     path: ['email'],
-  });
+  }));
 export type IntegrationInput = z.infer<typeof IntegrationInput>;
 
 /** An integration as listed: never with its token. */
-export const Integration = z.object({
+export const Integration = lazySchema(() => z.object({
   kind: IntegrationKind,
   base_url: z.string(),
   email: z.string().nullable(),
   date_created: Timestamp,
-});
+}));
 export type Integration = z.infer<typeof Integration>;
 
-export const DocumentType = z.enum(['PDF', 'WORD', 'EXCEL']);
+export const DocumentType = lazySchema(() => z.enum(['PDF', 'WORD', 'EXCEL']));
 export type DocumentType = z.infer<typeof DocumentType>;
 
 /** What became of one uploaded file: a source (processed asynchronously), or a refusal saying why. */
-export const UploadedDocument = z.union([
+export const UploadedDocument = lazySchema(() => z.union([
   z.object({ name: z.string(), status: z.literal('success'), id: z.number().int(), type: DocumentType, title: z.string(), private: z.boolean() }),
   z.object({ name: z.string(), status: z.literal('refused'), error: z.string() }),
-]);
+]));
 export type UploadedDocument = z.infer<typeof UploadedDocument>;

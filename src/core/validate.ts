@@ -4,7 +4,7 @@
  * strings"), in the operation's wording (src/core/errors.ts: invalidInput).
  * Messages name fields and limits, never the values sent.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { Errors, type Operation } from './errors.js';
 
 /** Problems named in one message; a request with more says how many it left out. */

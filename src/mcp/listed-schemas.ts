@@ -4,7 +4,9 @@
  * conversion took 15–20 ms of a stdio client's start-up. scripts/bundle.js
  * makes the table with `toolSchemaTable` and hands it to the bundle as
  * GURU_LISTED_TOOL_SCHEMAS; run from the sources or tsc's output there is no
- * table and the SDK converts as usual.
+ * table and the SDK converts as usual. A tool the table has is registered with
+ * stand-ins of its schemas that read them on its first call only, so that a
+ * stdio server answers tools/list without building a schema.
  */
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 
@@ -31,6 +33,7 @@ function bundledTable(): ToolSchemaTable | undefined {
 }
 
 type ToolConfig = { inputSchema?: unknown; outputSchema?: unknown };
+type StandardJSONSchemaOptions = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];
 interface ToolSchemas {
   readonly input?: StandardSchemaWithJSON;
   readonly output?: StandardSchemaWithJSON;
@@ -39,22 +42,33 @@ interface ToolSchemas {
 /** The schemas of each tool registered on a server through `listSchemasFrom`, for `toolSchemaTable`. */
 const registered = new WeakMap<McpServer, Map<string, ToolSchemas>>();
 
-/** Schemas already answering from the table, per use: every connection builds a server over the same schemas. */
-const answering: Record<SchemaUse, WeakSet<StandardSchemaWithJSON>> = { input: new WeakSet(), output: new WeakSet() };
+/** The stand-ins made so far, per use: every connection builds a server over the same schemas. */
+const standIns: Record<SchemaUse, WeakMap<StandardSchemaWithJSON, StandardSchemaWithJSON>> = { input: new WeakMap(), output: new WeakMap() };
 
-/** Makes `schema` answer a TARGET conversion for `use` with a copy of `converted` (the SDK may add to what it gets). */
-function answerWith(schema: StandardSchemaWithJSON, use: SchemaUse, converted: JsonSchema): void {
-  if (answering[use].has(schema)) return;
-  answering[use].add(schema);
-  const standard = schema['~standard'];
-  const own = standard.jsonSchema;
-  const jsonSchema = {
-    input: own.input,
-    output: own.output,
-    [use]: (options: Parameters<typeof own.input>[0]) => (options.target === TARGET ? structuredClone(converted) : own[use](options)),
-  };
-  // zod keeps `~standard` as a settable property of the schema; the validation it carries stays as it is.
-  (schema as { '~standard': unknown })['~standard'] = { ...standard, jsonSchema };
+/**
+ * A stand-in for `schema` that answers a TARGET conversion for `use` with a copy of `converted` (the
+ * SDK may add to what it gets) and leaves the rest, validation first, to `schema`, which it reads
+ * only then: a lazy schema (src/core/lazy-schema.ts) is built when the tool is first called.
+ */
+function listedAs(schema: StandardSchemaWithJSON, use: SchemaUse, converted: JsonSchema): StandardSchemaWithJSON {
+  let standIn = standIns[use].get(schema);
+  if (standIn === undefined) {
+    const own = () => schema['~standard'];
+    const convert = (asked: SchemaUse, options: StandardJSONSchemaOptions) =>
+      asked === use && options.target === TARGET ? structuredClone(converted) : own().jsonSchema[asked](options);
+    standIn = {
+      '~standard': {
+        version: 1,
+        get vendor() {
+          return own().vendor;
+        },
+        validate: (value, options) => own().validate(value, options),
+        jsonSchema: { input: (options) => convert('input', options), output: (options) => convert('output', options) },
+      },
+    };
+    standIns[use].set(schema, standIn);
+  }
+  return standIn;
 }
 
 /**
@@ -71,9 +85,12 @@ export function listSchemasFrom(server: McpServer, table: ToolSchemaTable | unde
     const output = config.outputSchema as StandardSchemaWithJSON | undefined;
     tools.set(name, { ...(input && { input }), ...(output && { output }) });
     const converted = table?.[name];
-    if (input !== undefined && converted?.input !== undefined) answerWith(input, 'input', converted.input);
-    if (output !== undefined && converted?.output !== undefined) answerWith(output, 'output', converted.output);
-    return (register as (...args: unknown[]) => unknown)(name, config, callback);
+    const listed: ToolConfig = {
+      ...config,
+      ...(input !== undefined && converted?.input !== undefined && { inputSchema: listedAs(input, 'input', converted.input) }),
+      ...(output !== undefined && converted?.output !== undefined && { outputSchema: listedAs(output, 'output', converted.output) }),
+    };
+    return (register as (...args: unknown[]) => unknown)(name, listed, callback);
   }) as typeof server.registerTool;
 }
 

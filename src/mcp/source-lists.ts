@@ -4,7 +4,8 @@
  * as counts by status plus the failures with their errors, and list the first
  * MAX_LISTED_SOURCES, since list_sources pages through all of them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../core/lazy-schema.js';
 import { CreatedDataSource, DataSource } from '../core/schemas.js';
 
 /** Sources a list of a result carries at most, in the structured content and the text alike. */
@@ -12,9 +13,9 @@ export const MAX_LISTED_SOURCES = 50;
 
 const EVERY_SOURCE = 'list_sources pages through every source of the guru, newest first, with its status and error';
 
-const Count = z.number().int().min(0);
+const Count = lazySchema(() => z.number().int().min(0));
 
-export const SubmittedSources = z.object({
+export const SubmittedSources = lazySchema(() => z.object({
   results: z
     .array(CreatedDataSource)
     .describe(
@@ -22,12 +23,12 @@ export const SubmittedSources = z.object({
     ),
   counts: z.record(z.string(), Count).describe('How many items got each status, e.g. {"success": 290, "exists": 10}'),
   truncated: z.boolean().describe(`true when results lists only the first ${MAX_LISTED_SOURCES}; ${EVERY_SOURCE}`),
-});
+}));
 export type SubmittedSources = z.infer<typeof SubmittedSources>;
 
-const FailedSource = DataSource.pick({ id: true, type: true, url: true, title: true, error: true });
+const FailedSource = lazySchema(() => DataSource.pick({ id: true, type: true, url: true, title: true, error: true }));
 
-export const Processing = z.object({
+export const Processing = lazySchema(() => z.object({
   counts: z
     .object({ SUCCESS: Count, FAIL: Count, NOT_PROCESSED: Count })
     .describe('How many of the sources reached SUCCESS or FAIL, and how many were still NOT_PROCESSED when the wait ended'),
@@ -35,7 +36,7 @@ export const Processing = z.object({
   finished: z.array(DataSource).describe(`Sources that reached SUCCESS or FAIL, in the order given; at most the first ${MAX_LISTED_SOURCES}`),
   pending: z.array(z.number().int()).describe(`Ids still processing when the wait ended; at most the first ${MAX_LISTED_SOURCES}`),
   truncated: z.boolean().describe(`true when finished, failures or pending lists only part; ${EVERY_SOURCE}`),
-});
+}));
 export type Processing = z.infer<typeof Processing>;
 
 function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {

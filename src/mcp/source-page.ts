@@ -2,17 +2,18 @@
  * One page of the data-source listing as MCP shows it. The REST body's `next`
  * and `previous` are URLs of that API; here the next page is a page number.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../core/lazy-schema.js';
 import type { DataSourcePage } from '../core/assistant.js';
 import { DataSource } from '../core/schemas.js';
 
-export const SourcePage = z.object({
+export const SourcePage = lazySchema(() => z.object({
   count: z.number().int().describe('Number of sources of the guru, all pages together'),
   page: z.number().int(),
   page_size: z.number().int(),
   next_page: z.number().int().nullable().describe('Page number to ask for next, or null on the last page'),
   results: z.array(DataSource),
-});
+}));
 export type SourcePage = z.infer<typeof SourcePage>;
 
 export function toSourcePage(page: DataSourcePage): SourcePage {

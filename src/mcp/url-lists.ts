@@ -3,7 +3,8 @@
  * the structured content and the text carry, and the summary of adding such a
  * list to a guru as sources.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../core/lazy-schema.js';
 import { CreatedDataSource } from '../core/schemas.js';
 import type { UrlSubmission } from '../core/submit-urls.js';
 import { MAX_LISTED_SOURCES } from './source-lists.js';
@@ -13,7 +14,7 @@ export const MAX_LISTED_URLS = 500;
 /** URLs the text rendering lists at most. */
 export const MAX_TEXT_URLS = 50;
 
-export const AddedSources = z.object({
+export const AddedSources = lazySchema(() => z.object({
   guru_slug: z.string().describe('The guru the URLs were submitted to'),
   submitted: z.number().int().describe('URLs submitted'),
   added: z.number().int().describe('New sources accepted (status success); they are processed in the background'),
@@ -25,7 +26,7 @@ export const AddedSources = z.object({
     .describe("Why they were not added: the service's message, and the cause where it names one (usually the guru's limit of sources of that kind); null when none was refused"),
   results: z.array(CreatedDataSource).describe(`Per-URL results in order (id, type, url, status), at most the first ${MAX_LISTED_SOURCES}`),
   truncated: z.boolean().describe(`true when results lists only the first ${MAX_LISTED_SOURCES}; list_sources pages through every source, newest first`),
-});
+}));
 export type AddedSources = z.infer<typeof AddedSources>;
 
 export function summarizeSubmission(guru: string, urls: readonly string[], submission: UrlSubmission): AddedSources {

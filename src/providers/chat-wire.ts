@@ -3,7 +3,7 @@
  * `finish_reason`, `usage` in the last chunk, `[DONE]`), whole JSON answers, and the error bodies
  * of the OpenAI-compatible servers.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChatErrors } from './chat-errors.js';
 import type { ServerSentEvent } from './sse.js';
 

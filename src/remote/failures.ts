@@ -5,7 +5,7 @@
  * (an unreachable host, a proxy's HTML page, a body that does not fit the API)
  * says what happened, where, and what to check. The API key never appears.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { fieldOf, GuruError, type BodyField } from '../core/errors.js';
 import type { Endpoint } from './endpoint.js';
 import { throttleSeconds } from './policy.js';

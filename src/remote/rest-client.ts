@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from 'undici';
 import { bytesOf, createAgent } from '../net/agent.js';
 import type { Dispatcher } from 'undici';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { GuruError } from '../core/errors.js';
 import type { Logger } from '../log.js';
 import type { Endpoint } from './endpoint.js';

@@ -2,7 +2,8 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../src/core/lazy-schema.js';
 import { silentLogger } from '../../src/log.js';
 import { listSchemasFrom, toolSchemaTable } from '../../src/mcp/listed-schemas.js';
 import type { ToolSchemaTable } from '../../src/mcp/listed-schemas.js';
@@ -67,6 +68,40 @@ describe('tool schemas listed from a table', () => {
       }
     } finally {
       await test.close();
+    }
+  });
+});
+
+describe('tools listed from a table, with lazy schemas', () => {
+  it('lists and registers without building the schemas; the first call validates with them', async () => {
+    let builds = 0;
+    const input = lazySchema(() => {
+      builds += 1;
+      return z.object({ text: z.string().min(2) });
+    });
+    const output = lazySchema(() => {
+      builds += 1;
+      return z.object({ text: z.string() });
+    });
+    const table: ToolSchemaTable = { echo: { input: { type: 'object', properties: { text: { type: 'string' } } }, output: { type: 'object' } } };
+    const server = echoServer(table, input, output);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'listed-schemas-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const [tool] = (await client.listTools()).tools;
+      expect(tool?.inputSchema).toEqual(table.echo!.input);
+      expect(builds).toBe(0);
+      const refused = await client.callTool({ name: 'echo', arguments: { text: 'x' } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('Too small');
+      expect(builds).toBe(1);
+      const echoed = await client.callTool({ name: 'echo', arguments: { text: 'xy' } });
+      expect(echoed.structuredContent).toEqual({ text: 'xy' });
+      expect(builds).toBe(2);
+    } finally {
+      await client.close();
     }
   });
 });

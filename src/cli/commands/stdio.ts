@@ -1,5 +1,6 @@
 /** `guru-mcp` and `guru-mcp stdio`: MCP over stdin/stdout. Nothing but protocol messages goes to stdout. */
 import { openBackendOnFirstUse } from '../../compose.js';
+import { runStdioServer } from '../../mcp/stdio.js';
 import { sayHowToStart } from '../first-run.js';
 import { waitForStopSignal } from '../signals.js';
 import type { CommandContext } from '../spec.js';
@@ -10,11 +11,16 @@ import type { CommandContext } from '../spec.js';
  */
 const OPEN_UNASKED_AFTER_MS = 1000;
 
+/**
+ * How long after the first response the backend opens: a client follows it at once with tools/list,
+ * resources/list and the like, and loading the engine meanwhile would hold those answers up.
+ */
+const OPEN_AFTER_FIRST_RESPONSE_MS = 100;
+
 export async function run(context: CommandContext): Promise<number> {
   const { config, logger } = context;
-  const { runStdioServer } = await import('../../mcp/stdio.js');
   const stopped = waitForStopSignal();
-  // The handshake and tools/list need no data: the backend opens once the first response is out
+  // The handshake and tools/list need no data: the backend opens shortly after the first response
   // (so that queued work is taken up), on the first call that needs it, or after a second, whichever comes first.
   const backend = openBackendOnFirstUse(config, logger, { processing: true });
   let started = false;
@@ -30,7 +36,8 @@ export async function run(context: CommandContext): Promise<number> {
   setTimeout(openInBackground, OPEN_UNASKED_AFTER_MS).unref();
   try {
     // The session ends when the client closes stdin, or when the client stops the process by signal.
-    await Promise.race([runStdioServer(backend, logger, openInBackground), stopped]);
+    const openAfterFirstResponse = () => setTimeout(openInBackground, OPEN_AFTER_FIRST_RESPONSE_MS).unref();
+    await Promise.race([runStdioServer(backend, logger, openAfterFirstResponse), stopped]);
   } finally {
     await backend.close();
   }

@@ -4,7 +4,7 @@
  * profiles. Sessions and searches are read and erased through their
  * capabilities; profiles and memories are this capability's own records.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EndUsers } from '../../core/assistant.js';
 import { Errors, type Operation } from '../../core/errors.js';
 import {

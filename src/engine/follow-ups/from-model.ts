@@ -3,7 +3,7 @@
  * questions of its session, so that none is asked twice), each kept only when
  * the knowledge base finds something for it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChatModel } from '../../providers/chat.js';
 import { jsonReply } from '../answer/model/json-reply.js';
 import { followUpMessages } from '../answer/model/prompts.js';

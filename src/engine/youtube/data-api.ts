@@ -10,7 +10,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Operation } from '../../core/errors.js';
 import { FetchFailure, type FetchedResponse, type HttpFetcher } from '../../net/http-fetcher.js';
 import { secondsUntilQuotaRenewal, YouTubeErrors } from './errors.js';

@@ -4,7 +4,7 @@
  * handle) to its uploads playlist; a playlist is read with playlistItems.list, 50 items a page,
  * following nextPageToken through every page. Videos come in the API's order, each once.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Operation } from '../../core/errors.js';
 import type { ChannelImport, PlaylistImport } from '../../core/schemas.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';

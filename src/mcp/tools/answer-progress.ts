@@ -1,16 +1,17 @@
 /** `answer_progress`: the live progress line of an end user's answer, for showing while it is written. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { AnswerProgress } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
-const AnswerProgressParameters = z.object({
+const AnswerProgressParameters = lazySchema(() => z.object({
   // Checked by the port, so that a blank id gets the spec's message rather than a schema error.
   external_user_id: z.string().describe('The end user whose answer to follow: the external_user_id passed to ask'),
   guru_slug: guruSlugParameter,
-});
+}));
 type AnswerProgressParameters = z.infer<typeof AnswerProgressParameters>;
 
 export function registerAnswerProgressTool(server: McpServer, context: ToolContext): void {

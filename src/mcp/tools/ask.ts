@@ -1,7 +1,8 @@
 /** `ask`: an answer from the guru's knowledge base, streamed as progress when asked for. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { ContentBlock } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { Answer, AskRequest } from '../../core/schemas.js';
 import { ProgressReporter } from '../progress.js';
 import { renderAnswer } from '../render.js';
@@ -9,7 +10,7 @@ import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
-const AskParameters = z.object({
+const AskParameters = lazySchema(() => z.object({
   question: AskRequest.shape.question.describe('The question, in the words of the user. Up to 10,000 characters.'),
   session_id: AskRequest.shape.session_id.describe(
     'Continue an earlier conversation: the session_id of a previous answer. Omit to start a new conversation.',
@@ -27,7 +28,7 @@ const AskParameters = z.object({
     'Optional PDF documents: {data: "data:application/pdf;base64,<payload>", name, type}. Their text is searched with the knowledge base like log files. PDFs over the guru\'s limits (by default 3 of up to 10 MB) refuse the question; images and log files over theirs (5 of up to 5 MB, 5 of up to 1 MB) are skipped, as attachment_note says.',
   ),
   guru_slug: guruSlugParameter,
-});
+}));
 type AskParameters = z.infer<typeof AskParameters>;
 
 /** Marks a progress message as a stage line, not a piece of the answer text. */

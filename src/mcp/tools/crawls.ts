@@ -1,6 +1,7 @@
 /** `start_crawl`, `crawl_status`, `stop_crawl`: discovering a website's pages, and adding them as sources. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { Crawl } from '../../core/schemas.js';
 import { submitUrls } from '../../core/submit-urls.js';
 import { waitForCrawl } from '../../core/wait-for-crawl.js';
@@ -20,7 +21,7 @@ const WEB_PAGE_LIMIT = 1500;
 
 const CrawlId = z.number().int().min(1).describe('The crawl id, as returned by start_crawl (id)');
 
-const StartCrawlParameters = z.object({
+const StartCrawlParameters = lazySchema(() => z.object({
   url: z
     .string()
     .min(1)
@@ -45,10 +46,10 @@ const StartCrawlParameters = z.object({
       `After the crawl completes, add every discovered page to the knowledge base as a web page source (website_urls of add_sources). Implies wait. A guru holds at most ${WEB_PAGE_LIMIT} web pages: pages beyond the limit are reported as not added.`,
     ),
   guru_slug: guruSlugParameter,
-});
+}));
 type StartCrawlParameters = z.infer<typeof StartCrawlParameters>;
 
-const CrawlStatusParameters = z.object({
+const CrawlStatusParameters = lazySchema(() => z.object({
   crawl_id: CrawlId,
   offset: z
     .number()
@@ -57,14 +58,14 @@ const CrawlStatusParameters = z.object({
     .default(0)
     .describe(`Index of the first discovered URL to return; results list at most ${MAX_LISTED_URLS}, and next_offset names where the rest begins`),
   guru_slug: guruSlugParameter,
-});
+}));
 type CrawlStatusParameters = z.infer<typeof CrawlStatusParameters>;
 
-const StopCrawlParameters = z.object({ crawl_id: CrawlId, guru_slug: guruSlugParameter });
+const StopCrawlParameters = lazySchema(() => z.object({ crawl_id: CrawlId, guru_slug: guruSlugParameter }));
 type StopCrawlParameters = z.infer<typeof StopCrawlParameters>;
 
 /** The spec's crawl object, its URL list cut to one part. */
-const CrawlResult = Crawl.extend({
+const CrawlResult = lazySchema(() => Crawl.extend({
   status: Crawl.shape.status.describe('RUNNING, COMPLETED, STOPPED (by stop_crawl) or FAILED (error_message says why)'),
   discovered_urls: Crawl.shape.discovered_urls.describe(
     `URLs discovered, in the order found; at most ${MAX_LISTED_URLS} per result, ${MAX_LISTED_SOURCES} when start_crawl added them (see next_offset)`,
@@ -77,12 +78,12 @@ const CrawlResult = Crawl.extend({
     .int()
     .nullable()
     .describe('Pass as offset to crawl_status for the URLs after these; null when discovered_urls runs to the end of the list'),
-});
+}));
 type CrawlResult = z.infer<typeof CrawlResult>;
 
-const StartedCrawlResult = CrawlResult.extend({
+const StartedCrawlResult = lazySchema(() => CrawlResult.extend({
   added: AddedSources.optional().describe('Only with add: true, once the crawl completed: what became of the discovered pages'),
-});
+}));
 
 /** The crawl with `limit` of its URLs from `offset` on. */
 function partOf(crawl: Crawl, offset: number, limit = MAX_LISTED_URLS): CrawlResult {

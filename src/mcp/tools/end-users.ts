@@ -1,7 +1,8 @@
 /** `get_enduser_data`, `erase_enduser_data`, `upsert_profiles`: what a guru holds about one end user. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { isGuruError } from '../../core/errors.js';
 import {
   EndUserData,
@@ -21,18 +22,18 @@ const DEFAULT_LIMIT = 20;
 
 const EndUserId = Identifier.describe('The end user\'s id in your system: the external_user_id given to ask and semantic_search');
 
-const GetParameters = z.object({
+const GetParameters = lazySchema(() => z.object({
   external_user_id: EndUserId,
   limit: z.number().int().min(1).max(1000).default(DEFAULT_LIMIT).describe('Records per collection on this page (at most 1000)'),
   offset: z.number().int().min(0).default(0).describe('Records of each collection to skip; raise it by limit while any has_more is true'),
   guru_slug: guruSlugParameter,
-});
+}));
 type GetParameters = z.infer<typeof GetParameters>;
 
-const EraseParameters = z.object({ external_user_id: EndUserId, guru_slug: guruSlugParameter });
+const EraseParameters = lazySchema(() => z.object({ external_user_id: EndUserId, guru_slug: guruSlugParameter }));
 type EraseParameters = z.infer<typeof EraseParameters>;
 
-const UpsertParameters = z.object({
+const UpsertParameters = lazySchema(() => z.object({
   users: z
     .array(
       z.object({
@@ -46,7 +47,7 @@ const UpsertParameters = z.object({
     .max(MAX_PROFILES_PER_REQUEST)
     .describe(`The profiles to create or replace, at most ${MAX_PROFILES_PER_REQUEST}`),
   guru_slug: guruSlugParameter,
-});
+}));
 type UpsertParameters = z.infer<typeof UpsertParameters>;
 
 export function registerEndUserTools(server: McpServer, context: ToolContext): void {

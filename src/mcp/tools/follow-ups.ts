@@ -1,18 +1,19 @@
 /** `follow_up_examples`: questions a user would plausibly ask next after an answer. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { FollowUpResponse } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
 // Checked by the port, so that a bad request gets the spec's messages rather than a schema error.
-const FollowUpParameters = z.object({
+const FollowUpParameters = lazySchema(() => z.object({
   question_slug: z.string().optional().describe('The slug of the answer (from ask or get_session). Either this or question is required.'),
   question: z.string().optional().describe('The question as asked, when the slug is not at hand: its latest answer is used'),
   binge_id: z.string().optional().describe('Optional session id of the answer; when given, the answer must belong to it'),
   guru_slug: guruSlugParameter,
-});
+}));
 type FollowUpParameters = z.infer<typeof FollowUpParameters>;
 
 export function registerFollowUpTool(server: McpServer, context: ToolContext): void {

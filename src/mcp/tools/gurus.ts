@@ -1,6 +1,7 @@
 /** `list_gurus` and `create_guru`: only for a backend that owns its gurus (the local engine). */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import type { GuruAdmin } from '../../core/assistant.js';
 import { CreatedGuru, CreateGuruRequest, Guru } from '../../core/schemas.js';
 import { renderGurus } from '../render.js';
@@ -8,10 +9,10 @@ import { toolResult } from '../results.js';
 import { guarded } from './context.js';
 import type { ToolContext } from './context.js';
 
-const CreateGuruParameters = z.object({
+const CreateGuruParameters = lazySchema(() => z.object({
   slug: CreateGuruRequest.shape.slug.describe('Identifier of the new guru: lowercase letters, digits and inner hyphens, e.g. "acme-docs"'),
   name: CreateGuruRequest.shape.name.describe('Display name; defaults to the slug'),
-});
+}));
 type CreateGuruParameters = z.infer<typeof CreateGuruParameters>;
 
 export function registerGuruTools(server: McpServer, context: ToolContext, admin: GuruAdmin): void {

@@ -1,13 +1,14 @@
 /** `semantic_search`: the sources most related to a question, without an answer. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { SemanticSearchRequest, SemanticSearchResponse } from '../../core/schemas.js';
 import { renderSearch } from '../render.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
-const SearchParameters = z.object({
+const SearchParameters = lazySchema(() => z.object({
   question: SemanticSearchRequest.shape.question.describe('What to find sources about, in plain words.'),
   labels: SemanticSearchRequest.shape.labels.describe(
     'Only sources carrying at least one of these labels (case-insensitive; at most 20). Every source has its type label (Text, Website, YouTube, ...) plus any labels given when it was added.',
@@ -16,14 +17,14 @@ const SearchParameters = z.object({
     "Optional id of the end user in your system; the search is recorded in that user's data.",
   ),
   guru_slug: guruSlugParameter,
-});
+}));
 type SearchParameters = z.infer<typeof SearchParameters>;
 
-const SearchResult = SemanticSearchResponse.extend({
+const SearchResult = lazySchema(() => SemanticSearchResponse.extend({
   search_mode: SemanticSearchResponse.shape.search_mode.describe(
     'hybrid: ranked by words and by meaning (an embeddings provider is configured and answering); lexical: by words only',
   ),
-});
+}));
 
 export function registerSearchTool(server: McpServer, context: ToolContext): void {
   server.registerTool(

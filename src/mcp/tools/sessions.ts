@@ -1,6 +1,7 @@
 /** `list_sessions`, `get_session`, `delete_session`: conversations with the guru. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { DeletedSession, ListSessionsRequest, SessionConversation, SessionId as SessionIdText, SessionList } from '../../core/schemas.js';
 import type { ConversationTurn } from '../../core/schemas.js';
 import { renderConversation, renderSessionList } from '../render.js';
@@ -13,17 +14,17 @@ export const CONVERSATION_BUDGET = 40_000;
 
 const SessionId = SessionIdText.describe('The session id, as returned by ask (session_id) or list_sessions (id)');
 
-const ListSessionsParameters = z.object({
+const ListSessionsParameters = lazySchema(() => z.object({
   page_num: ListSessionsRequest.shape.page_num.describe('Page number, from 1; has_more says whether another page exists'),
   search_query: ListSessionsRequest.shape.search_query.describe(
     'Only sessions whose questions or slugs contain this text; empty for all',
   ),
   external_user_id: ListSessionsRequest.shape.external_user_id.describe('Only sessions of this end user'),
   guru_slug: guruSlugParameter,
-});
+}));
 type ListSessionsParameters = z.infer<typeof ListSessionsParameters>;
 
-const GetSessionParameters = z.object({
+const GetSessionParameters = lazySchema(() => z.object({
   session_id: SessionId,
   from_turn: z
     .number()
@@ -32,19 +33,19 @@ const GetSessionParameters = z.object({
     .default(1)
     .describe('First turn to return, from 1; long conversations come in parts and the result names the next one'),
   guru_slug: guruSlugParameter,
-});
+}));
 type GetSessionParameters = z.infer<typeof GetSessionParameters>;
 
-const SessionPart = SessionConversation.extend({
+const SessionPart = lazySchema(() => SessionConversation.extend({
   total_turns: z.number().int().describe('Turns in the whole conversation'),
   next_from_turn: z
     .number()
     .int()
     .nullable()
     .describe('Pass as from_turn to read the turns after these; null when the last turn is included'),
-});
+}));
 
-const DeleteSessionParameters = z.object({ session_id: SessionId, guru_slug: guruSlugParameter });
+const DeleteSessionParameters = lazySchema(() => z.object({ session_id: SessionId, guru_slug: guruSlugParameter }));
 type DeleteSessionParameters = z.infer<typeof DeleteSessionParameters>;
 
 export function registerSessionTools(server: McpServer, context: ToolContext): void {

@@ -1,6 +1,7 @@
 /** `add_sources`, `reindex_sources` and `list_sources`: the guru's knowledge base. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { Errors } from '../../core/errors.js';
 import { Labels, MAX_SOURCE_PAGE_SIZE, MAX_TEXT_SOURCES, ReindexRequest, TextSourceInput, UrlList as UrlListOfRequest } from '../../core/schemas.js';
 import type { CreateDataSourcesRequest } from '../../core/schemas.js';
@@ -40,7 +41,7 @@ const URL_SOURCES = {
 };
 const URL_FIELDS = Object.keys(URL_SOURCES) as (keyof typeof URL_SOURCES)[];
 
-const AddSourcesParameters = z.object({
+const AddSourcesParameters = lazySchema(() => z.object({
   text_sources: z
     .array(TextSourceInput)
     .min(1)
@@ -58,29 +59,30 @@ const AddSourcesParameters = z.object({
       'Wait until the sources are processed (SUCCESS or FAIL) before returning, sending progress notifications meanwhile. At most 5 minutes; web pages and videos take longer than texts.',
     ),
   guru_slug: guruSlugParameter,
-});
+}));
 type AddSourcesParameters = z.infer<typeof AddSourcesParameters>;
 
-const ProcessingResult = Processing.optional().describe('Only with wait: true');
+/** Made inside the result schemas that hold it: zod finds its description by the object (src/core/lazy-schema.ts). */
+const processingResult = () => Processing.optional().describe('Only with wait: true');
 
-const AddSourcesResult = SubmittedSources.extend({ processing: ProcessingResult });
+const AddSourcesResult = lazySchema(() => SubmittedSources.extend({ processing: processingResult() }));
 
-const ReindexParameters = z.object({
+const ReindexParameters = lazySchema(() => z.object({
   ids: ReindexRequest.shape.ids.describe('Ids of the sources to read again (see list_sources).'),
   wait: z
     .boolean()
     .default(false)
     .describe('Wait until the sources are processed again (SUCCESS or FAIL), sending progress notifications meanwhile. At most 5 minutes.'),
   guru_slug: guruSlugParameter,
-});
+}));
 type ReindexParameters = z.infer<typeof ReindexParameters>;
 
-const ReindexResult = z.object({
+const ReindexResult = lazySchema(() => z.object({
   msg: z.string().describe('What the service accepted, e.g. "Reindexing 2 data sources"'),
-  processing: ProcessingResult,
-});
+  processing: processingResult(),
+}));
 
-const ListSourcesParameters = z.object({
+const ListSourcesParameters = lazySchema(() => z.object({
   page: z.number().int().min(1).default(1).describe('Page number, from 1'),
   page_size: z
     .number()
@@ -90,7 +92,7 @@ const ListSourcesParameters = z.object({
     .default(DEFAULT_SOURCE_PAGE_SIZE)
     .describe(`Sources per page, at most ${MAX_SOURCE_PAGE_SIZE}`),
   guru_slug: guruSlugParameter,
-});
+}));
 type ListSourcesParameters = z.infer<typeof ListSourcesParameters>;
 
 export function registerSourceTools(server: McpServer, context: ToolContext): void {

@@ -4,7 +4,8 @@
  * whole MP3 frame, and the result says so.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { readMp3 } from '../../core/mp3-frames.js';
 import { MAX_SPEECH_CHARS, TextToSpeechRequest } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
@@ -14,7 +15,7 @@ import type { ToolContext } from './context.js';
 /** 1 MiB of MP3: about two minutes of speech at 64 kbps, 1.4 MB of base64 in the result. */
 export const AUDIO_BYTE_CAP = 1024 * 1024;
 
-const SpeechParameters = z.object({
+const SpeechParameters = lazySchema(() => z.object({
   text: TextToSpeechRequest.shape.text.describe(
     `The text to read aloud (Markdown is read as words; code in backticks is said as "Code block" or "Inline code"), at most ${MAX_SPEECH_CHARS} characters`,
   ),
@@ -23,15 +24,15 @@ const SpeechParameters = z.object({
     .optional()
     .describe('1 (default): the offline voice. 2: the speech provider, where the operator enabled it for the guru'),
   guru_slug: guruSlugParameter,
-});
+}));
 type SpeechParameters = z.infer<typeof SpeechParameters>;
 
-const SpeechOutput = z.object({
+const SpeechOutput = lazySchema(() => z.object({
   mime_type: z.literal('audio/mpeg'),
   bytes: z.number().int().describe('Size of the MP3 audio in the result'),
   duration_seconds: z.number().describe('How long the audio plays'),
   truncated: z.boolean().describe(`True when the audio was cut at ${AUDIO_BYTE_CAP} bytes: the rest of the text was not spoken`),
-});
+}));
 
 export function registerSpeechTool(server: McpServer, context: ToolContext): void {
   server.registerTool(

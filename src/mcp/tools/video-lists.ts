@@ -1,6 +1,7 @@
 /** `import_channel` and `import_playlist`: the video URLs of a YouTube channel or playlist, optionally added as sources. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { ChannelImport, PlaylistImport } from '../../core/schemas.js';
 import type { ImportUrlRequest } from '../../core/schemas.js';
 import { submitUrls } from '../../core/submit-urls.js';
@@ -23,7 +24,7 @@ const importGuruSlug = guruSlugParameter.describe(
   'Slug of the guru to add the videos to; used only with add: true. Optional when the server has a default guru or only one guru.',
 );
 
-const ChannelParameters = z.object({
+const ChannelParameters = lazySchema(() => z.object({
   url: z
     .string()
     .min(1)
@@ -31,9 +32,9 @@ const ChannelParameters = z.object({
     .describe('The channel: https://www.youtube.com/channel/UC… (its id) or https://www.youtube.com/@handle'),
   add: addParameter,
   guru_slug: importGuruSlug,
-});
+}));
 
-const PlaylistParameters = z.object({
+const PlaylistParameters = lazySchema(() => z.object({
   url: z
     .string()
     .min(1)
@@ -41,16 +42,17 @@ const PlaylistParameters = z.object({
     .describe('A URL naming the playlist in its list= parameter, e.g. https://www.youtube.com/watch?v=VIDEO_ID&list=PL… or https://www.youtube.com/playlist?list=PL…'),
   add: addParameter,
   guru_slug: importGuruSlug,
-});
+}));
 type ImportParameters = z.infer<typeof ChannelParameters>;
 
-const listExtension = {
+/** Made inside the result schemas that hold it: zod finds descriptions by the object (src/core/lazy-schema.ts). */
+const listExtension = () => ({
   videos: z.array(z.string()).describe(`Video URLs, in the platform's order; at most the first ${MAX_LISTED_URLS} (video_count counts them all)`),
   truncated: z.boolean().describe('true when videos holds only the first part of the list'),
   added: AddedSources.optional().describe('Only with add: true: what became of the videos'),
-};
-const ChannelResult = ChannelImport.extend(listExtension);
-const PlaylistResult = PlaylistImport.extend(listExtension);
+});
+const ChannelResult = lazySchema(() => ChannelImport.extend(listExtension()));
+const PlaylistResult = lazySchema(() => PlaylistImport.extend(listExtension()));
 
 interface VideoList extends Record<string, unknown> {
   readonly video_count: number;

@@ -1,12 +1,13 @@
 /** `record_vote`: an end user's upvote or downvote on an answer, with optional feedback. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
+import { lazySchema } from '../../core/lazy-schema.js';
 import { MAX_VOTE_FEEDBACK, RecordVoteRequest, Vote, type RecordedVote } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
-const RecordVoteParameters = z.object({
+const RecordVoteParameters = lazySchema(() => z.object({
   content_slug: RecordVoteRequest.shape.content_slug.describe('The slug of the answer voted on (the `slug` of an ask result or of a get_session turn)'),
   vote_type: Vote.describe('upvote when the answer helped, downvote when it did not'),
   feedback: z
@@ -15,15 +16,15 @@ const RecordVoteParameters = z.object({
     .describe(`Optional words of the end user on the answer, at most ${MAX_VOTE_FEEDBACK} characters`),
   binge_id: RecordVoteRequest.shape.binge_id.describe('Optional session id of the answer; when given, the answer must belong to it'),
   guru_slug: guruSlugParameter,
-});
+}));
 type RecordVoteParameters = z.infer<typeof RecordVoteParameters>;
 
 /** Both answers of the service in one object shape, as MCP wants for structured content. */
-const VoteOutput = z.object({
+const VoteOutput = lazySchema(() => z.object({
   vote: Vote.describe('The vote that stands on the answer'),
   feedback: z.string().nullable().optional().describe('The feedback recorded with this vote; null without any'),
   msg: z.literal('Already voted').optional().describe('Present when the answer already had a vote: this call changed nothing'),
-});
+}));
 
 export function registerVoteTool(server: McpServer, context: ToolContext): void {
   server.registerTool(

@@ -9,7 +9,7 @@
  * none 0) and evidence the extractive trust score (0–90). A grader reply that
  * cannot be read, or that fails, leaves the evidence score alone.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChatModel } from '../../../providers/chat.js';
 import { EXTRACTIVE_CEILING } from '../trust.js';
 import type { ContextSource } from './context-window.js';

@@ -3,7 +3,7 @@
  * a code fence or a sentence now and then. Whatever cannot be read as the
  * expected shape is undefined, never an error: every caller has a fallback.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export function jsonReply<T>(text: string, shape: z.ZodType<T>): T | undefined {
   const start = text.indexOf('{');

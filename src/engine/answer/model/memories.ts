@@ -1,5 +1,5 @@
 /** Durable facts an end user states about themselves or their setup, picked out by the model (issue 13). */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChatModel } from '../../../providers/chat.js';
 import { jsonReply } from './json-reply.js';
 import { memoryMessages } from './prompts.js';

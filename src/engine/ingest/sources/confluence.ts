@@ -5,7 +5,7 @@
  * engine, the extraction workers). Cloud takes Basic
  * `email:apiToken`; Server and Data Center a personal access token as Bearer.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpFetcher } from '../../../net/http-fetcher.js';
 import type { MarkupConverter } from '../extract/extraction-pool.js';
 import { atlassianAuthorization, IntegrationApi, parseSourceUrl, type RefusalMessage } from './integration-api.js';

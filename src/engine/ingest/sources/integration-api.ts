@@ -5,7 +5,7 @@
  * SourceErrors that say what to fix. 429, 5xx and transport failures stay
  * FetchFailures, so the job queue retries them.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { FetchFailure, type HttpFetcher } from '../../../net/http-fetcher.js';
 import { SourceError } from './types.js';
 

@@ -3,7 +3,7 @@
  * every comment (wiki markup converted to Markdown). Jira Cloud takes Basic
  * `email:apiToken`; Server and Data Center take a personal access token as Bearer.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpFetcher } from '../../../net/http-fetcher.js';
 import { atlassianAuthorization, formatDate, formatDateTime, IntegrationApi, parseSourceUrl, type RefusalMessage } from './integration-api.js';
 import { SourceError, type ReadDocument, type SourceReader } from './types.js';

@@ -3,7 +3,7 @@
  * notes told apart) and Help Center articles, through the REST API v2 with an
  * API token (Basic `{email}/token:{apiToken}`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpFetcher } from '../../../net/http-fetcher.js';
 import type { MarkupConverter } from '../extract/extraction-pool.js';
 import { basicAuthorization, formatDate, formatDateTime, IntegrationApi, parseSourceUrl, type RefusalMessage } from './integration-api.js';
