@@ -11,7 +11,9 @@ import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { withSynonyms, type ExpandedQuery } from '../search/synonyms.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
-import { composeExtractive, noAnswer, type Passage } from './extractive.js';
+import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
+import { markedTerms } from './marks.js';
+import { asksHow, chooseFocus, quoteWorth, samePageOptions } from './focus.js';
 import { judge, STRONG_TRUST } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */
@@ -83,9 +85,14 @@ export class Answerer {
     const verdict = judge(best, key);
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
 
-    const chosen = [best, ...this.#complement(best, evidence, verdict.trust >= STRONG_TRUST)];
-    const passages = chosen.map((item) => this.#passage(graded, item.hit));
-    const { content, references } = composeExtractive(passages, withAliasWeights(key.weights, graded.aliases), verdict.kind === 'partial');
+    const weights = withAliasWeights(key.weights, graded.aliases);
+    const title = this.#retriever.markedChunks(graded, [best.hit.chunkId]).get(best.hit.chunkId)?.title ?? '';
+    const question = { key, aliases: graded.aliases, inTitle: markedTerms(title, key.terms, graded.aliases), how: asksHow(context.question) };
+    const options = samePageOptions(best, evidence).map((item) => ({ evidence: item, passage: this.#passage(graded, item.hit) }));
+    const focus = chooseFocus(options, (option) => quoteWorth(markedQuote(option.passage, weights, WORD_BUDGET.first).join('\n\n'), question));
+    const others = this.#complement(best, evidence, verdict.trust >= STRONG_TRUST).map((item) => this.#passage(graded, item.hit));
+    const passages = [focus?.passage ?? this.#passage(graded, best.hit), ...others];
+    const { content, references } = composeExtractive(passages, weights, verdict.kind === 'partial');
     return { content, references, trustScore: verdict.trust, answered: true };
   }
 

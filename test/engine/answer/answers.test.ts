@@ -72,6 +72,28 @@ const STRINGS = `# String operators
 The || operator concatenates two values into one: 'data' || 'base' gives 'database'.
 `;
 
+/** A page whose overview names its topic most often, while a later section shows how to turn it on. */
+const SHADOW = `# Shadow paging
+
+## Overview
+
+Shadow paging keeps a shadow copy of each page of the database that a transaction changes. With shadow paging, the shadow pages are written first, and the database moves to them at commit. Shadow paging needs no undo log: a crash leaves the old pages of the database as they were.
+
+## How shadow pages are written
+
+Each shadow page goes to a free place in the file. Shadow paging then updates the page table in one write.
+
+## Activating it
+
+A database connection starts in rollback mode. To convert it, use the following setting:
+
+\`\`\`
+SET journal = 'shadow';
+\`\`\`
+
+The setting returns the new mode.
+`;
+
 describe('extractive answers', () => {
   let dir: string;
   let engine: LocalEngine;
@@ -87,6 +109,7 @@ describe('extractive answers', () => {
         { name: 'Server', content: SERVER },
         { name: 'Compiling', content: COMPILE },
         { name: 'Strings', content: STRINGS },
+        { name: 'Shadow paging', content: SHADOW },
       ],
     });
     await engine.whenIdle();
@@ -105,6 +128,12 @@ describe('extractive answers', () => {
     expect(answer.content).toContain('To build an index without locking out writes to the table:');
     expect(answer.content).toMatch(/:\n\n```sql\nCREATE INDEX CONCURRENTLY sales_quantity_index/);
     expect(wordCount(answer.content)).toBeLessThanOrEqual(200);
+  });
+
+  it('quotes the section of the page that shows the command a how-question asks for, not the one naming the topic most', async () => {
+    const answer = await ask('How do I switch my database to shadow paging?');
+    expect(answer.references[0]?.title).toBe('Shadow paging');
+    expect(answer.content).toContain("To convert it, use the following setting:\n\n```\nSET journal = 'shadow';\n```");
   });
 
   it('declines a question that shares only incidental words (a year, "world") with the knowledge', async () => {
