@@ -13,7 +13,7 @@ import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
 import { markedTerms } from './marks.js';
-import { asksHow, chooseFocus, quoteWorth, samePageOptions } from './focus.js';
+import { asksHow, chooseFocus, quoteWorth, samePageOptions, type FocusOption } from './focus.js';
 import { judge, STRONG_TRUST } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */
@@ -86,10 +86,14 @@ export class Answerer {
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
 
     const weights = withAliasWeights(key.weights, graded.aliases);
-    const title = this.#retriever.markedChunks(graded, [best.hit.chunkId]).get(best.hit.chunkId)?.title ?? '';
+    const close = samePageOptions(best, evidence);
+    const marked = this.#retriever.markedChunks(graded, close.map((item) => item.hit.chunkId));
+    const title = marked.get(best.hit.chunkId)?.title ?? '';
     const question = { key, aliases: graded.aliases, inTitle: markedTerms(title, key.terms, graded.aliases), how: asksHow(context.question) };
-    const options = samePageOptions(best, evidence).map((item) => ({ evidence: item, passage: this.#passage(graded, item.hit) }));
-    const focus = chooseFocus(options, (option) => quoteWorth(markedQuote(option.passage, weights, WORD_BUDGET.first).join('\n\n'), question));
+    const options = close.map((item) => ({ evidence: item, passage: this.#passage(graded, item.hit) }));
+    // The quote is read under its section's heading: words the heading names are shown too.
+    const shown = (option: FocusOption) => [marked.get(option.evidence.hit.chunkId)?.headings ?? '', ...markedQuote(option.passage, weights, WORD_BUDGET.first)].join('\n\n');
+    const focus = chooseFocus(options, (option) => quoteWorth(shown(option), question));
     const others = this.#complement(best, evidence, verdict.trust >= STRONG_TRUST).map((item) => this.#passage(graded, item.hit));
     const passages = [focus?.passage ?? this.#passage(graded, best.hit), ...others];
     const { content, references } = composeExtractive(passages, weights, verdict.kind === 'partial');
