@@ -87,12 +87,18 @@ export class Answerer {
 
     const weights = withAliasWeights(key.weights, graded.aliases);
     const close = samePageOptions(best, evidence);
-    const marked = this.#retriever.markedChunks(graded, close.map((item) => item.hit.chunkId));
+    // A section that starts right after a close passage often shows what that one announces.
+    const seen = new Set(close.map((hit) => hit.chunkId));
+    const following = close
+      .flatMap((hit) => this.#retriever.chunksAround(hit.sourceId, hit.position + 1, hit.position + 1).filter((next) => next.headings !== hit.headings))
+      .filter((hit) => !seen.has(hit.chunkId) && seen.add(hit.chunkId));
+    const hits = [...close, ...following];
+    const marked = this.#retriever.markedChunks(graded, hits.map((hit) => hit.chunkId));
     const title = marked.get(best.hit.chunkId)?.title ?? '';
     const question = { key, aliases: graded.aliases, inTitle: markedTerms(title, key.terms, graded.aliases), how: asksHow(context.question) };
-    const options = close.map((item) => ({ evidence: item, passage: this.#passage(graded, item.hit) }));
+    const options = hits.map((hit) => ({ hit, passage: this.#passage(graded, hit) }));
     // The quote is read under its section's heading: words the heading names are shown too.
-    const shown = (option: FocusOption) => [marked.get(option.evidence.hit.chunkId)?.headings ?? '', ...markedQuote(option.passage, weights, WORD_BUDGET.first)].join('\n\n');
+    const shown = (option: FocusOption) => [marked.get(option.hit.chunkId)?.headings ?? '', ...markedQuote(option.passage, weights, WORD_BUDGET.first)].join('\n\n');
     const focus = chooseFocus(options, (option) => quoteWorth(shown(option), question));
     const others = this.#complement(best, evidence, verdict.trust >= STRONG_TRUST).map((item) => this.#passage(graded, item.hit));
     const passages = [focus?.passage ?? this.#passage(graded, best.hit), ...others];

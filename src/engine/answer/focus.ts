@@ -5,6 +5,7 @@
  * that holds more of the question's words where the quote can show them.
  * Each close candidate of the page is judged by the quote it would give.
  */
+import type { ChunkHit } from '../search/retriever.js';
 import type { Evidence, KeyTerms } from './evidence.js';
 import type { Passage } from './extractive.js';
 import { isLeadIn, splitBlocks, type Block } from './markdown.js';
@@ -15,7 +16,7 @@ const CLOSE_SCORE = 0.75;
 /** At most this many passages of the page are weighed. */
 const MAX_OPTIONS = 24;
 /** For a question asking how to do something, a short command introduced by a sentence is worth this much coverage. */
-const INTRODUCED_COMMAND_WEIGHT = 0.5;
+const INTRODUCED_COMMAND_WEIGHT = 0.6;
 /** Another passage is quoted only when its quote is worth this much more. */
 const MARGIN = 0.1;
 
@@ -40,7 +41,7 @@ export function showsIntroducedCommand(quote: string): boolean {
 }
 
 export interface FocusOption {
-  readonly evidence: Evidence;
+  readonly hit: ChunkHit;
   readonly passage: Passage;
 }
 
@@ -71,8 +72,11 @@ export function quoteWorth(quote: string, question: QuoteQuestion): number {
 }
 
 /** The candidates of the best passage's page close enough to it to be quoted instead, best first. */
-export function samePageOptions(best: Evidence, evidence: readonly Evidence[]): Evidence[] {
-  return evidence.filter((item) => item.hit.sourceId === best.hit.sourceId && item.score >= best.score * CLOSE_SCORE).slice(0, MAX_OPTIONS);
+export function samePageOptions(best: Evidence, evidence: readonly Evidence[]): ChunkHit[] {
+  return evidence
+    .filter((item) => item.hit.sourceId === best.hit.sourceId && item.score >= best.score * CLOSE_SCORE)
+    .slice(0, MAX_OPTIONS)
+    .map((item) => item.hit);
 }
 
 /** The option whose quote answers best; the first (best ranked) unless another is clearly better. */

@@ -94,6 +94,24 @@ SET journal = 'shadow';
 The setting returns the new mode.
 `;
 
+/** A page whose introduction says what a thing is and whose next section, naming few of the question's words, shows how to declare it. */
+const DERIVED = `# Derived fields
+
+## Introduction
+
+Derived fields hold a value that is always computed from other fields of the same row. A derived value can be read but never written: it changes when the fields it is computed from change.
+
+## Syntax
+
+Declare one with a DERIVED FROM clause. For example:
+
+\`\`\`
+CREATE TABLE prices(net INT, tax INT, gross INT DERIVED FROM (net + tax));
+\`\`\`
+
+The clause takes any expression over the row.
+`;
+
 describe('extractive answers', () => {
   let dir: string;
   let engine: LocalEngine;
@@ -110,6 +128,7 @@ describe('extractive answers', () => {
         { name: 'Compiling', content: COMPILE },
         { name: 'Strings', content: STRINGS },
         { name: 'Shadow paging', content: SHADOW },
+        { name: 'Derived fields', content: DERIVED },
       ],
     });
     await engine.whenIdle();
@@ -134,6 +153,12 @@ describe('extractive answers', () => {
     const answer = await ask('How do I switch my database to shadow paging?');
     expect(answer.references[0]?.title).toBe('Shadow paging');
     expect(answer.content).toContain("To convert it, use the following setting:\n\n```\nSET journal = 'shadow';\n```");
+  });
+
+  it('quotes the section after the best one when it shows the statement a how-question asks for', async () => {
+    const answer = await ask('How do I make a field whose value is always computed from other fields?');
+    expect(answer.references[0]?.title).toBe('Derived fields');
+    expect(answer.content).toContain('For example:\n\n```\nCREATE TABLE prices(net INT, tax INT, gross INT DERIVED FROM (net + tax));\n```');
   });
 
   it('declines a question that shares only incidental words (a year, "world") with the knowledge', async () => {
