@@ -11,7 +11,9 @@ import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { withSynonyms, type ExpandedQuery } from '../search/synonyms.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
-import { composeExtractive, noAnswer, type Passage } from './extractive.js';
+import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
+import { markedTerms } from './marks.js';
+import { asksHow, chooseFocus, quoteWorth, samePageOptions, type FocusOption } from './focus.js';
 import { judge, STRONG_TRUST } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */
@@ -83,10 +85,33 @@ export class Answerer {
     const verdict = judge(best, key);
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
 
-    const chosen = [best, ...this.#complement(best, evidence, verdict.trust >= STRONG_TRUST)];
-    const passages = chosen.map((item) => this.#passage(graded, item.hit));
-    const { content, references } = composeExtractive(passages, withAliasWeights(key.weights, graded.aliases), verdict.kind === 'partial');
+    const weights = withAliasWeights(key.weights, graded.aliases);
+    const others = this.#complement(best, evidence, verdict.trust >= STRONG_TRUST).map((item) => this.#passage(graded, item.hit));
+    const passages = [this.#focus(context.question, best, evidence, graded, key, weights), ...others];
+    const { content, references } = composeExtractive(passages, weights, verdict.kind === 'partial');
     return { content, references, trustScore: verdict.trust, answered: true };
+  }
+
+  /**
+   * The passage of the best page to quote: among the page's close candidates and the sections
+   * starting right after them, the one whose quote answers best (see focus.ts).
+   */
+  #focus(asked: string, best: Evidence, evidence: readonly Evidence[], query: ExpandedQuery, key: KeyTerms, weights: ReadonlyMap<string, number>): Passage {
+    const close = samePageOptions(best, evidence);
+    // A section that starts right after a close passage often shows what that one announces.
+    const seen = new Set(close.map((hit) => hit.chunkId));
+    const following = close
+      .flatMap((hit) => this.#retriever.chunksAround(hit.sourceId, hit.position + 1, hit.position + 1).filter((next) => next.headings !== hit.headings))
+      .filter((hit) => !seen.has(hit.chunkId) && seen.add(hit.chunkId));
+    const hits = [...close, ...following];
+    const marked = this.#retriever.markedChunks(query, hits.map((hit) => hit.chunkId));
+    const title = marked.get(best.hit.chunkId)?.title ?? '';
+    const question = { key, aliases: query.aliases, inTitle: markedTerms(title, key.terms, query.aliases), how: asksHow(asked) };
+    const options = hits.map((hit) => ({ hit, passage: this.#passage(query, hit) }));
+    // The quote is read under its section's heading: words the heading names are shown too.
+    const shown = (option: FocusOption) => [marked.get(option.hit.chunkId)?.headings ?? '', ...markedQuote(option.passage, weights, WORD_BUDGET.first)].join('\n\n');
+    const focus = chooseFocus(options, (option) => quoteWorth(shown(option), question));
+    return focus?.passage ?? this.#passage(query, best.hit);
   }
 
   #weigh(candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {

@@ -91,6 +91,11 @@ const tooLong = (block: Block): boolean => block.kind === 'code' && block.text.s
  * neighbours that add question words the quote lacks, within the budget.
  */
 export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, number>, budget: number): string[] {
+  return markedQuote(passage, weights, budget).map(unmark);
+}
+
+/** The blocks selectBlocks quotes, with the question's words still marked. */
+export function markedQuote(passage: Passage, weights: ReadonlyMap<string, number>, budget: number): string[] {
   const blocks = scoreBlocks(passage, weights);
   const focus = blocks.filter((block) => block.focus);
   const anchor = [...focus].sort((a, b) => b.weight - a.weight || a.index - b.index)[0];
@@ -141,7 +146,7 @@ export function selectBlocks(passage: Passage, weights: ReadonlyMap<string, numb
   const room = Math.max(MIN_TRIMMED_WORDS, budget - kept.filter((b) => b.kind === 'code').reduce((sum, b) => sum + wordCount(b.text), 0));
   const each = Math.max(MIN_TRIMMED_WORDS, Math.floor(room / Math.max(1, shortenable.length)));
   return kept.map((block, n) =>
-    unmark(block.kind === 'prose' ? trimProse(block, each, isLeadIn(block) && kept[n + 1] !== undefined) : block.kind === 'code' ? trimCode(block) : trimRows(block, each)),
+    block.kind === 'prose' ? trimProse(block, each, isLeadIn(block) && kept[n + 1] !== undefined) : block.kind === 'code' ? trimCode(block) : trimRows(block, each),
   );
 }
 

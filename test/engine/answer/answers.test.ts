@@ -72,6 +72,46 @@ const STRINGS = `# String operators
 The || operator concatenates two values into one: 'data' || 'base' gives 'database'.
 `;
 
+/** A page whose overview names its topic most often, while a later section shows how to turn it on. */
+const SHADOW = `# Shadow paging
+
+## Overview
+
+Shadow paging keeps a shadow copy of each page of the database that a transaction changes. With shadow paging, the shadow pages are written first, and the database moves to them at commit. Shadow paging needs no undo log: a crash leaves the old pages of the database as they were.
+
+## How shadow pages are written
+
+Each shadow page goes to a free place in the file. Shadow paging then updates the page table in one write.
+
+## Activating it
+
+A database connection starts in rollback mode. To convert it, use the following setting:
+
+\`\`\`
+SET journal = 'shadow';
+\`\`\`
+
+The setting returns the new mode.
+`;
+
+/** A page whose introduction says what a thing is and whose next section, naming few of the question's words, shows how to declare it. */
+const DERIVED = `# Derived fields
+
+## Introduction
+
+Derived fields hold a value that is always computed from other fields of the same row. A derived value can be read but never written: it changes when the fields it is computed from change.
+
+## Syntax
+
+Declare one with a DERIVED FROM clause. For example:
+
+\`\`\`
+CREATE TABLE prices(net INT, tax INT, gross INT DERIVED FROM (net + tax));
+\`\`\`
+
+The clause takes any expression over the row.
+`;
+
 describe('extractive answers', () => {
   let dir: string;
   let engine: LocalEngine;
@@ -87,6 +127,8 @@ describe('extractive answers', () => {
         { name: 'Server', content: SERVER },
         { name: 'Compiling', content: COMPILE },
         { name: 'Strings', content: STRINGS },
+        { name: 'Shadow paging', content: SHADOW },
+        { name: 'Derived fields', content: DERIVED },
       ],
     });
     await engine.whenIdle();
@@ -105,6 +147,18 @@ describe('extractive answers', () => {
     expect(answer.content).toContain('To build an index without locking out writes to the table:');
     expect(answer.content).toMatch(/:\n\n```sql\nCREATE INDEX CONCURRENTLY sales_quantity_index/);
     expect(wordCount(answer.content)).toBeLessThanOrEqual(200);
+  });
+
+  it('quotes the section of the page that shows the command a how-question asks for, not the one naming the topic most', async () => {
+    const answer = await ask('How do I switch my database to shadow paging?');
+    expect(answer.references[0]?.title).toBe('Shadow paging');
+    expect(answer.content).toContain("To convert it, use the following setting:\n\n```\nSET journal = 'shadow';\n```");
+  });
+
+  it('quotes the section after the best one when it shows the statement a how-question asks for', async () => {
+    const answer = await ask('How do I make a field whose value is always computed from other fields?');
+    expect(answer.references[0]?.title).toBe('Derived fields');
+    expect(answer.content).toContain('For example:\n\n```\nCREATE TABLE prices(net INT, tax INT, gross INT DERIVED FROM (net + tax));\n```');
   });
 
   it('declines a question that shares only incidental words (a year, "world") with the knowledge', async () => {
