@@ -226,11 +226,19 @@ function filterValue(rule, node, options) {
 const libraryEdits = {
   name: 'library-edits',
   setup(plugin) {
-    // esbuild loads a file through the first plugin that matches it: a second entry would never apply.
-    const files = LIBRARY_EDITS.map(({ file }) => file.source);
-    if (new Set(files).size !== files.length) throw new Error('LIBRARY_EDITS: one entry per library file');
-    for (const { file, why, edits } of LIBRARY_EDITS) {
+    // esbuild loads a file through the first plugin that matches it, so an entry whose file another
+    // entry took, or whose file the bundle no longer loads (a package now resolving elsewhere, a
+    // require made at run time), would silently not apply: the build fails instead.
+    const applied = new Set();
+    plugin.onEnd((result) => {
+      if (result.errors.length > 0) return;
+      const missed = LIBRARY_EDITS.filter((entry) => !applied.has(entry)).map(({ file }) => file.source);
+      if (missed.length > 0) throw new Error(`LIBRARY_EDITS never applied to ${missed.join(', ')}: the bundle no longer loads that file through its entry`);
+    });
+    for (const entry of LIBRARY_EDITS) {
+      const { file, why, edits } = entry;
       plugin.onLoad({ filter: file }, ({ path }) => {
+        applied.add(entry);
         let contents = readFileSync(path, 'utf8');
         for (const [from, to] of edits) {
           if (!contents.includes(from)) throw new Error(`${path} no longer reads as scripts/bundle.js expects (${why}); revisit LIBRARY_EDITS`);

@@ -261,17 +261,18 @@ describe('the web interface in chromium', () => {
     expect((await turn.textContent())?.split(note).length).toBe(2);
   });
 
-  it('refuses a file that is neither an image, a PDF nor text before asking, naming it', async () => {
+  it('refuses a file that is neither an image, a PDF nor text before asking, naming it (text is read by its content, not its name)', async () => {
     await nav('Ask');
     await page.getByText('Options and attachments').click();
     await page.getByLabel('Attachments', { exact: true }).setInputFiles([
       { name: 'notes.log', mimeType: 'text/plain', buffer: Buffer.from('gear slipped at 10:02\n') },
+      { name: 'syslog', mimeType: 'application/octet-stream', buffer: Buffer.from('Nov 26 gear daemon restarted\n') },
       { name: 'backup.zip', mimeType: 'application/zip', buffer: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff]) },
     ]);
     const turns = await page.getByRole('article').count();
     await page.getByLabel('Question', { exact: true }).fill('Why did the gear slip?');
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Only images, PDFs and text or log files can be attached; remove backup.zip.');
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Only images, PDFs and text files (logs) can be attached; remove backup.zip.');
     expect(await page.getByRole('article').count()).toBe(turns);
     await page.getByLabel('Attachments', { exact: true }).setInputFiles([]);
   });

@@ -99,11 +99,15 @@ export class Answerer {
   #focus(asked: string, best: Evidence, evidence: readonly Evidence[], query: ExpandedQuery, key: KeyTerms, weights: ReadonlyMap<string, number>): Passage {
     const close = samePageOptions(best, evidence);
     // A section that starts right after a close passage often shows what that one announces.
+    const hits = [...close];
     const seen = new Set(close.map((hit) => hit.chunkId));
-    const following = close
-      .flatMap((hit) => this.#retriever.chunksAround(hit.sourceId, hit.position + 1, hit.position + 1).filter((next) => next.headings !== hit.headings))
-      .filter((hit) => !seen.has(hit.chunkId) && seen.add(hit.chunkId));
-    const hits = [...close, ...following];
+    for (const hit of close) {
+      for (const next of this.#retriever.chunksAround(hit.sourceId, hit.position + 1, hit.position + 1)) {
+        if (next.headings === hit.headings || seen.has(next.chunkId)) continue;
+        seen.add(next.chunkId);
+        hits.push(next);
+      }
+    }
     const marked = this.#retriever.markedChunks(query, hits.map((hit) => hit.chunkId));
     const title = marked.get(best.hit.chunkId)?.title ?? '';
     const question = { key, aliases: query.aliases, inTitle: markedTerms(title, key.terms, query.aliases), how: asksHow(asked) };

@@ -188,11 +188,6 @@ export class LocalAttachments {
   }
 }
 
-/**
- * The attachments a follow-up searches: of each kind the latest, as many as one question may
- * carry. They are indexed again for every question (about 0.6 s for 5 MB of logs), so a long
- * session with many files costs a follow-up no more than its first question.
- */
 function dataUrlFile(file: { readonly data: string; readonly name: string }, what: string): Sent<DataUrl> {
   const data = parseDataUrl(file.data, what);
   return { name: file.name, bytes: decodedSize(data), data };

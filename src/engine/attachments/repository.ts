@@ -30,7 +30,7 @@ export class AttachmentRepository {
          SELECT id FROM (
            SELECT a.id, a.kind, row_number() OVER (PARTITION BY a.kind ORDER BY a.ordinal DESC) AS recency
            FROM question_attachments a JOIN questions q ON q.id = a.question_id WHERE q.binge_id = ?
-         ) WHERE recency <= CASE kind WHEN 'LOG' THEN ? ELSE ? END
+         ) WHERE recency <= CASE kind WHEN 'LOG' THEN ? WHEN 'PDF' THEN ? ELSE 0 END
        ) ORDER BY ordinal`,
     );
     this.#one = db.prepare<[string, number, number], StoredAttachment>(
@@ -61,7 +61,12 @@ export class AttachmentRepository {
     this.#taken.run(last, bingeId);
   }
 
-  /** The session's latest `logs` log files and latest `pdfs` PDFs, in the order they were attached. */
+  /**
+   * The attachments a follow-up searches: the session's latest `logs` log files and latest `pdfs`
+   * PDFs (as many as one question may carry), in the order they were attached. They are indexed
+   * again for every question (about 0.6 s for 5 MB of logs), so a long session with many files
+   * costs a follow-up no more than its first question.
+   */
   latestOfSession(bingeId: string, counts: { readonly logs: number; readonly pdfs: number }): StoredAttachment[] {
     return this.#latestOfSession.all(bingeId, counts.logs, counts.pdfs);
   }

@@ -11,7 +11,8 @@ export interface Fence {
   readonly info: string;
 }
 
-const OPENING = /^[ \t]*(`{3,}|~{3,})(.*)$/;
+// [^]*: the info string runs to the end of the line, whatever it holds (a model's CRLF lines end in \r).
+const OPENING = /^[ \t]*(`{3,}|~{3,})([^]*)$/;
 
 /** Columns of leading whitespace, a tab reaching the next multiple of 4. */
 export function indentOf(line: string): number {

@@ -9,6 +9,8 @@ describe('fences', () => {
     expect(openingFence('\t```')).toBeUndefined();
     expect(openingFence('      ```', { anyIndent: true })).toMatchObject({ char: '`' });
     expect(openingFence('``')).toBeUndefined();
+    // A model's CRLF lines: the \r is not part of the info string, and does not stop the fence.
+    expect(openingFence('```python\r')).toEqual({ char: '`', length: 3, info: 'python' });
   });
 
   it('does not take inline code for a fence', () => {

@@ -15,7 +15,8 @@ export function render(main) {
   const status = notice();
   const question = h('textarea', { name: 'question', rows: 3, required: true, maxlength: 10000 });
   const endUser = h('input', { name: 'external_user_id', value: askingEndUser(), autocomplete: 'off' });
-  const files = h('input', { type: 'file', name: 'attachments', multiple: true, accept: 'image/*,.pdf,text/*,.log,.txt' });
+  // No accept filter: logs come as app.log.1, syslog or .json; the content decides (attachmentsOf).
+  const files = h('input', { type: 'file', name: 'attachments', multiple: true });
   const ask = h('button', { type: 'submit' }, 'Ask');
   const restart = h('button', { type: 'button', class: 'quiet' }, 'New conversation');
   const dropped = [];
@@ -105,22 +106,25 @@ export function forgetEndUserConversation(externalUserId) {
   if (askingEndUser() === externalUserId) sessionStorage.removeItem(CONVERSATION);
 }
 
+const isImage = (file) => file.type.startsWith('image/');
 const isPdf = (file) => file.type === 'application/pdf' || /\.pdf$/i.test(file.name);
-const isText = (file) => file.type.startsWith('text/') || /\.(log|txt)$/i.test(file.name);
+/** Text, whatever its name or type says, when its first 4 KB hold no NUL byte (binary formats nearly always do). */
+const isText = async (file) => !new Uint8Array(await file.slice(0, 4096).arrayBuffer()).includes(0);
 
 /**
  * Images and PDFs as data URLs, text files as log files, in the ask request's fields. Any other
  * file (an archive, a program) is refused before anything is sent: as a log it would be garbage.
  */
 async function attachmentsOf(list) {
-  const refused = list.filter((file) => !file.type.startsWith('image/') && !isPdf(file) && !isText(file));
+  const refused = [];
+  for (const file of list) if (!isImage(file) && !isPdf(file) && !(await isText(file))) refused.push(file.name);
   if (refused.length > 0) {
-    throw new Error(`Only images, PDFs and text or log files can be attached; remove ${refused.map((file) => file.name).join(', ')}.`);
+    throw new Error(`Only images, PDFs and text files (logs) can be attached; remove ${refused.join(', ')}.`);
   }
   const body = {};
   const put = (kind, item) => (body[kind] ??= []).push(item);
   for (const file of list) {
-    if (file.type.startsWith('image/')) put('images', { name: file.name, type: file.type, data: await dataUrlOf(file) });
+    if (isImage(file)) put('images', { name: file.name, type: file.type, data: await dataUrlOf(file) });
     else if (isPdf(file)) put('pdf_files', { name: file.name, type: 'application/pdf', data: await dataUrlOf(file) });
     else put('log_files', { name: file.name, data: await file.text() });
   }
@@ -170,8 +174,8 @@ async function askStreaming(turns, input, attachments, signal) {
     throw error;
   } finally {
     stopProgress();
+    cancelAnimationFrame(frame);
   }
-  cancelAnimationFrame(frame);
   renderMarkdown(content, text);
   content.setAttribute('aria-busy', 'false');
 
