@@ -97,7 +97,8 @@ export const prepareMatch = (element, selectors) => {
   const key = (xmlMode ? 'xml ' : 'html ') + selectors;
   let match = compiledSelectors.get(key);
   if (match === undefined) {
-    match = CSSselect.compile(selectors, {context: void 0, xmlMode, adapter});
+    // cacheResults off: a kept :has() or descendant :is() would otherwise answer from a page already changed.
+    match = CSSselect.compile(selectors, {context: void 0, xmlMode, adapter, cacheResults: false});
     // Pages bring no selectors of their own: those of the code (ours, Readability's) are a few dozen.
     if (compiledSelectors.size < 256) compiledSelectors.set(key, match);
   }
