@@ -154,7 +154,7 @@ function summary(server, first, samples) {
 }
 
 /**
- * Starts each server once untimed (guru-mcp's first start creates its database, reported as
+ * Starts each server once outside the rounds (guru-mcp's first start creates its database; reported as
  * firstMs), then `starts` times each in rounds, one start of every server per round.
  * @param {Array<{ server: string, args: string[] }>} servers
  * @returns {Promise<StartupResult[]>}
@@ -197,11 +197,11 @@ async function run() {
 
 function print(startup) {
   console.log(
-    `\nStdio start-up, the servers started in turns (${starts} rounds): spawn -> initialize response, wall-clock median (min, max) and the server's CPU time by then (user + system, median); tools/list = the same to its answer, sent after initialize; first = the untimed first start`,
+    `\nStdio start-up, the servers started in turns (${starts} rounds): spawn -> initialize response, wall-clock median (min, max) and the server's CPU time by then (user + system, median); tools/list = the same to its answer, sent after initialize; first = the first start, outside the rounds (guru-mcp creates its database then)`,
   );
   console.log(
     table(
-      ['server', 'first ms', 'initialize ms', 'min ms', 'max ms', 'CPU ms', 'tools/list ms', 'CPU ms', 'RSS MB'],
+      ['server', 'first ms', 'initialize ms', 'min ms', 'max ms', 'init CPU ms', 'tools/list ms', 'list CPU ms', 'RSS MB'],
       startup.map((s) => [
         s.server,
         fixed(s.firstMs, 1),
