@@ -6,6 +6,7 @@
  * Each close candidate of the page is judged by the quote it would give.
  */
 import type { ChunkHit } from '../search/retriever.js';
+import { openingFence } from '../text/fences.js';
 import type { Evidence, KeyTerms } from './evidence.js';
 import type { Passage } from './extractive.js';
 import { isLeadIn, splitBlocks, type Block } from './markdown.js';
@@ -28,8 +29,11 @@ export const asksHow = (question: string): boolean => ASKS_HOW.test(question);
 /** Code of at most this many lines is a command or statement to type, not a listing to read. */
 const COMMAND_LINES = 10;
 
+/** A quote block holding a fenced block (`> ```sh`): code as a quoted page shows it. */
+const quotesCode = (block: Block): boolean => block.text.split('\n').some((line) => openingFence(line.replace(/^>\s?/, '')) !== undefined);
+
 const isCommand = (block: Block): boolean =>
-  (block.kind === 'code' || (block.kind === 'quote' && /^>\s*(?:```|~~~)/m.test(block.text))) && block.text.split('\n').length <= COMMAND_LINES + 2;
+  (block.kind === 'code' || (block.kind === 'quote' && quotesCode(block))) && block.text.split('\n').length <= COMMAND_LINES + 2;
 
 /** Whether the quote shows a short command (code, or quoted code) right after the sentence that introduces it. */
 export function showsIntroducedCommand(quote: string): boolean {
