@@ -112,6 +112,12 @@ export function danglingLeadIns(markdown) {
 /** The text as a reader sees it: Markdown's backslash escapes (`page\\_size`) undone. */
 export const rendered = (markdown) => markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1');
 
+/**
+ * The text with emphasis marks taken off: a reader sees DELETE in `_DELETE_` and `**DELETE**`.
+ * Identifiers such as `__slots__` lose their underscores too, so terms are looked for in both readings.
+ */
+const withoutEmphasis = (text) => text.replace(/(?<![\p{L}\p{N}_\\])([*_]{1,3})(?=[^\s*_])([^\n]*?[^\s*_])\1(?![\p{L}\p{N}_])/gu, '$2');
+
 /** A declined answer: no references, trust 0, no feedback: the guru said it does not know. */
 export const isDeclined = (answer) => answer.references.length === 0 && answer.trust_score === 0 && !answer.can_receive_feedback;
 
@@ -119,7 +125,8 @@ export const isDeclined = (answer) => answer.references.length === 0 && answer.t
 export function scoreAnswer(question, answer, kind, ms) {
   const declined = isDeclined(answer);
   const cited = answer.references.map((reference) => pageOf(reference.link));
-  const missing = kind === 'on-topic' ? missingTerms(rendered(answer.content), question.terms) : [];
+  const text = rendered(answer.content);
+  const missing = kind === 'on-topic' ? missingTerms(`${text}\n${withoutEmphasis(text)}`, question.terms) : [];
   const { fencesClosed } = markdownBlocks(answer.content);
   return {
     question: question.question,
