@@ -46,6 +46,32 @@ describe('extractHtml: a documentation page with <main>', () => {
   });
 });
 
+describe('extractHtml: documentation about cookies', () => {
+  // Sphinx names sections and API entries after their module (Python's http.cookies page), SQLite's
+  // pages name headings after pragmas: such names are the subject, not a cookie banner.
+  const html = `<html><head><title>http.cookies</title></head><body>
+    <div class="cookie-bar">We use cookies CHROME <button>OK</button></div>
+    <div role="main"><section id="module-http.cookies"><h1>http.cookies — HTTP state management</h1>
+      <p>${'The module defines classes for abstracting the concept of cookies, an HTTP state management mechanism. '.repeat(4)}</p>
+      <section id="cookie-objects"><h2>Cookie Objects</h2>
+        <dl><dt id="http.cookies.BaseCookie.load">BaseCookie.load(rawdata)</dt><dd>Parse rawdata as cookies.</dd></dl>
+      </section>
+      <h3 id="schema_cookie">PRAGMA schema_cookie</h3><p>The schema version number.</p>
+    </section></div></body></html>`;
+  const { markdown } = extractHtml(html, 'https://docs.python.test/library/http.cookies.html');
+
+  it('keeps sections, headings and entries named after cookies', () => {
+    expect(markdown).toContain('# http.cookies — HTTP state management');
+    expect(markdown).toContain('## Cookie Objects');
+    expect(markdown).toContain('BaseCookie.load(rawdata)');
+    expect(markdown).toContain('### PRAGMA schema\\_cookie');
+  });
+
+  it('still drops the cookie banner', () => {
+    expect(markdown).not.toContain('CHROME');
+  });
+});
+
 describe('extractHtml: pages without a content container', () => {
   it('finds a blog post with Readability and leaves the navigation and the sidebar out', () => {
     const { title, markdown } = extractHtml(BLOG_PAGE, 'https://blog.acme.test/p/sqlite');

@@ -41,8 +41,17 @@ const NOISE_ELEMENTS = new Set([
 ]);
 const NOISE_ROLES = new Set(['navigation', 'search', 'dialog', 'alertdialog', 'complementary', 'contentinfo']);
 
-/** class or id tokens of navigation bars, breadcrumbs, skip links and cookie or consent banners. */
-const NOISE_NAME = /^(?:nav(?:bar|header|footer|igation|[-_].*)?|breadcrumbs?|skip[-_]?(?:link|to[-_]?content)|.*cookie.*|.*consent.*|gdpr.*|onetrust.*|cc[-_](?:banner|window))$/i;
+/** What a cookie or consent banner's name calls it, beside the word cookie or consent. */
+const BANNER_WORD = '(?:banner|notice|bar|popup|pop-up|modal|dialog|overlay|law|message|alert|wall|box|prompt|container|wrapper|info|accept|settings|preferences|consent|bot)';
+/**
+ * class or id tokens of navigation bars, breadcrumbs, skip links and cookie or consent banners. A
+ * cookie name alone is not a banner: documentation names its sections and API entries after the
+ * subject (`module-http.cookies`, `cookie-objects`, SQLite's `schema_cookie`).
+ */
+const NOISE_NAME = new RegExp(
+  `^(?:nav(?:bar|header|footer|igation|[-_].*)?|breadcrumbs?|skip[-_]?(?:link|to[-_]?content)|.*(?:cookie|consent).*${BANNER_WORD}.*|.*${BANNER_WORD}.*(?:cookie|consent).*|gdpr.*|onetrust.*|cc[-_](?:banner|window))$`,
+  'i',
+);
 /** What every NOISE_NAME token holds: most elements' names are cleared by this one test. */
 const NOISE_NAME_PART = /nav|breadcrumb|skip|cookie|consent|gdpr|onetrust|cc[-_]/i;
 
