@@ -13,7 +13,6 @@ import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
 import { markedTerms } from './marks.js';
-import { wordVectors } from './word-vectors.js';
 import { asksHow, chooseFocus, quoteWorth, samePageOptions, type FocusOption } from './focus.js';
 import { judge, STRONG_TRUST } from './trust.js';
 
@@ -36,9 +35,6 @@ function withAliasWeights(weights: ReadonlyMap<string, number>, aliases: Readonl
   for (const [alias, term] of aliases) all.set(alias, weights.get(term) ?? 0);
   return all;
 }
-
-const weighCpu = { total: 0, calls: 0 };
-if (process.env.GURU_DEBUG_EVIDENCE) process.on('exit', () => console.error(`weigh CPU ${(weighCpu.total / 1000).toFixed(0)} ms over ${weighCpu.calls} calls`));
 
 export interface AnswerDraft {
   readonly content: string;
@@ -73,9 +69,7 @@ export class Answerer {
     const asked: TextQuery = own.onlyStopWords && withContext ? withContext : own;
     if (asked.onlyStopWords || asked.match === undefined) return this.#nothing(context);
     // Searched with its words' synonyms too: users ask in everyday words, manuals answer in their own.
-    const lexicon = process.env.GURU_WORDNET_EXPAND ? wordVectors() : null;
-    const limit = Number(process.env.GURU_WORDNET_EXPAND ?? 0);
-    const graded = withSynonyms(asked, (term) => lexicon?.related?.(term).filter((word) => this.#retriever.documentFrequency(context.guruId, word) > 0).slice(0, limit) ?? []);
+    const graded = withSynonyms(asked);
 
     const queries = [graded, asked === withContext ? undefined : withContext].filter((query) => query !== undefined);
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
@@ -88,11 +82,6 @@ export class Answerer {
     const key = keyTerms(graded.terms, this.#chunkCount(context.guruId), (term) => this.#retriever.documentFrequency(context.guruId, term));
     const evidence = this.#weigh(candidates, graded, key, related);
     const [best] = evidence;
-    if (process.env.GURU_DEBUG_EVIDENCE) {
-      const pages = new Set<number>();
-      const top = evidence.filter((item) => !pages.has(item.hit.sourceId) && pages.add(item.hit.sourceId)).slice(0, 8);
-      console.error(`Q ${context.question}\n` + top.map((item) => `   ${item.score.toFixed(2)} ${(item.hit.url ?? '').replace(/.*\/sqlite\//, '').replace(/^https?:\/\/[^/]+\//, '')} cov=${item.coverage.toFixed(2)} lex=${item.lexical.toFixed(2)} t=${item.titleCoverage.toFixed(2)} h=${item.headingCoverage.toFixed(2)} p=${item.proximity.toFixed(2)} s=${item.support} miss=${item.missing.join(',')} ${JSON.stringify((item as unknown as Record<string, unknown>).soft)} ${JSON.stringify((item as unknown as Record<string, unknown>).near)}`).join('\n'));
-    }
     const verdict = judge(best, key);
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
 
@@ -130,8 +119,6 @@ export class Answerer {
   }
 
   #weigh(candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
-    const started = process.cpuUsage();
-    try {
     return weighEvidence(candidates, key, {
       marked: this.#retriever.markedChunks(
         query,
@@ -140,11 +127,6 @@ export class Answerer {
       related: related.map((hit) => hit.chunkId),
       aliases: query.aliases,
     });
-    } finally {
-      const spent = process.cpuUsage(started);
-      weighCpu.total += spent.user + spent.system;
-      weighCpu.calls += 1;
-    }
   }
 
   /**

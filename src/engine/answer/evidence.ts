@@ -8,16 +8,6 @@
  */
 import type { ChunkHit, MarkedChunk } from '../search/retriever.js';
 import { markedTerms, markedWords, termsByAliasOnly, together } from './marks.js';
-import { centroid, contentWords, cosine, softMatch } from './soft-match.js';
-import { wordVectors } from './word-vectors.js';
-
-const SOFT = {
-  threshold: Number(process.env.GURU_SOFT_THRESHOLD ?? 0.6),
-  heading: Number(process.env.GURU_SOFT_HEADING ?? 0.5),
-  body: Number(process.env.GURU_SOFT_BODY ?? 0.5),
-  centroidHeading: Number(process.env.GURU_CENTROID_HEADING ?? 0),
-  centroidBody: Number(process.env.GURU_CENTROID_BODY ?? 0),
-};
 
 /** The question's words and how much each one matters. */
 export interface KeyTerms {
@@ -136,8 +126,6 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
   const topScore = Math.max(0, ...candidates.map((hit) => hit.score));
   const aliases = matches.aliases ?? new Map<string, string>();
 
-  const vectors = wordVectors();
-  const asked = vectors && centroid(vectors, key.terms, (term) => key.weights.get(term) ?? 0);
   const base = candidates.map((hit) => {
     const marked = matches.marked.get(hit.chunkId);
     const inTitle = markedTerms(marked?.title ?? '', key.terms, aliases);
@@ -159,13 +147,7 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
       .filter(([term]) => !held.has(term))
       .sort((a, b) => b[1] - a[1])
       .map(([term]) => term);
-    const near = vectors
-      ? { heading: cosine(asked ?? undefined, centroid(vectors, contentWords(`${hit.title}\n${hit.headings}`))), body: cosine(asked ?? undefined, centroid(vectors, contentWords(hit.body))) }
-      : { heading: 0, body: 0 };
-    const soft = vectors
-      ? softMatch(vectors, key, missing, { heading: `${hit.title}\n${hit.headings}`, body: hit.body }, SOFT.threshold)
-      : { heading: 0, body: 0 };
-    return { hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing, soft, near };
+    return { hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing };
   });
 
   const coveringPerSource = new Map<number, number>();
@@ -173,7 +155,7 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
     if (item.coverage >= SUPPORT_COVERAGE) coveringPerSource.set(item.hit.sourceId, (coveringPerSource.get(item.hit.sourceId) ?? 0) + 1);
   }
   return base
-    .map(({ hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing, soft, near }) => {
+    .map(({ hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing }) => {
       const others = (coveringPerSource.get(hit.sourceId) ?? 0) - (coverage >= SUPPORT_COVERAGE ? 1 : 0);
       const support = Math.min(others, MAX_SUPPORT);
       const score =
@@ -183,12 +165,8 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
         HEADING_WEIGHT * headingCoverage +
         PROXIMITY_WEIGHT * proximity +
         SUPPORT_WEIGHT * (support / MAX_SUPPORT) +
-        MEANING_WEIGHT * meaning +
-        SOFT.heading * soft.heading +
-        SOFT.body * soft.body +
-        SOFT.centroidHeading * near.heading +
-        SOFT.centroidBody * near.body;
-      return { hit, coverage, titleCoverage, headingCoverage, proximity, lexical, support, meaning, missing, score, soft, near };
+        MEANING_WEIGHT * meaning;
+      return { hit, coverage, titleCoverage, headingCoverage, proximity, lexical, support, meaning, missing, score };
     })
     .sort((a, b) => b.score - a.score);
 }

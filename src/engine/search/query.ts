@@ -21,9 +21,6 @@ const STOP_WORDS = new Set(
     .map((word) => word.replace(/'/g, '')),
 );
 
-/** Whether a lowercased word is a function word that carries no topic. */
-export const isStopWord = (word: string): boolean => STOP_WORDS.has(word);
-
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 const MAX_TERMS = 32;
 /**

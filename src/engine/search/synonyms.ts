@@ -62,11 +62,11 @@ export interface ExpandedQuery extends TextQuery {
 }
 
 /** The query with every word's alternatives added (OR-ed in); a word of the question is never an alias. */
-export function withSynonyms(query: TextQuery, more: (term: string) => readonly string[] = () => []): ExpandedQuery {
+export function withSynonyms(query: TextQuery): ExpandedQuery {
   const aliases = new Map<string, string>();
   const own = new Set(query.terms);
   for (const term of query.terms) {
-    for (const alternative of [...(ALTERNATIVES.get(term) ?? []), ...more(term)]) {
+    for (const alternative of ALTERNATIVES.get(term) ?? []) {
       if (!own.has(alternative) && !aliases.has(alternative)) aliases.set(alternative, term);
     }
   }
