@@ -10,7 +10,7 @@ import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { withSynonyms, type ExpandedQuery } from '../search/synonyms.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
-import { keyTerms, weighEvidence, type Evidence, type KeyTerms, type PageWords } from './evidence.js';
+import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
 import { markedTerms } from './marks.js';
 import { asksHow, chooseFocus, quoteWorth, samePageOptions, type FocusOption } from './focus.js';
@@ -120,7 +120,6 @@ export class Answerer {
 
   #weigh(candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
     return weighEvidence(candidates, key, {
-      pages: this.#pageWords(candidates, query, key),
       marked: this.#retriever.markedChunks(
         query,
         candidates.map((hit) => hit.chunkId),
@@ -128,23 +127,6 @@ export class Answerer {
       related: related.map((hit) => hit.chunkId),
       aliases: query.aliases,
     });
-  }
-
-  /** For each candidate page, its chunk count and how many of its chunks hold each question word (or a synonym of it). */
-  #pageWords(candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms): Map<number, PageWords> {
-    const sourceIds = [...new Set(candidates.map((hit) => hit.sourceId))];
-    const synonyms = [...query.aliases];
-    const holding = key.terms.map((term) => {
-      const words = [term, ...synonyms.filter(([, of]) => of === term).map(([alias]) => alias)];
-      return [term, this.#retriever.matchingPerSource(words, sourceIds)] as const;
-    });
-    const chunks = this.#retriever.chunksPerSource(sourceIds);
-    return new Map(
-      sourceIds.map((sourceId) => [
-        sourceId,
-        { chunks: chunks.get(sourceId) ?? 0, holding: new Map(holding.map(([term, counts]) => [term, counts.get(sourceId) ?? 0])) },
-      ]),
-    );
   }
 
   /**

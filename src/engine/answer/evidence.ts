@@ -4,9 +4,7 @@
  * (weighted by rarity in the guru's knowledge), whether its page title or
  * section heading names them (a passage about the topic, not one that
  * mentions it), whether the question's words stand together in it as they do
- * in the question, whether other passages of the same page agree, and whether
- * the page is about the question throughout or mentions it in a few of its many
- * sections (a catch-all page: an API reference, release notes).
+ * in the question, and whether other passages of the same page agree.
  */
 import type { ChunkHit, MarkedChunk } from '../search/retriever.js';
 import { markedTerms, markedWords, termsByAliasOnly, together } from './marks.js';
@@ -30,14 +28,6 @@ export interface Matches {
   readonly related: readonly number[];
   /** Synonyms the search added → the question word each stands for (none when absent). */
   readonly aliases?: ReadonlyMap<string, string>;
-  /** Candidate page → its chunk count and how many of its chunks hold each question word or a synonym of it (none when absent). */
-  readonly pages?: ReadonlyMap<number, PageWords>;
-}
-
-export interface PageWords {
-  readonly chunks: number;
-  /** Question word → how many of the page's chunks hold it or one of its synonyms (absent: none). */
-  readonly holding: ReadonlyMap<string, number>;
 }
 
 export interface Evidence {
@@ -56,18 +46,10 @@ export interface Evidence {
   readonly support: number;
   /** 1 for the passage found first by meaning, falling with rank; 0 when not found by meaning. */
   readonly meaning: number;
-  /**
-   * Weighted share of its page's chunks that hold the question's words, 0-1. A page about the
-   * question holds them throughout (its title, in every chunk, may name them); a catch-all page
-   * holds them in a few of its many sections.
-   */
-  readonly pageFocus: number;
   /** Question words it lacks, heaviest first. */
   readonly missing: readonly string[];
   /** Ranking score: higher is better. */
   readonly score: number;
-  /** The ranking score without the page's focus, which all passages of a page share: how they compare with each other. */
-  readonly passageScore: number;
 }
 
 /** BM25's inverse document frequency; always positive. */
@@ -125,21 +107,15 @@ const BM25_WEIGHT = 1;
 const PROXIMITY_WEIGHT = 0.6;
 const SUPPORT_WEIGHT = 0.3;
 const MEANING_WEIGHT = 0.3;
-const PAGE_FOCUS_WEIGHT = Number(process.env.GURU_PAGE_FOCUS ?? 2);
-/** A page's focus is counted as if it had this many more chunks, none holding the words: two chunks that hold them say less than twenty of twenty. */
-const PAGE_FOCUS_PRIOR_CHUNKS = Number(process.env.GURU_PAGE_FOCUS_K ?? 4);
 /** The share of its weight a question word loses when a passage holds only a synonym of it. */
 const SYNONYM_DISCOUNT = 0.5;
 
-/** The mean of a 0-1 measure over the question's words, each counting by its weight. */
-function weightedMean(key: KeyTerms, measure: (term: string) => number): number {
+function share(key: KeyTerms, holds: (term: string) => boolean): number {
   if (key.total === 0) return 0;
-  let sum = 0;
-  for (const [term, weight] of key.weights) sum += weight * measure(term);
-  return sum / key.total;
+  let held = 0;
+  for (const [term, weight] of key.weights) if (holds(term)) held += weight;
+  return held / key.total;
 }
-
-const share = (key: KeyTerms, holds: (term: string) => boolean): number => weightedMean(key, (term) => (holds(term) ? 1 : 0));
 
 /** Scores every candidate (given best first by the search) and returns them best first. */
 export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, matches: Matches): Evidence[] {
@@ -149,10 +125,6 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
   const relatedRank = new Map(matches.related.map((id, rank) => [id, rank]));
   const topScore = Math.max(0, ...candidates.map((hit) => hit.score));
   const aliases = matches.aliases ?? new Map<string, string>();
-  const focusOf = (sourceId: number): number => {
-    const page = matches.pages?.get(sourceId);
-    return page === undefined ? 0 : weightedMean(key, (term) => Math.min(1, (page.holding.get(term) ?? 0) / (page.chunks + PAGE_FOCUS_PRIOR_CHUNKS)));
-  };
 
   const base = candidates.map((hit) => {
     const marked = matches.marked.get(hit.chunkId);
@@ -175,7 +147,7 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
       .filter(([term]) => !held.has(term))
       .sort((a, b) => b[1] - a[1])
       .map(([term]) => term);
-    return { hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, pageFocus: focusOf(hit.sourceId), missing };
+    return { hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing };
   });
 
   const coveringPerSource = new Map<number, number>();
@@ -183,10 +155,10 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
     if (item.coverage >= SUPPORT_COVERAGE) coveringPerSource.set(item.hit.sourceId, (coveringPerSource.get(item.hit.sourceId) ?? 0) + 1);
   }
   return base
-    .map(({ hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, pageFocus, missing }) => {
+    .map(({ hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing }) => {
       const others = (coveringPerSource.get(hit.sourceId) ?? 0) - (coverage >= SUPPORT_COVERAGE ? 1 : 0);
       const support = Math.min(others, MAX_SUPPORT);
-      const passageScore =
+      const score =
         coverage +
         BM25_WEIGHT * lexical +
         TITLE_WEIGHT * titleCoverage +
@@ -194,8 +166,7 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
         PROXIMITY_WEIGHT * proximity +
         SUPPORT_WEIGHT * (support / MAX_SUPPORT) +
         MEANING_WEIGHT * meaning;
-      const score = passageScore + PAGE_FOCUS_WEIGHT * pageFocus;
-      return { hit, coverage, titleCoverage, headingCoverage, proximity, lexical, support, meaning, pageFocus, missing, score, passageScore };
+      return { hit, coverage, titleCoverage, headingCoverage, proximity, lexical, support, meaning, missing, score };
     })
     .sort((a, b) => b.score - a.score);
 }

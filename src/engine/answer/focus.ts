@@ -12,7 +12,7 @@ import type { Passage } from './extractive.js';
 import { isLeadIn, splitBlocks, type Block } from './markdown.js';
 import { markedTerms } from './marks.js';
 
-/** Passages of the same page scoring at least this share of the best one's passage score are weighed. */
+/** Passages of the same page scoring at least this share of the best one's score are weighed. */
 const CLOSE_SCORE = 0.75;
 /** At most this many passages of the page are weighed. */
 const MAX_OPTIONS = 24;
@@ -78,7 +78,7 @@ export function quoteWorth(quote: string, question: QuoteQuestion): number {
 /** The candidates of the best passage's page close enough to it to be quoted instead, best first. */
 export function samePageOptions(best: Evidence, evidence: readonly Evidence[]): ChunkHit[] {
   return evidence
-    .filter((item) => item.hit.sourceId === best.hit.sourceId && item.passageScore >= best.passageScore * CLOSE_SCORE)
+    .filter((item) => item.hit.sourceId === best.hit.sourceId && item.score >= best.score * CLOSE_SCORE)
     .slice(0, MAX_OPTIONS)
     .map((item) => item.hit);
 }

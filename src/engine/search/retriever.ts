@@ -91,8 +91,6 @@ export class Retriever {
   readonly #highlight;
   readonly #nearby;
   readonly #highlightAll;
-  readonly #matchingPerSource;
-  readonly #chunksPerSource;
 
   constructor(db: Db) {
     this.#chunks = [false, true].map((labelled) => db.prepare<Record<string, unknown>, ChunkHit>(chunkHits(labelled)));
@@ -122,13 +120,6 @@ export class Retriever {
     this.#highlight = db.prepare<[string, string], { id: number; marked: string }>(
       `SELECT rowid AS id, highlight(chunks_fts, 2, char(0xE000), char(0xE001)) AS marked
        FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-    );
-    this.#matchingPerSource = db.prepare<[string, string], { sourceId: number; n: number }>(
-      `SELECT c.source_id AS sourceId, count(*) AS n FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-       WHERE chunks_fts MATCH ? AND c.source_id IN (SELECT value FROM json_each(?)) GROUP BY c.source_id`,
-    );
-    this.#chunksPerSource = db.prepare<[string], { sourceId: number; n: number }>(
-      'SELECT source_id AS sourceId, count(*) AS n FROM chunks WHERE source_id IN (SELECT value FROM json_each(?)) GROUP BY source_id',
     );
     this.#nearby = db.prepare<{ chunkId: number; radius: number }, NearbyChunk>(
       `SELECT n.id AS chunkId, n.source_id AS sourceId, s.type AS sourceType, s.url AS url, n.title AS title,
@@ -183,19 +174,6 @@ export class Retriever {
   /** How many of the guru's chunks contain the term. */
   documentFrequency(guruId: number, term: string): number {
     return this.#termFrequency.get(quoteTerm(term), guruId)?.n ?? 0;
-  }
-
-  /** How many chunks each of these sources has. */
-  chunksPerSource(sourceIds: readonly number[]): Map<number, number> {
-    return new Map(this.#chunksPerSource.all(JSON.stringify(sourceIds)).map((row) => [row.sourceId, row.n]));
-  }
-
-  /** How many chunks of each of these sources hold any of the words in their headings or body (absent: none). */
-  matchingPerSource(words: readonly string[], sourceIds: readonly number[]): Map<number, number> {
-    if (words.length === 0) return new Map();
-    // Not the title: every chunk of a page repeats it.
-    const rows = this.#matchingPerSource.all(`{headings body} : (${words.map(quoteTerm).join(' OR ')})`, JSON.stringify(sourceIds));
-    return new Map(rows.map((row) => [row.sourceId, row.n]));
   }
 
   /** Title, headings and body of each given chunk that matches, with every matched word marked. */
