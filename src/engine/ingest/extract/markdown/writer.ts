@@ -18,9 +18,10 @@ export function writeMarkdown(root: Element): string {
   return new MarkdownWriter(new CollapsedTree(collapseWhitespace(root))).children(root, false);
 }
 
-/** Whether an element counts even when it holds no text. */
+/** Whether an element counts even when it holds no text (a table part without its table is only its content). */
 function countsWithoutText(element: Element): boolean {
-  return VOID_ELEMENTS.has(element.localName) || MEANINGFUL_WHEN_BLANK.has(element.localName);
+  const name = element.localName;
+  return VOID_ELEMENTS.has(name) || (MEANINGFUL_WHEN_BLANK.has(name) && !isOrphanTablePart(element));
 }
 
 class MarkdownWriter {
