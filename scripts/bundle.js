@@ -60,8 +60,8 @@ const LIBRARY_EDITS = [
     ],
   },
   {
-    // nodeName and tagName of an HTML element upper-case its name on every read, and turndown reads
-    // them several times per element (once per rule it tries): the upper-case names are kept.
+    // nodeName and tagName of an HTML element upper-case its name on every read, and Readability reads
+    // them several times per element: the upper-case names are kept.
     file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]utils\.js$/,
     why: 'upper-case tag names kept',
     edits: [
