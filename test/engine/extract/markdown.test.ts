@@ -74,6 +74,10 @@ describe('htmlToMarkdown', () => {
     expect(htmlToMarkdown('<ul><li><label><input type="checkbox" checked> done</label></li></ul>')).toBe('-    [x] done');
   });
 
+  it('leaves at most one blank line after a block, even before an element that writes nothing', () => {
+    expect(htmlToMarkdown('<p><code>a<ol><ul>b</ul>\n</ol><s> </s></code></p>')).toBe('`a  b  `');
+  });
+
   it('leaves the element it converts as it was', () => {
     const { document } = parseHTML('<!DOCTYPE html><html><body><main><p>a  <b> b </b><!-- c --></p><td>lost cell</td>' +
       '<table><tr><td>1</td></tr><tr><td>2</td></tr></table></main></body></html>');

@@ -15,8 +15,13 @@ export class CollapsedTree {
 
   /** A text node's text once collapsed (as it is inside <pre>). */
   text(node: Node): string {
+    return this.keptText(node) ?? '';
+  }
+
+  /** A text node's text once collapsed, or null when collapsing dropped the node. */
+  keptText(node: Node): string | null {
     const text = this.texts.get(node);
-    return text === undefined ? (node.nodeValue ?? '') : (text ?? '');
+    return text === undefined ? (node.nodeValue ?? '') : text;
   }
 
   firstChild(parent: Node): Node | null {

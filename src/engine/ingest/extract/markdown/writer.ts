@@ -36,13 +36,14 @@ class MarkdownWriter {
     let elementIndex = 0;
     for (let node = parent.firstChild; node !== null; node = node.nextSibling) {
       if (node.nodeType === TEXT_NODE) {
-        if (!this.tree.kept(node)) continue;
-        const text = this.tree.text(node);
-        joined.add(inCode ? text : escapeMarkdown(text));
+        const text = this.tree.keptText(node);
+        if (text !== null) joined.add(inCode ? text : escapeMarkdown(text));
       } else if (isElement(node)) {
         if (isOrphanTablePart(node)) this.children(node, inCode, joined);
         else joined.add(this.element(node, inCode, elementIndex));
         elementIndex += 1;
+      } else if (this.tree.kept(node)) {
+        joined.add('');
       }
     }
     return joined.toString();
@@ -265,7 +266,8 @@ class Joined {
   private trailingNewlines = 0;
 
   add(markdown: string): void {
-    if (markdown === '') return;
+    // Even nothing added leaves at most two line breaks at the end.
+    if (markdown === '' && this.trailingNewlines <= 2) return;
     let leading = 0;
     while (leading < markdown.length && markdown.charCodeAt(leading) === 10) leading++;
     const newlines = Math.max(this.trailingNewlines, leading);
