@@ -60,8 +60,8 @@ const LIBRARY_EDITS = [
     ],
   },
   {
-    // nodeName and tagName of an HTML element upper-case its name on every read, and turndown reads
-    // them several times per element (once per rule it tries): the upper-case names are kept.
+    // nodeName and tagName of an HTML element upper-case its name on every read, and Readability reads
+    // them several times per element: the upper-case names are kept.
     file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]utils\.js$/,
     why: 'upper-case tag names kept',
     edits: [
@@ -104,121 +104,6 @@ export const prepareMatch = (element, selectors) => {
   }
   return match;
 };`,
-      ],
-    ],
-  },
-  {
-    // Whether an element is blank was decided on its whole textContent, which linkedom builds
-    // afresh for every element turndown visits (the text of its whole subtree, so a page's text
-    // once per level of nesting); its text nodes are now read until the first that is not blank.
-    // Turndown also copies the element it is given before converting it: the engine hands over
-    // elements it no longer needs (markdown.ts says the conversion prepares them in place), and the
-    // copy was a tenth of conversion time. Text nodes went through thirteen regular expressions
-    // each to escape Markdown, now only those that hold a character one of them looks for; rules
-    // compared each element's lower-cased name, made afresh for every rule tried, and looked names up
-    // in lists of up to 48 (is it a block?) several times per element: now in sets. Children are
-    // walked by siblings rather than through childNodes (a new list each time in linkedom).
-    file: /[\\/]turndown[\\/]lib[\\/]turndown\.cjs\.js$/,
-    why: 'blank elements found without building their text, elements converted in place, escapes and rule names only when needed',
-    edits: [
-      [
-        'function isBlank(node) {\n  return !isVoid(node) && !isMeaningfulWhenBlank(node) && /^\\s*$/i.test(node.textContent) && !hasVoid(node) && !hasMeaningfulWhenBlank(node);\n}',
-        `function isBlank(node) {
-  return !isVoid(node) && !isMeaningfulWhenBlank(node) && hasOnlyBlankText(node) && !hasVoid(node) && !hasMeaningfulWhenBlank(node);
-}
-/** Whether the text nodes below an element (those its textContent joins) are all white space. */
-function hasOnlyBlankText(element) {
-  for (var child = element.firstChild; child; child = child.nextSibling) {
-    var type = child.nodeType;
-    if (type === 3 || type === 4 ? /\\S/.test(child.nodeValue) : type === 1 && !hasOnlyBlankText(child)) return false;
-  }
-  return true;
-}`,
-      ],
-      ['  } else {\n    root = input.cloneNode(true);\n  }', '  } else {\n    root = input;\n  }'],
-      [
-        'function process(parentNode) {\n  var self = this;\n  return reduce.call(parentNode.childNodes, function (output, node) {',
-        'function process(parentNode) {\n  var self = this;\n  return reduceChildren(parentNode, function (output, node) {',
-      ],
-      [
-        'function postProcess(output) {',
-        `/** reduce over an element's child nodes, walking them by siblings: linkedom builds childNodes as a new list. */
-function reduceChildren(parentNode, callback, output) {
-  for (var node = parentNode.firstChild; node; node = node.nextSibling) output = callback(output, node);
-  return output;
-}
-function postProcess(output) {`,
-      ],
-      [
-        'function is(node, tagNames) {\n  return tagNames.indexOf(node.nodeName) >= 0;\n}',
-        `var tagNameSets = new WeakMap();
-function is(node, tagNames) {
-  var names = tagNameSets.get(tagNames);
-  if (names === undefined) tagNameSets.set(tagNames, names = new Set(tagNames));
-  return names.has(node.nodeName);
-}`,
-      ],
-      [
-        'function escapeMarkdown(string) {\n  return markdownEscapes.reduce(',
-        `/** Whether any of markdownEscapes matches: none of them applies otherwise. */
-var markdownEscapable = /[\\\\*\`[\\]_]|^(?:[-=>]|\\+ |#{1,6} |~~~|\\d+\\. )/;
-function escapeMarkdown(string) {
-  if (!markdownEscapable.test(string)) return string;
-  return markdownEscapes.reduce(`,
-      ],
-      [
-        "function trimLeadingNewlines(string) {\n  return string.replace(/^\\n*/, '');\n}",
-        "function trimLeadingNewlines(string) {\n  return string.charCodeAt(0) === 10 ? string.replace(/^\\n*/, '') : string;\n}",
-      ],
-      [
-        'function filterValue(rule, node, options) {\n  var filter = rule.filter;\n  if (typeof filter === \'string\') {\n    if (filter === node.nodeName.toLowerCase()) return true;\n  } else if (Array.isArray(filter)) {\n    if (filter.indexOf(node.nodeName.toLowerCase()) > -1) return true;',
-        `var lowerCaseNames = new Map();
-function lowerCaseName(node) {
-  var name = node.nodeName;
-  var lower = lowerCaseNames.get(name);
-  if (lower === undefined) {
-    lower = name.toLowerCase();
-    // Pages may make up any number of names; the usual few hundred are plenty to keep.
-    if (lowerCaseNames.size < 1024) lowerCaseNames.set(name, lower);
-  }
-  return lower;
-}
-function filterValue(rule, node, options) {
-  var filter = rule.filter;
-  if (typeof filter === 'string') {
-    if (filter === lowerCaseName(node)) return true;
-  } else if (Array.isArray(filter)) {
-    if (filter.indexOf(lowerCaseName(node)) > -1) return true;`,
-      ],
-    ],
-  },
-  {
-    // The GFM plugin walks children as node.childNodes[i] up to node.childNodes.length, and
-    // linkedom builds childNodes afresh on every read: each walk read the list twice per child.
-    // The searches below a table (does it hold a table, a list, a code block?) walk the tree by
-    // siblings instead, building no lists at all.
-    file: /[\\/]@joplin[\\/]turndown-plugin-gfm[\\/]lib[\\/]turndown-plugin-gfm\.cjs\.js$/,
-    why: 'child lists read once per walk',
-    edits: [
-      [
-        "function nodeContainsTable(node) {\n  if (!node.childNodes) return false;\n\n  for (let i = 0; i < node.childNodes.length; i++) {\n    const child = node.childNodes[i];",
-        "function nodeContainsTable(node) {\n  for (let child = node.firstChild; child; child = child.nextSibling) {",
-      ],
-      [
-        'const nodeContains = (node, types) => {\n  if (!node.childNodes) return false;\n\n  for (let i = 0; i < node.childNodes.length; i++) {\n    const child = node.childNodes[i];',
-        'const nodeContains = (node, types) => {\n  for (let child = node.firstChild; child; child = child.nextSibling) {',
-      ],
-      [
-        '    if (columnIndex < row.childNodes.length) {\n      var cellAlignment = getAlignment(row.childNodes[columnIndex]);',
-        '    var cells = row.childNodes;\n    if (columnIndex < cells.length) {\n      var cellAlignment = getAlignment(cells[columnIndex]);',
-      ],
-      [
-        '      for (var i = 0; i < colCount; i++) {\n        const childNode = i < node.childNodes.length ? node.childNodes[i] : null;',
-        '      const headings = node.childNodes;\n      for (var i = 0; i < colCount; i++) {\n        const childNode = i < headings.length ? headings[i] : null;',
-      ],
-      [
-        '    for (let j = 0; j < row.childNodes.length; j++) {\n      const cell = row.childNodes[j];',
-        '    const cells = row.childNodes;\n    for (let j = 0; j < cells.length; j++) {\n      const cell = cells[j];',
       ],
     ],
   },

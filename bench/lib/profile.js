@@ -42,11 +42,10 @@ function classifyFrame({ functionName, url }) {
   const rules = [
     [/node_modules\/(?:linkedom|htmlparser2|entities|domhandler|uhyphen|cssom|css-select|nth-check)\//, 'HTML parsing and DOM (linkedom)'],
     [/node_modules\/@mozilla\/readability\//, 'Readability'],
-    [/node_modules\/(?:turndown|@joplin\/turndown-plugin-gfm)\//, 'HTML to Markdown (turndown)'],
     [/dist\/engine\/ingest\/extract\/extraction-pool\.js/, 'handing pages to the extraction workers'],
     [/dist\/engine\/ingest\/extract\//, 'extraction, ours (html.js, markdown.js)'],
     // The workers run the bundle, where every library shares a few chunk files.
-    [/dist\/bin\//, 'extraction in the worker (bundled: linkedom, Readability, turndown, ours)'],
+    [/dist\/bin\//, 'extraction in the worker (bundled: linkedom, Readability, ours)'],
     [/dist\/engine\/ingest\/chunker\.js/, 'chunking'],
     [/node_modules\/better-sqlite3\/|dist\/engine\/store\//, 'SQLite (store, FTS5)'],
     [/node_modules\/undici\/|dist\/net\/|node:(?:net|http|_http|internal\/stream|internal\/dns|dns)/, 'fetching (undici, sockets, decoding)'],

@@ -27,9 +27,9 @@ const BARE_PAGE = `<html><head><title>Status</title></head><body>
   <footer>© Acme</footer></body></html>`;
 
 /**
- * What the bundle's edits to linkedom, turndown and its GFM plugin touch (scripts/bundle.js): blank
- * and nearly blank elements, upper- and lower-case tag names, tables that stay HTML or are taken
- * apart, tables in tables.
+ * What the bundle's edits to linkedom touch (scripts/bundle.js), and what the Markdown writer decides
+ * on: blank and nearly blank elements, upper- and lower-case tag names, tables with lists in cells or
+ * taken apart, tables in tables.
  */
 const EDGE_PAGE = `<HTML><HEAD><TITLE>Edge cases</TITLE></HEAD><BODY><MAIN>
   <H2>Blank <SPAN> </SPAN>and <em>\n\t</em>not <b> <i> </i>x</b></H2>

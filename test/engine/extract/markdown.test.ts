@@ -1,3 +1,4 @@
+import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { htmlToMarkdown } from '../../../src/engine/ingest/extract/markdown.js';
 
@@ -33,4 +34,58 @@ describe('htmlToMarkdown', () => {
     expect(markdown).not.toMatch(/alert|p\{\}/);
     expect(markdown).toContain('````\na ``` b\n````');
   });
+
+  it('keeps the white space at the edges of inline elements outside their markup, once', () => {
+    expect(htmlToMarkdown('<p>a <b> b </b> c<span> </span>d <em>e</em>f</p>')).toBe('a **b** c d _e_f');
+    expect(htmlToMarkdown('<p>one\n\t  two <br> three</p>')).toBe('one two  \nthree');
+  });
+
+  it('escapes Markdown characters, and what would start a list, heading or quote', () => {
+    expect(htmlToMarkdown('<p>1. one</p><p>- dash</p><p>## h</p><p>&gt; q</p><p>*a* _b_ [c] `d`</p>')).toBe(
+      '1\\. one\n\n\\- dash\n\n\\## h\n\n\\> q\n\n\\*a\\* \\_b\\_ \\[c\\] \\`d\\`',
+    );
+  });
+
+  it('numbers ordered lists from their start and indents nested lists', () => {
+    expect(htmlToMarkdown('<ol start="3"><li>x<ul><li>y</li></ul></li><li><p>z</p></li></ol>')).toBe('3.  x\n    -   y\n4.  z');
+  });
+
+  it('aligns table columns by their cells, spans columns and escapes pipes, with the caption above', () => {
+    const markdown = htmlToMarkdown(
+      '<table><caption>Sizes</caption><tr><td align="right">1|2</td><td colspan="2" style="text-align: center">3</td></tr>' +
+        '<tr><td align="right">4</td><td>5</td></tr></table>',
+    );
+    expect(markdown).toBe('Sizes\n\n|     |     |\n| ---: | :---: |\n| 1\\|2 | 3   |     |\n| 4   | 5   |');
+  });
+
+  it('writes a table with a list in a cell as a table (turndown left it as HTML)', () => {
+    expect(htmlToMarkdown('<table><tr><th>fn</th><th>notes</th></tr><tr><td>f</td><td><ul><li>a</li><li>b</li></ul></td></tr></table>')).toBe(
+      '| fn  | notes |\n| --- | --- |\n| f   | -   a<br>-   b |',
+    );
+  });
+
+  it('quotes blocks line by line and writes links with their title', () => {
+    expect(htmlToMarkdown('<blockquote><p>q</p><p><a href="http://x/a b" title="say &quot;hi&quot;">l</a><br>n</p></blockquote>')).toBe(
+      '> q\n> \n> [l](<http://x/a b> "say \\"hi\\"")  \n> n',
+    );
+  });
+
+  it('reads a checkbox in a label of a list item as checked', () => {
+    expect(htmlToMarkdown('<ul><li><label><input type="checkbox" checked> done</label></li></ul>')).toBe('-    [x] done');
+  });
+
+  it('leaves at most one blank line after a block, even before an element that writes nothing', () => {
+    expect(htmlToMarkdown('<p><code>a<ol><ul>b</ul>\n</ol><s> </s></code></p>')).toBe('`a  b  `');
+  });
+
+  it('leaves the element it converts as it was', () => {
+    const { document } = parseHTML('<!DOCTYPE html><html><body><main><p>a  <b> b </b><!-- c --></p><td>lost cell</td>' +
+      '<table><tr><td>1</td></tr><tr><td>2</td></tr></table></main></body></html>');
+    const main = document.querySelector('main');
+    if (!main) throw new Error('no main');
+    const before = main.outerHTML;
+    expect(htmlToMarkdown(main)).toBe('a **b**\n\nlost cell\n\n|     |\n| --- |\n| 1   |\n| 2   |');
+    expect(main.outerHTML).toBe(before);
+  });
 });
+

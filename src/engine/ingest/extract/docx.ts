@@ -20,7 +20,7 @@ export async function extractDocx(data: Uint8Array): Promise<DocxExtraction> {
       { buffer: Buffer.from(data.buffer, data.byteOffset, data.byteLength) },
       {
         styleMap: ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => p:fresh"],
-        // No src, no image: turndown writes nothing for it, and no picture is decoded.
+        // No src, no image: the converter writes nothing for it, and no picture is decoded.
         convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })),
         ignoreEmptyParagraphs: true,
         externalFileAccess: false,

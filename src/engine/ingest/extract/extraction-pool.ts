@@ -10,7 +10,7 @@
  *
  * The workers run dist/bin/extraction-worker.js, built by scripts/bundle.js, wherever this module
  * runs from: the bundle, tsc's dist/, or the TypeScript sources under vitest (whose global setup
- * builds dist/ first). The bundle carries faster linkedom and turndown (see the script).
+ * builds dist/ first). The bundle carries a faster linkedom (see the script).
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';

@@ -221,7 +221,7 @@ function nextInTree(node: TreeNode, root: El): TreeNode | undefined {
   return undefined;
 }
 
-/** Markdown of a linkedom element; should turndown trip over the DOM, its plain text. */
+/** Markdown of a linkedom element; should the converter trip over the DOM, its plain text. */
 function toMarkdown(element: El): string {
   try {
     return htmlToMarkdown(element);
