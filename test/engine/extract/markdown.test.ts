@@ -1,6 +1,7 @@
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { htmlToMarkdown } from '../../../src/engine/ingest/extract/markdown.js';
+import { markupToMarkdown } from '../../../src/engine/ingest/extract/markup.js';
 
 describe('htmlToMarkdown', () => {
   it('writes ATX headings, fenced code with its language, and GFM tables', () => {
@@ -89,3 +90,11 @@ describe('htmlToMarkdown', () => {
   });
 });
 
+
+describe('markupToMarkdown', () => {
+  it('keeps the text of markup nested deeper than the walk can follow', () => {
+    const depth = 50_000;
+    const markup = `${'<div>'.repeat(depth)}<p>deep <b>text</b></p>${'</div>'.repeat(depth)}`;
+    expect(markupToMarkdown(markup, 'html')).toBe('deep text');
+  });
+});

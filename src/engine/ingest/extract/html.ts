@@ -8,7 +8,7 @@
 import { Readability } from '@mozilla/readability';
 import type { parseHTML } from 'linkedom';
 import { parseDocument } from './html-document.js';
-import { htmlToMarkdown } from './markdown.js';
+import { htmlToMarkdown, plainText } from './markdown.js';
 
 export interface ExtractedHtml {
   readonly title: string;
@@ -228,14 +228,4 @@ function toMarkdown(element: El): string {
   } catch {
     return plainText(element.innerHTML);
   }
-}
-
-/** The text of HTML that cannot be parsed at all. */
-function plainText(html: string): string {
-  return html
-    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/[ \t]+/g, ' ')
-    .replace(/\s*\n\s*/g, '\n')
-    .trim();
 }

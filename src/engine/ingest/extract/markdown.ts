@@ -18,3 +18,13 @@ export function htmlToMarkdown(html: string | El): string {
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
+
+/** The text of HTML that cannot be converted (unparsable, or nested deeper than a walk can follow). */
+export function plainText(html: string): string {
+  return html
+    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\s*\n\s*/g, '\n')
+    .trim();
+}

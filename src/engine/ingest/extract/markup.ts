@@ -3,10 +3,16 @@
  * Markdown; runs in the extraction workers, like web pages.
  */
 import { storageToHtml } from './confluence-storage.js';
-import { htmlToMarkdown } from './markdown.js';
+import { htmlToMarkdown, plainText } from './markdown.js';
 
 export type MarkupFormat = 'html' | 'confluence-storage';
 
 export function markupToMarkdown(markup: string, format: MarkupFormat): string {
-  return htmlToMarkdown(format === 'confluence-storage' ? storageToHtml(markup) : markup);
+  const html = format === 'confluence-storage' ? storageToHtml(markup) : markup;
+  try {
+    return htmlToMarkdown(html);
+  } catch {
+    // Markup nested too deep to walk still has text worth indexing.
+    return plainText(html);
+  }
 }
