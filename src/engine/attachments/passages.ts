@@ -7,6 +7,7 @@
  */
 import { chunkMarkdown, DEFAULT_MAX_CHARS, DEFAULT_TARGET_CHARS } from '../ingest/chunker.js';
 import type { NewChunk } from '../store/chunks.js';
+import { backtickFenceFor } from '../text/fences.js';
 
 export type TextAttachmentKind = 'LOG' | 'PDF';
 
@@ -58,7 +59,6 @@ function splitLongLine(line: string): string[] {
 
 /** The lines as a fenced code block, its fence longer than any run of backticks in them. */
 function fenced(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(Math.max(3, longest + 1));
+  const fence = backtickFenceFor(text);
   return `${fence}\n${text}\n${fence}`;
 }

@@ -54,3 +54,14 @@ export function closesFence(line: string, fence: Fence, options: { readonly stri
   for (const ch of trimmed) if (ch !== fence.char) return false;
   return true;
 }
+
+/** The backtick fence for a code block holding `text`: three or more, longer than any backtick run in it. */
+export function backtickFenceFor(text: string): string {
+  let longest = 0;
+  for (let at = text.indexOf('`'); at >= 0; at = text.indexOf('`', at)) {
+    const start = at;
+    while (text.charCodeAt(at) === 96) at++;
+    longest = Math.max(longest, at - start);
+  }
+  return '`'.repeat(Math.max(3, longest + 1));
+}

@@ -3,6 +3,7 @@
  * Jira's REST API v2) to Markdown: headings, emphasis, monospace, code and
  * noformat blocks, quotes and panels, lists, tables, links and images.
  */
+import { backtickFenceFor } from '../../text/fences.js';
 
 export interface WikiMarkupOptions {
   /** Added to every heading level (capped at 6), so `h1.` nests under the caller's own headings. */
@@ -139,8 +140,7 @@ class MarkdownWriter {
   code(body: string, language: string, depth: number): void {
     this.#flushTable();
     const content = body.replace(/^[ \t]*\n/, '').replace(/\n[ \t]*$/, '');
-    const longestRun = Math.max(2, ...[...content.matchAll(/`+/g)].map((run) => run[0].length));
-    const fence = '`'.repeat(longestRun + 1);
+    const fence = backtickFenceFor(content);
     this.block('code', `${fence}${language}`, depth);
     for (const line of content.split('\n')) this.#lines.push({ depth, text: line });
     this.#lines.push({ depth, text: fence });

@@ -4,7 +4,8 @@
  * headings, fenced code with the language its class names, `-` bullets, `_` emphasis, GFM tables,
  * strikethrough and task lists), so that pages convert as they did.
  */
-import { BLOCK_ELEMENTS, DROPPED_ELEMENTS, MEANINGFUL_WHEN_BLANK, TEXT_NODE, VOID_ELEMENTS, isElement, isOrphanTablePart } from './elements.js';
+import { backtickFenceFor } from '../../../text/fences.js';
+import { BLOCK_ELEMENTS, DROPPED_ELEMENTS, MEANINGFUL_WHEN_BLANK, TEXT_NODE, VOID_ELEMENTS, isAsciiSpace, isElement, isOrphanTablePart } from './elements.js';
 import { escapeMarkdown, cleanAttribute, linkDestination, linkTitle } from './escape.js';
 import { Tables } from './tables.js';
 import { CollapsedTree } from './tree.js';
@@ -57,8 +58,8 @@ class MarkdownWriter {
     const leading = this.tree.leadingWhitespace(element);
     let before = leading.space;
     let after = leading.whole ? '' : this.tree.trailingWhitespace(element);
-    if (before !== '' && isAsciiSpaceCode(before.charCodeAt(0)) && this.isFlankedBefore(element)) before = before.slice(asciiPrefixLength(before));
-    if (after !== '' && isAsciiSpaceCode(after.charCodeAt(after.length - 1)) && this.isFlankedAfter(element)) {
+    if (before !== '' && isAsciiSpace(before.charCodeAt(0)) && this.isFlankedBefore(element)) before = before.slice(asciiPrefixLength(before));
+    if (after !== '' && isAsciiSpace(after.charCodeAt(after.length - 1)) && this.isFlankedAfter(element)) {
       after = after.slice(0, after.length - asciiSuffixLength(after));
     }
     const trim = before !== '' || after !== '';
@@ -174,7 +175,7 @@ class MarkdownWriter {
     if (text.startsWith('\n')) text = text.slice(1);
     else if (text.startsWith('\r\n')) text = text.slice(2);
     if (text.endsWith('\n')) text = text.slice(0, -1);
-    const fence = '`'.repeat(Math.max(2, longestBacktickRun(text)) + 1);
+    const fence = backtickFenceFor(text);
     return `\n\n${fence}${language}\n${text}\n${fence}\n\n`;
   }
 
@@ -222,16 +223,6 @@ function inlineCode(content: string): string {
   return delimiter + extraSpace + code + extraSpace + delimiter;
 }
 
-function longestBacktickRun(text: string): number {
-  let longest = 0;
-  for (let at = text.indexOf('`'); at >= 0; at = text.indexOf('`', at)) {
-    const start = at;
-    while (text.charCodeAt(at) === 96) at++;
-    longest = Math.max(longest, at - start);
-  }
-  return longest;
-}
-
 function trimNewlines(text: string): string {
   let start = 0;
   let end = text.length;
@@ -240,19 +231,15 @@ function trimNewlines(text: string): string {
   return text.slice(start, end);
 }
 
-function isAsciiSpaceCode(code: number): boolean {
-  return code === 32 || code === 9 || code === 10 || code === 13;
-}
-
 function asciiPrefixLength(text: string): number {
   let length = 0;
-  while (length < text.length && isAsciiSpaceCode(text.charCodeAt(length))) length++;
+  while (length < text.length && isAsciiSpace(text.charCodeAt(length))) length++;
   return length;
 }
 
 function asciiSuffixLength(text: string): number {
   let length = 0;
-  while (length < text.length && isAsciiSpaceCode(text.charCodeAt(text.length - 1 - length))) length++;
+  while (length < text.length && isAsciiSpace(text.charCodeAt(text.length - 1 - length))) length++;
   return length;
 }
 
