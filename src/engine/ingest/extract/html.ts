@@ -9,6 +9,8 @@ import { Readability } from '@mozilla/readability';
 import type { parseHTML } from 'linkedom';
 import { parseDocument } from './html-document.js';
 import { htmlToMarkdown, plainText } from './markdown.js';
+import { isText } from './markdown/elements.js';
+import { nextInTree } from './markdown/tree.js';
 
 export interface ExtractedHtml {
   readonly title: string;
@@ -193,10 +195,11 @@ function absolutize(link: El, base: URL | undefined): void {
  * are read until the length reaches it.
  */
 function textLength(element: El, limit = Infinity): number {
+  const root = element as unknown as Node;
   let length = 0;
   let spaceBefore = false;
-  for (let node = nextInTree(element, element); node !== undefined && length < limit; node = nextInTree(node, element)) {
-    if (node.nodeType !== node.TEXT_NODE && node.nodeType !== node.CDATA_SECTION_NODE) continue;
+  for (let node = nextInTree(root, root); node !== undefined && length < limit; node = nextInTree(node, root)) {
+    if (!isText(node)) continue;
     const text = node.nodeValue ?? '';
     let end = 0;
     for (const word of text.matchAll(/\S+/g)) {
@@ -208,17 +211,6 @@ function textLength(element: El, limit = Infinity): number {
     spaceBefore ||= end < text.length;
   }
   return length;
-}
-
-type TreeNode = ChildNode | El;
-
-/** The node after `node` in document order, within `root`. */
-function nextInTree(node: TreeNode, root: El): TreeNode | undefined {
-  if (node.firstChild) return node.firstChild;
-  for (let at: TreeNode | null = node; at !== null && at !== root; at = at.parentNode as TreeNode | null) {
-    if (at.nextSibling) return at.nextSibling;
-  }
-  return undefined;
 }
 
 /** Markdown of a linkedom element; should the converter trip over the DOM, its plain text. */

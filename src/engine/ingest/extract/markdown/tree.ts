@@ -128,7 +128,7 @@ export class CollapsedTree {
 }
 
 /** The node after `node` in document order, within `root`. */
-function nextInTree(node: Node, root: Node): Node | undefined {
+export function nextInTree(node: Node, root: Node): Node | undefined {
   if (node.firstChild !== null) return node.firstChild;
   for (let at: Node | null = node; at !== null && at !== root; at = at.parentNode) {
     if (at.nextSibling !== null) return at.nextSibling;
