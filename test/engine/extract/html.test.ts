@@ -81,6 +81,38 @@ describe('extractHtml: pages without a content container', () => {
     expect(markdown).not.toContain('CHROME');
   });
 
+  // The structure of sqlite3-doc's json1.html: sections as <h2 id=...> in a flat body, the site menu before them.
+  const JSON_FUNCTIONS = `<!DOCTYPE html><html><head><title>JSON Functions And Operators</title></head><body>
+    <div class="nosearch"><ul class="menu mainmenu"><li><a href="index.html">Home</a></li><li><a href="about.html">About</a></li></ul>
+    <ul class="menu submenu" id="submenu"><li><a href="docs.html">Documentation</a></li></ul></div>
+    <div class="comments">Reader comments CHROME</div>
+    <h1 align="center">JSON Functions And Operators</h1>
+    <h2 id="the_json_array_length_function"><span>4.3. </span>The json_array_length() function</h2>
+    <p>The json_array_length(X) function returns the number of elements in the JSON array X, or 0 if X is some kind of
+    JSON value other than an array. The json_array_length(X,P) locates the array at path P within X and returns the length
+    of that array, or 0 if path P locates an element in X that is not a JSON array.</p>
+    <a name="jex"></a>
+    </p><h2 id="the_json_extract_function"><span>4.4. </span>The json_extract() function</h2>
+    <p>The json_extract(X,P1,P2,...) extracts and returns one or more values from the well-formed JSON at X. If only a
+    single path P1 is provided, then the SQL datatype of the result is NULL for a JSON null, INTEGER or REAL for a JSON
+    numeric value, an INTEGER zero for a JSON false value, an INTEGER one for a JSON true value, the dequoted text for a
+    JSON string value, and a text representation for JSON object and array values.</p>
+    <h2 id="the_and_operators"><span>4.5. </span>The -> and ->> operators</h2>
+    <p>SQLite also supports two operators, -&gt; and -&gt;&gt;, that extract subcomponents of JSON. The SQLite
+    implementation of -&gt; and -&gt;&gt; strives to be compatible with both MySQL and PostgreSQL.</p>
+    </body></html>`;
+
+  it('keeps a section whose id holds a word that names page chrome inside another word (extra in the_json_extract_function)', () => {
+    const { markdown } = extractHtml(JSON_FUNCTIONS, 'https://sqlite.test/json1.html');
+    const headings = markdown.split('\n').filter((line) => line.startsWith('## '));
+    expect(headings).toEqual(['## 4.3. The json\\_array\\_length() function', '## 4.4. The json\\_extract() function', '## 4.5. The -> and ->> operators']);
+  });
+
+  it('still leaves out elements named after page chrome by a whole part of their name (comments)', () => {
+    const { markdown } = extractHtml(JSON_FUNCTIONS, 'https://sqlite.test/json1.html');
+    expect(markdown).not.toContain('CHROME');
+  });
+
   it('falls back to the cleaned body when Readability finds no article', () => {
     const html = `<html><head><title>Status</title></head><body>
       <header><nav><a href="/">Home CHROME</a></nav></header>

@@ -145,9 +145,39 @@ function readable(document: Doc): { title: string | undefined; content: El } | u
     keepClasses: true,
     serializer: (node) => node as unknown as El,
   });
+  wholeNamePartsOnly(reader as unknown as ReadabilityPatterns);
   const article = reader.parse();
   if (!article?.content) return undefined;
   return { title: article.title?.replace(/\s+/g, ' ').trim() || undefined, content: article.content };
+}
+
+/** Readability's own patterns, not part of its typings. */
+interface ReadabilityPatterns {
+  REGEXPS: { unlikelyCandidates: RegExp };
+}
+
+/** A pattern that is only words and hyphens joined by `|`: `-ad-|banner|extra|menu`. */
+const WORD_ALTERNATIVES = /^[a-z0-9-]+(?:\|[a-z0-9-]+)*$/i;
+
+/**
+ * Readability removes, before it looks for the article, every element whose class or id holds one
+ * of the words that name page chrome anywhere in it: "extra" in `the_json_extract_function` (the
+ * heading of a section that documents json_extract()), "menu" in `submenu`. Documentation names
+ * its elements after their subject, and page chrome is removed by our own rules first (prepare),
+ * so here a word counts only as a whole part of a name (parts separated by spaces, `-` and `_`,
+ * a plural too): `menu`, `site-header` and `comments` still are chrome, `the_json_extract_function`
+ * is not. Alternatives that start or end with a hyphen (`-ad-`) already mark their own bounds.
+ */
+function wholeNamePartsOnly(reader: ReadabilityPatterns): void {
+  const patterns = reader.REGEXPS;
+  const source = patterns.unlikelyCandidates.source;
+  // A pattern of another shape (a newer Readability) is left as it is.
+  if (!WORD_ALTERNATIVES.test(source)) return;
+  const alternatives = source.split('|');
+  const bounded = alternatives.filter((word) => !word.startsWith('-') && !word.endsWith('-'));
+  const own = alternatives.filter((word) => word.startsWith('-') || word.endsWith('-'));
+  const unlikely = new RegExp([`(?:^|[\\s_-])(?:${bounded.join('|')})s?(?=$|[\\s_-])`, ...own].join('|'), 'i');
+  reader.REGEXPS = { ...patterns, unlikelyCandidates: unlikely };
 }
 
 /**
