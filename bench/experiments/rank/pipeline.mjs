@@ -15,7 +15,7 @@ const { fuseRanked } = await dist('engine/search/fusion.js');
 const { HEADING_SEPARATOR } = await dist('engine/store/chunks.js');
 const { keyTerms, weighEvidence } = await dist('engine/answer/evidence.js');
 const { composeExtractive, markedQuote, noAnswer, WORD_BUDGET } = await dist('engine/answer/extractive.js');
-const { markedTerms } = await dist('engine/answer/marks.js');
+const { markedTerms, markedWords } = await dist('engine/answer/marks.js');
 const { asksHow, chooseFocus, quoteWorth, samePageOptions } = await dist('engine/answer/focus.js');
 const { judge, STRONG_TRUST } = await dist('engine/answer/trust.js');
 
@@ -81,6 +81,12 @@ function withFeatures(evidence, candidates, key, marked, aliases, chunksOfPage) 
     const inHeadings = markedTerms(m?.headings ?? '', key.terms, aliases);
     const inBody = markedTerms(m?.body ?? '', key.terms, aliases);
     e.sets = { inTitle, inHeadings, inBody };
+    // The share of a label's words that are the question's: "Partial Indexes" is about the question, "SQLite C Interface" is not.
+    const precision = (text) => {
+      const words = text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+      return words === 0 ? 0 : markedWords(text, key.terms, aliases).length / words;
+    };
+    e.precision = { title: precision(m?.title ?? ''), heading: precision((m?.headings ?? '').split(HEADING_SEPARATOR).at(-1) ?? '') };
     const page = byPage.get(e.hit.sourceId) ?? { items: [], firstRank: Infinity, lexicalSum: 0, bestLexical: 0, held: new Set() };
     page.items.push(e);
     page.firstRank = Math.min(page.firstRank, searchRank.get(e.hit.chunkId));
@@ -118,7 +124,10 @@ function withFeatures(evidence, candidates, key, marked, aliases, chunksOfPage) 
       heaviestHeld: heaviest !== undefined && (label(heaviest) || inBody.has(heaviest)) ? 1 : 0,
       fullCoverage: e.coverage >= 0.999 ? 1 : 0,
       opening: e.hit.position === 0 ? 1 : 0,
+      titlePrecision: e.precision.title,
+      headingPrecision: e.precision.heading,
     };
+    delete e.precision;
     delete e.sets;
     return { ...e, features };
   });
