@@ -99,7 +99,11 @@ export const PAIR_DISTANCE = 3;
 const SUPPORT_COVERAGE = 0.5;
 const MAX_SUPPORT = 3;
 
-/** Weights of the ranking score's parts; coverage counts 1. */
+/**
+ * Weights of the ranking score's parts; coverage counts 1. Set by hand on the sqlite questions; a
+ * linear model fitted to them (with page-level features too) did no better under cross-validation
+ * nor held out: bench/experiments/rank/NOTES.md.
+ */
 const TITLE_WEIGHT = 0.5;
 const HEADING_WEIGHT = 0.5;
 /** The search's own BM25 score, relative to the best one (it counts how often and how densely words occur). */
