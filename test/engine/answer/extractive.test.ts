@@ -62,6 +62,8 @@ describe('long lists and tables', () => {
     rows[7] = row(7, `runs ${mark('VACUUM')} on the file`);
     const quoted = selectBlocks(passage(rows.join('\n\n')), weights, 60);
     expect(quoted).toEqual([`${row(7, 'runs VACUUM on the file')}\n\n- …`]);
+    const quote = (text: string) => text.split('\n').map((line) => (line === '' ? '>' : `> ${line}`)).join('\n');
+    expect(selectBlocks(passage(quote(rows.join('\n\n'))), weights, 60)).toEqual([quote(`${row(7, 'runs VACUUM on the file')}\n\n- …`)]);
   });
 });
 
