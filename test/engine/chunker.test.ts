@@ -169,6 +169,27 @@ describe('chunkMarkdown', () => {
     expect(chunks.flatMap((c) => c.body.split('\n'))).toEqual(items);
   });
 
+  it('splits a table written as a list of rows between its rows, also in a quote, and never inside quoted code', () => {
+    const row = (n: number) => [`-   **Name**: row ${n}`, '    ', `    **Notes**: ${sentence(n)}`, '    ', '    ```', `    call(${n});`, '    ', '    done();', '    ```'];
+    const rows = Array.from({ length: 12 }, (_, n) => row(n).join('\n'));
+    const pieces = (markdown: string) => chunkMarkdown(markdown, { targetChars: 300, maxChars: 600 }).map((c) => c.body);
+    const listed = pieces(rows.join('\n\n'));
+    expect(listed.length).toBeGreaterThan(2);
+    // Rows as stored: lines without trailing white space.
+    const stored = rows.map((text) => text.replace(/ +$/gm, ''));
+    for (const body of listed) expect(body.split(/\n(?=-)/).every((item) => stored.includes(item.trimEnd()))).toBe(true);
+    const quote = (text: string) => text.split('\n').map((line) => `> ${line}`.trimEnd()).join('\n');
+    const quoted = pieces(rows.map(quote).join('\n>\n'));
+    expect(quoted.length).toBeGreaterThan(2);
+    for (const body of quoted) {
+      expect(body.startsWith('> -   **Name**: row ')).toBe(true);
+      expect(body.endsWith('```')).toBe(true);
+      expect(body.match(/```/g)?.length).toBe(2 * (body.match(/\*\*Name\*\*/g)?.length ?? 0));
+    }
+    const lines = (text: string) => text.split('\n').filter((line) => line !== '>');
+    expect(lines(quoted.join('\n'))).toEqual(lines(rows.map(quote).join('\n')));
+  });
+
   it('normalises CRLF line endings', () => {
     const lf = '# Title\n\nfirst line\nsecond line\n\n```\n# code\n```\n\nSub\n---\nbody';
     const crlf = lf.replace(/\n/g, '\r\n');

@@ -174,14 +174,27 @@ function trimCode(block: Scored): string {
 }
 
 /**
- * Shortens a long list or table to its items or rows that hold question words
- * (a table keeps its header), in order, marking what was left out.
+ * Shortens a long list or table (also one in a quote, as pages indent them) to its items or rows
+ * that hold question words (a table keeps its header), in order, marking what was left out.
  */
 function trimRows(block: Scored, maxWords: number): string {
-  if ((block.kind !== 'list' && block.kind !== 'table') || wordCount(block.text) <= maxWords) return block.text;
-  const lines = block.text.split('\n');
-  const header = block.kind === 'table' ? lines.slice(0, 2) : [];
-  const rows = block.kind === 'table' ? lines.slice(2) : listItems(lines);
+  if (wordCount(block.text) <= maxWords) return block.text;
+  if (block.kind === 'list' || block.kind === 'table') return keptRows(block.kind, block.text.split('\n'), maxWords).join('\n');
+  if (block.kind !== 'quote') return block.text;
+  const inner = block.text.split('\n').map((line) => line.replace(QUOTE_MARKER, ''));
+  if (!LIST_MARKER.test(inner[0] ?? '')) return block.text;
+  return keptRows('list', inner, maxWords)
+    .join('\n')
+    .split('\n')
+    .map((line) => (line === '' ? '>' : `> ${line}`))
+    .join('\n');
+}
+
+const QUOTE_MARKER = /^ {0,3}> ?/;
+
+function keptRows(kind: 'list' | 'table', lines: readonly string[], maxWords: number): string[] {
+  const header = kind === 'table' ? lines.slice(0, 2) : [];
+  const rows = kind === 'table' ? lines.slice(2) : listItems(lines);
   const anyMarked = rows.some((row) => row.includes(MARK_OPEN));
   const kept: string[] = [];
   let words = wordCount(header.join(' '));
@@ -192,8 +205,8 @@ function trimRows(block: Scored, maxWords: number): string {
     kept.push(row);
     words += rowWords;
   }
-  const omitted = kept.length < rows.length ? (block.kind === 'table' ? [] : ['- …']) : [];
-  return [...header, ...kept, ...omitted].join('\n');
+  const omitted = kept.length < rows.length ? (kind === 'table' ? [] : ['- …']) : [];
+  return [...header, ...kept, ...omitted];
 }
 
 const LIST_MARKER = /^(\s*)(?:[-*+]|\d{1,9}[.)])\s/;

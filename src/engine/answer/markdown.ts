@@ -23,7 +23,23 @@ function kindOf(text: string): BlockKind {
   return 'prose';
 }
 
-/** Splits Markdown into blank-line separated blocks, never inside a fenced code block. */
+/** A line a list item goes on with after a blank line: indented under the item's text. */
+const ITEM_CONTINUATION = /^ {2,}\S/;
+
+/**
+ * Whether the blank line at `blank` is inside the list that `block` holds: the next line that is
+ * not blank goes on with an item (paragraphs, code and rows of a table written as a list), or is
+ * the next item.
+ */
+function continuesList(block: readonly string[], lines: readonly string[], blank: number): boolean {
+  if (!LIST_ITEM.test(block[0] ?? '')) return false;
+  let next = blank + 1;
+  while (next < lines.length && (lines[next] ?? '').trim() === '') next++;
+  const line = lines[next];
+  return line !== undefined && (ITEM_CONTINUATION.test(line) || LIST_ITEM.test(line));
+}
+
+/** Splits Markdown into blank-line separated blocks, never inside a fenced code block or a list item. */
 export function splitBlocks(text: string): Block[] {
   const blocks: Block[] = [];
   let current: string[] = [];
@@ -35,7 +51,8 @@ export function splitBlocks(text: string): Block[] {
     }
     current = [];
   };
-  for (const line of text.split('\n')) {
+  const lines = text.split('\n');
+  for (const [at, line] of lines.entries()) {
     if (fence !== undefined) {
       current.push(line);
       if (closesFence(line, fence)) {
@@ -51,8 +68,9 @@ export function splitBlocks(text: string): Block[] {
       current.push(line);
       continue;
     }
-    if (line.trim() === '') flush();
-    else current.push(line);
+    if (line.trim() !== '') current.push(line);
+    else if (continuesList(current, lines, at)) current.push('');
+    else flush();
   }
   flush();
   return blocks.map((block) => (block.kind === 'code' ? { kind: 'code', text: normalizeFence(block.text) } : block));

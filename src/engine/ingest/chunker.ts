@@ -211,7 +211,8 @@ function parseSections(lines: readonly string[]): Section[] {
 
     if (isQuote(line)) {
       const end = quoteEnd(lines, i);
-      addBlock('quote', lines.slice(i, end).map((l) => l.trimEnd()));
+      const quoted = lines.slice(i, end).map((l) => l.trimEnd());
+      addBlock('quote', quoteUnits(quoted), quoted.join('\n'));
       i = end;
       continue;
     }
@@ -272,6 +273,28 @@ function indentedCodeEnd(lines: readonly string[], start: number): number {
   }
   return end;
 }
+
+/**
+ * The units a quote may be split between: its lines, except that an indented line or a blank one
+ * goes with the line before it (a list item with its paragraphs, as a table written as a list of
+ * rows is quoted), and fenced code stays whole.
+ */
+function quoteUnits(lines: readonly string[]): string[] {
+  const units: string[][] = [];
+  let fence: Fence | undefined;
+  for (const line of lines) {
+    const inner = line.replace(QUOTE_MARKER, '');
+    const unit = units[units.length - 1];
+    if (unit !== undefined && (fence !== undefined || isBlank(inner) || indentOf(inner) >= 2)) unit.push(line);
+    else units.push([line]);
+    if (fence === undefined) fence = openingFence(inner, { anyIndent: true });
+    else if (closesFence(inner, fence)) fence = undefined;
+  }
+  return units.map((unit) => unit.join('\n'));
+}
+
+const QUOTE_MARKER = /^ {0,3}> ?/;
+const TRAILING_QUOTED_BLANKS = /(?:\n {0,3}>[ \t]*)+$/;
 
 function quoteEnd(lines: readonly string[], start: number): number {
   let i = start + 1;
@@ -405,7 +428,8 @@ function splitBlock(block: Block, limits: Limits): string[] {
       const units = block.units.flatMap((unit) =>
         unit.length <= limits.max || containsFence(unit) ? [unit] : splitText(unit, limits),
       );
-      return packUnits(units, limits, '\n');
+      // A quote's blank lines go with the unit before them: none is left at the end of a piece.
+      return packUnits(units, limits, '\n').map((piece) => (block.kind === 'quote' ? piece.replace(TRAILING_QUOTED_BLANKS, '') : piece));
     }
   }
 }

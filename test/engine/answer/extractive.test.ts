@@ -54,6 +54,17 @@ describe('long lists and tables', () => {
     const table = ['| op | what |', '| --- | --- |', ...rows].join('\n');
     expect(selectBlocks(passage(table), weights, 60)).toEqual(['| op | what |\n| --- | --- |\n| op 17 | runs VACUUM on the file |']);
   });
+
+  it('keeps the rows of a table written as a list that hold the question\'s words, each row whole', () => {
+    // As the chunker stores it: the blank lines inside an item are empty.
+    const row = (i: number, what: string) => `-   **Call**: \`op${i}\`\n\n    **Notes**: ${what}\n\n    \`\`\`\n    op${i}();\n    \`\`\``;
+    const rows = Array.from({ length: 12 }, (_, i) => row(i, `does something rather long and wordy for row number ${i}`));
+    rows[7] = row(7, `runs ${mark('VACUUM')} on the file`);
+    const quoted = selectBlocks(passage(rows.join('\n\n')), weights, 60);
+    expect(quoted).toEqual([`${row(7, 'runs VACUUM on the file')}\n\n- …`]);
+    const quote = (text: string) => text.split('\n').map((line) => (line === '' ? '>' : `> ${line}`)).join('\n');
+    expect(selectBlocks(passage(quote(rows.join('\n\n'))), weights, 60)).toEqual([quote(`${row(7, 'runs VACUUM on the file')}\n\n- …`)]);
+  });
 });
 
 describe('composeExtractive', () => {

@@ -9,6 +9,17 @@ describe('splitBlocks', () => {
     expect(blocks[1]?.text).toBe('```sh\nnpm install\n\nnpm test\n```');
   });
 
+  it('keeps a list whole over the blank lines inside and between its items (a table written as a list of rows)', () => {
+    const list = ['-   `->` gets a field', '', '    ```', '    SELECT 1;', '', '    SELECT 2;', '    ```', '', '-   `#>` gets a path', '', '    by keys'].join('\n');
+    const blocks = splitBlocks(`**Operator / Description**\n\n${list}\n\nAfter the list.\n\n    indented code`);
+    expect(blocks).toEqual([
+      { kind: 'prose', text: '**Operator / Description**' },
+      { kind: 'list', text: list },
+      { kind: 'prose', text: 'After the list.' },
+      { kind: 'code', text: '    indented code' },
+    ]);
+  });
+
   it('ends a fence at an indented closing fence, as the page meant, and writes it at the margin', () => {
     const blocks = splitBlocks('```\nSELECT 1;\n      ```\n\nafter');
     expect(blocks).toEqual([

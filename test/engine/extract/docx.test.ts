@@ -22,10 +22,18 @@ describe('extractDocx', () => {
         '-   Ask your manager first',
         '-   Book at least two weeks ahead',
         '',
-        '| Office | Days |',
-        '| --- | --- |',
-        '| Berlin | 30  |',
-        '| Lisbon<br>(and Porto) | • 25<br>plus one |',
+        // A cell of two paragraphs makes the table a list of its rows.
+        '-   **Office**: Berlin',
+        '    ',
+        '    **Days**: 30',
+        '',
+        '-   **Office**: Lisbon',
+        '    ',
+        '    (and Porto)',
+        '    ',
+        '    **Days**: • 25',
+        '    ',
+        '    plus one',
       ].join('\n'),
     );
     // Pictures are left out, not inlined as data: URLs.

@@ -59,9 +59,77 @@ describe('htmlToMarkdown', () => {
     expect(markdown).toBe('Sizes\n\n|     |     |\n| ---: | :---: |\n| 1\\|2 | 3   |     |\n| 4   | 5   |');
   });
 
-  it('writes a table with a list in a cell as a table (turndown left it as HTML)', () => {
-    expect(htmlToMarkdown('<table><tr><th>fn</th><th>notes</th></tr><tr><td>f</td><td><ul><li>a</li><li>b</li></ul></td></tr></table>')).toBe(
-      '| fn  | notes |\n| --- | --- |\n| f   | -   a<br>-   b |',
+  it('writes a table whose cells hold blocks as a list of its rows, each cell under its heading, code fenced', () => {
+    const html =
+      '<table><caption>Calls</caption><thead><tr><th>Call</th><th>Notes</th></tr></thead><tbody>' +
+      '<tr><td><code>open</code></td><td><ul><li>a</li><li>b</li></ul></td></tr>' +
+      '<tr><td><code>read</code></td><td><p>Reads.</p><pre>read(fd);\n\nclose(fd);</pre></td></tr></tbody></table>';
+    expect(htmlToMarkdown(html)).toBe(
+      [
+        'Calls',
+        '',
+        '-   **Call**: `open`',
+        '    ',
+        '    **Notes**:',
+        '    ',
+        '    -   a',
+        '    -   b',
+        '',
+        '-   **Call**: `read`',
+        '    ',
+        '    **Notes**: Reads.',
+        '    ',
+        '    ```',
+        '    read(fd);',
+        '    ',
+        '    close(fd);',
+        '    ```',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps a table of inline cells a GFM table, line breaks as <br>, even when a cell is one paragraph', () => {
+    expect(htmlToMarkdown('<table><tr><th>a</th><th>b</th></tr><tr><td>1<br>2</td><td><p>x</p></td></tr></table>')).toBe(
+      '| a   | b   |\n| --- | --- |\n| 1  <br>2 | x   |',
+    );
+  });
+
+  it('writes the headings of a single column once above its rows (function tables of the PostgreSQL manual)', () => {
+    const html =
+      '<table><thead><tr><th><p>Operator</p><p>Description</p></th></tr></thead><tbody>' +
+      '<tr><td><p><code>-&gt;</code></p><p>Gets a field.</p></td></tr><tr><td><p><code>#&gt;</code></p><p>Gets a path.</p></td></tr></tbody></table>';
+    expect(htmlToMarkdown(html)).toBe('**Operator / Description**\n\n-   `->`\n    \n    Gets a field.\n\n-   `#>`\n    \n    Gets a path.');
+  });
+
+  it('leaves empty cells and empty rows out of a table of blocks', () => {
+    const html =
+      '<table><tr><th>a</th><th>b</th><th>c</th></tr><tr><td></td><td><p>p</p><p>q</p></td><td> </td></tr>' +
+      '<tr><td></td><td></td><td></td></tr><tr><td>1</td><td></td><td>3</td></tr></table>';
+    expect(htmlToMarkdown(html)).toBe('-   **b**: p\n    \n    q\n\n-   **a**: 1\n    \n    **c**: 3');
+  });
+
+  it('labels cells by the columns they span, under headings that span columns', () => {
+    const html =
+      '<table><thead><tr><th colspan="2">Size</th><th>Note</th></tr><tr><th>min</th><th>max</th><th></th></tr></thead>' +
+      '<tbody><tr><td colspan="2">any</td><td><p>x</p><p>y</p></td></tr><tr><td>1</td><td>2</td><td>z</td></tr></tbody></table>';
+    expect(htmlToMarkdown(html)).toBe(
+      '-   **Size / min**: any\n    \n    **Note**: x\n    \n    y\n\n-   **Size / min**: 1\n    \n    **Size / max**: 2\n    \n    **Note**: z',
+    );
+  });
+
+  it('writes a table of one row that holds blocks, and a table that holds tables, as their cells one after another', () => {
+    expect(htmlToMarkdown('<table><tr><td><ul><li>a</li></ul></td><td></td><td><h2>T</h2><p>b</p></td></tr></table><p>after</p>')).toBe(
+      '-   a\n\n## T\n\nb\n\nafter',
+    );
+    const nested =
+      '<table><tr><td><table><tr><th>k</th><th>v</th></tr><tr><td>x</td><td><pre>y</pre></td></tr></table></td><td>side</td></tr>' +
+      '<tr><td>2</td><td>3</td></tr></table>';
+    expect(htmlToMarkdown(nested)).toBe('-   **k**: x\n    \n    **v**:\n    \n    ```\n    y\n    ```\n\nside\n\n2\n\n3');
+  });
+
+  it('quotes a table of blocks in a blockquote line by line', () => {
+    expect(htmlToMarkdown('<blockquote><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td><p>x</p><p>y</p></td></tr></table></blockquote>')).toBe(
+      '> -   **a**: 1\n>     \n>     **b**: x\n>     \n>     y',
     );
   });
 

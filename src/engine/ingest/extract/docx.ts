@@ -64,8 +64,9 @@ interface DocxElement {
 
 /**
  * Makes Word tables come out as Markdown tables: the first row heads the table when Word marks
- * none, and paragraphs in cells lose heading and list styles (the Markdown converter keeps a table
- * holding headings or lists as raw HTML); list items in cells keep a bullet.
+ * none, and paragraphs in cells lose heading and list styles, so that a cell reads as its lines of
+ * text (a cell of several paragraphs makes the table a list of its rows, see
+ * markdown/block-tables.ts); list items in cells keep a bullet.
  */
 function plainTables(element: DocxElement, inCell = false): DocxElement {
   if (element.type === 'table') {

@@ -2,12 +2,17 @@
  * GitHub-flavoured Markdown tables, laid out as turndown's GFM plugin laid them out: a row of
  * headings and its divider (an empty heading row when the table has none), `|` escaped in cells,
  * line breaks in cells as <br>, alignment by the cells' votes. A table that holds another table,
- * or has a single cell, is written as its cells' content one after another.
+ * or has a single cell, is written as its cells' content one after another. A table with a cell
+ * that holds blocks, which a GFM cell cannot, is written by block-tables.ts instead.
  */
+import { blockTable, holdsBlocks, type WrittenCell, type WrittenRow } from './block-tables.js';
 import { closestAncestor, isElement } from './elements.js';
 import type { CollapsedTree } from './tree.js';
 
 type Alignment = '' | 'left' | 'right' | 'center';
+
+/** Why a table is written as its cells' content: it has one cell, or it lays out other tables. */
+type Flat = 'one cell' | 'holds a table';
 
 interface TableLayout {
   /** Rows of the head, then of the bodies, then of the foot. */
@@ -16,6 +21,12 @@ interface TableLayout {
   readonly columns: number;
   /** Each column's alignment, worked out when first needed. */
   alignments?: readonly Alignment[];
+  /** The rows as the walk wrote them, with their cells' Markdown, for a table of blocks. */
+  readonly written: WrittenRow[];
+  /** Cells written since the last row ended. */
+  cells: WrittenCell[];
+  /** Whether a cell holds blocks. */
+  holdsBlocks: boolean;
 }
 
 const BORDERS: Record<Alignment, string> = { '': '---', left: ':---', right: '---:', center: ':---:' };
@@ -24,30 +35,38 @@ const DIVIDER = /\| :?---/;
 const MAX_COLUMN_SPAN = 1000;
 
 export class Tables {
-  /** Each table met, with its layout, or null when it is written as its cells' content. */
-  private readonly layouts = new Map<Element, TableLayout | null>();
+  /** Each table met, with its layout, or why it is written as its cells' content. */
+  private readonly layouts = new Map<Element, TableLayout | Flat>();
 
   constructor(private readonly tree: CollapsedTree) {}
 
   table(table: Element, content: string): string {
     const layout = this.layout(table);
-    if (layout === null) return content;
+    if (typeof layout === 'string') return content;
+    const caption = this.tree.firstDescendant(table, 'caption');
+    const captionText = caption === undefined ? '' : this.tree.textContent(caption);
+    const above = captionText ? `${captionText}\n\n` : '';
+    if (layout.holdsBlocks) {
+      if (layout.cells.length > 0) layout.written.push({ heading: false, cells: layout.cells });
+      return `\n\n${above}${blockTable(layout.written)}\n\n`;
+    }
     const rows = content.replace(/\n+/g, '\n');
     let emptyHeading = '';
     if (layout.columns > 0 && !DIVIDER.test(secondLine(rows.trim()))) {
       emptyHeading = `|${'     |'.repeat(layout.columns)}\n|`;
       for (const alignment of this.alignments(layout)) emptyHeading += ` ${BORDERS[alignment]} |`;
     }
-    const caption = this.tree.firstDescendant(table, 'caption');
-    const captionText = caption === undefined ? '' : this.tree.textContent(caption);
-    return `\n\n${captionText ? `${captionText}\n\n` : ''}${`${emptyHeading}${rows}`.trimStart()}\n\n`;
+    return `\n\n${above}${`${emptyHeading}${rows}`.trimStart()}\n\n`;
   }
 
   row(row: Element, content: string): string {
     const layout = this.layoutAround(row);
-    if (layout === null) return content;
+    if (typeof layout === 'string') return content;
+    const heading = this.isHeadingRow(row);
+    layout.written.push({ heading, cells: layout.cells });
+    layout.cells = [];
     let divider = '';
-    if (this.isHeadingRow(row)) {
+    if (heading) {
       const cells = this.tree.childNodes(row);
       const alignments = this.alignments(layout);
       for (let column = 0; column < layout.columns; column++) divider += cellText(BORDERS[alignments[column] ?? ''], cells[column], column);
@@ -56,18 +75,23 @@ export class Tables {
   }
 
   cell(cell: Element, content: string): string {
-    if (this.layoutAround(cell) === null) return content;
+    const layout = this.layoutAround(cell);
+    // The cells of a table laid out with tables are blocks of their own.
+    if (layout === 'holds a table') return `\n\n${content}\n\n`;
+    if (layout === 'one cell') return content;
+    layout.cells.push({ markdown: content, columnSpan: columnSpan(cell) });
+    if (!layout.holdsBlocks && holdsBlocks(content)) layout.holdsBlocks = true;
     let index = 0;
     for (let node = this.tree.previousSibling(cell); node !== null; node = this.tree.previousSibling(node)) index++;
     return cellText(content, cell, index);
   }
 
-  private layoutAround(part: Element): TableLayout | null {
+  private layoutAround(part: Element): TableLayout | Flat {
     const table = closestAncestor(part, 'table');
-    return table === undefined ? null : this.layout(table);
+    return table === undefined ? 'one cell' : this.layout(table);
   }
 
-  private layout(table: Element): TableLayout | null {
+  private layout(table: Element): TableLayout | Flat {
     let layout = this.layouts.get(table);
     if (layout === undefined) {
       layout = this.measure(table);
@@ -76,12 +100,12 @@ export class Tables {
     return layout;
   }
 
-  private measure(table: Element): TableLayout | null {
+  private measure(table: Element): TableLayout | Flat {
     const rows = tableRows(table);
     const cellCounts = rows.map((row) => this.tree.childNodes(row).length);
-    if (rows.length === 1 && (cellCounts[0] ?? 0) <= 1) return null;
-    if (this.tree.firstDescendant(table, 'table') !== undefined) return null;
-    return { rows, columns: cellCounts.reduce((most, count) => Math.max(most, count), 0) };
+    if (rows.length === 1 && (cellCounts[0] ?? 0) <= 1) return 'one cell';
+    if (this.tree.firstDescendant(table, 'table') !== undefined) return 'holds a table';
+    return { rows, columns: cellCounts.reduce((most, count) => Math.max(most, count), 0), written: [], cells: [], holdsBlocks: false };
   }
 
   private alignments(layout: TableLayout): readonly Alignment[] {
@@ -150,10 +174,16 @@ function alignmentOf(cell: Node): Alignment | undefined {
 function cellText(content: string, cell: Node | undefined, index: number): string {
   let text = content.trim().replace(/\n\r/g, '<br>').replace(/\n/g, '<br>').replace(/\|+/g, '\\|').padEnd(3);
   if (cell !== undefined && isElement(cell)) {
-    const span = Math.min(Number(cell.getAttribute('colspan') || 1), MAX_COLUMN_SPAN);
+    const span = columnSpan(cell);
     for (let column = 1; column < span; column++) text += ' |    ';
   }
   return `${index === 0 ? '| ' : ' '}${text} |`;
+}
+
+/** How many columns a cell takes: its colspan, at least one and at most HTML's limit. */
+function columnSpan(cell: Element): number {
+  const span = Math.min(Number(cell.getAttribute('colspan') || 1), MAX_COLUMN_SPAN);
+  return span > 1 ? Math.ceil(span) : 1;
 }
 
 /** The second line of the text, or the text when it has one line. */
