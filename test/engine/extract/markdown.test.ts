@@ -1,5 +1,6 @@
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
+import { escapeMarkdown } from '../../../src/engine/ingest/extract/markdown/escape.js';
 import { htmlToMarkdown } from '../../../src/engine/ingest/extract/markdown.js';
 import { markupToMarkdown } from '../../../src/engine/ingest/extract/markup.js';
 
@@ -158,6 +159,27 @@ describe('htmlToMarkdown', () => {
   });
 });
 
+
+describe('escapeMarkdown', () => {
+  it('escapes what a text starts with only when it is whole, also when the text ends right there', () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ['', ''],
+      ['-', '\\-'],
+      ['+', '+'],
+      ['+ a', '\\+ a'],
+      ['#', '#'],
+      ['######', '######'],
+      ['###### a', '\\###### a'],
+      ['####### a', '####### a'],
+      ['7', '7'],
+      ['12.', '12.'],
+      ['12. a', '12\\. a'],
+      ['12.a', '12.a'],
+      ['1_2. a', '1\\_2. a'],
+    ];
+    for (const [text, escaped] of cases) expect(escapeMarkdown(text), text).toBe(escaped);
+  });
+});
 
 describe('markupToMarkdown', () => {
   it('keeps the text of markup nested deeper than the walk can follow', () => {

@@ -20,24 +20,34 @@ export function escapeMarkdown(text: string): string {
   return escapeStart(text, escaped === '' ? text : escaped + text.slice(from));
 }
 
-/** `escaped` with what `text` starts with escaped too: `-`, `+ `, `=`, `# ` to `###### `, `~~~`, `>`, `1. `. */
+/**
+ * `escaped` with what `text` starts with escaped too: `-`, `+ `, `=`, `# ` to `###### `, `~~~`, `>`, `1. `.
+ * Reads no character past the end of `text`: charCodeAt out of bounds makes V8 throw away the
+ * optimized code of the writer's hottest path, and compile it again.
+ */
 function escapeStart(text: string, escaped: string): string {
+  if (text === '') return escaped;
   const first = text.charCodeAt(0);
   if (first === 45 || first === 61 || first === 62) return `\\${escaped}`; // - = >
-  if (first === 43) return text.charCodeAt(1) === 32 ? `\\${escaped}` : escaped; // '+ '
+  if (first === 43) return codeAt(text, 1) === 32 ? `\\${escaped}` : escaped; // '+ '
   if (first === 126) return text.startsWith('~~~') ? `\\${escaped}` : escaped;
   if (first === 35) {
     let hashes = 1;
-    while (text.charCodeAt(hashes) === 35) hashes++;
-    return hashes <= 6 && text.charCodeAt(hashes) === 32 ? `\\${escaped}` : escaped;
+    while (codeAt(text, hashes) === 35) hashes++;
+    return hashes <= 6 && codeAt(text, hashes) === 32 ? `\\${escaped}` : escaped;
   }
   if (first >= 48 && first <= 57) {
     let digits = 1;
-    while (isDigit(text.charCodeAt(digits))) digits++;
+    while (isDigit(codeAt(text, digits))) digits++;
     // Digits are never escaped, so they stand at the same place in `escaped`.
-    if (text.charCodeAt(digits) === 46 && text.charCodeAt(digits + 1) === 32) return `${escaped.slice(0, digits)}\\${escaped.slice(digits)}`;
+    if (codeAt(text, digits) === 46 && codeAt(text, digits + 1) === 32) return `${escaped.slice(0, digits)}\\${escaped.slice(digits)}`;
   }
   return escaped;
+}
+
+/** The character code at `at`, or -1 past the end. */
+function codeAt(text: string, at: number): number {
+  return at < text.length ? text.charCodeAt(at) : -1;
 }
 
 function isDigit(code: number): boolean {
