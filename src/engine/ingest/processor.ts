@@ -14,7 +14,6 @@
  * several sources, yet short enough that a search never waits long behind one.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { Db } from '../store/database.js';
@@ -36,7 +35,6 @@ const RETRY_BASE_MS = 2_000;
 const RETRY_MAX_MS = 5 * 60_000;
 /** How often to look for work that other processes queued. */
 const POLL_MS = 1_000;
-const IDLE_POLL_MS = 20;
 /** A batch of sources read is committed when it holds this many sources, or this much Markdown, */
 const BATCH_SOURCES = 16;
 const BATCH_CHARACTERS = 64 * 1024;
@@ -179,6 +177,16 @@ export class SourceProcessor {
     this.#renew.unref();
   }
 
+  /** Who holds this processor's leases (see leaseOwner). */
+  get owner(): string {
+    return this.#owner.id;
+  }
+
+  /** Nothing is being claimed, read or waiting to be committed. */
+  get idle(): boolean {
+    return !this.#claiming && this.#inFlight.size === 0 && this.#batch.length === 0;
+  }
+
   /** There may be new work: takes as many jobs as the limits allow, soon. */
   kick(): void {
     this.#exhaustedWith = undefined;
@@ -190,14 +198,6 @@ export class SourceProcessor {
     if (this.#claiming || this.#closed) return;
     this.#claiming = true;
     setImmediate(() => this.#claimJobs());
-  }
-
-  /** Resolves once the queue holds nothing this process could still work on. */
-  async whenIdle(): Promise<void> {
-    while (!this.#closed && (this.#claiming || this.#inFlight.size > 0 || this.#batch.length > 0 || this.#stores.jobs.nextAvailableAt() !== null)) {
-      this.kick();
-      await sleep(IDLE_POLL_MS);
-    }
   }
 
   /** Stops taking work, abandons reads under way and gives their jobs back for another process. */
