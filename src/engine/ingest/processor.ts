@@ -19,7 +19,7 @@ import type { ChunkRepository } from '../store/chunks.js';
 import type { Db } from '../store/database.js';
 import { leaseOwner, type JobRepository, type JobRow } from '../store/jobs.js';
 import type { SourceRepository } from '../store/sources.js';
-import { chunkMarkdown } from './chunker.js';
+import { chunkMarkdown, type Chunk } from './chunker.js';
 import type { SourceReading, SourceText } from './reading.js';
 
 /**
@@ -69,10 +69,18 @@ export interface Embedder {
   embedSource(sourceId: number, signal: AbortSignal): Promise<void>;
 }
 
+/** A source read and chunked: what its transaction stores. */
+interface Chunked {
+  readonly text: SourceText;
+  /** The title its chunks carry: the one read, else the source's own. */
+  readonly title: string;
+  readonly pieces: readonly Chunk[];
+}
+
 /** A source read and waiting for its batch to be committed. */
 interface ReadSource {
   readonly job: JobRow;
-  readonly text: SourceText;
+  readonly chunked: Chunked;
   readonly committed: () => void;
   readonly failed: (error: unknown) => void;
 }
@@ -140,11 +148,11 @@ export class SourceProcessor {
     // Immediate transactions take the write lock before reading, so that two
     // processes never both read and then fail to upgrade to a write. Each source of a
     // batch is a savepoint of its own: one that cannot be stored fails alone.
-    const indexOne = stores.db.transaction((job: JobRow, text: SourceText) => this.#index(job, text));
+    const indexOne = stores.db.transaction((job: JobRow, chunked: Chunked) => this.#index(job, chunked));
     const storeBatch = stores.db.transaction((batch: readonly ReadSource[]) => {
       const settles = batch.map((read) => {
         try {
-          indexOne(read.job, read.text);
+          indexOne(read.job, read.chunked);
           return read.committed;
         } catch (error) {
           return () => read.failed(error);
@@ -312,7 +320,9 @@ export class SourceProcessor {
       if (this.#closed) return;
       // Its place goes to the next source now: waiting for the batch is no reason to read less.
       this.#settled(job);
-      await this.#addToBatch(job, text);
+      // Chunked before its transaction, which then holds the write lock for the inserts alone.
+      const title = text.title || source.title || source.name || '';
+      await this.#addToBatch(job, { text, title, pieces: chunkMarkdown(text.markdown, { title }) });
     } catch (error) {
       if (this.#closed) return;
       this.#fail(job, error);
@@ -320,10 +330,10 @@ export class SourceProcessor {
   }
 
   /** Resolves once the source is committed with its batch; rejects with the reason it could not be. */
-  #addToBatch(job: JobRow, text: SourceText): Promise<void> {
+  #addToBatch(job: JobRow, chunked: Chunked): Promise<void> {
     return new Promise((committed, failed) => {
-      this.#batch.push({ job, text, committed, failed });
-      this.#batchCharacters += text.markdown.length;
+      this.#batch.push({ job, chunked, committed, failed });
+      this.#batchCharacters += chunked.text.markdown.length;
       if (this.#batch.length >= BATCH_SOURCES || this.#batchCharacters >= BATCH_CHARACTERS) this.#commitBatch();
       else this.#batchTimer ??= setTimeout(() => this.#commitBatch(), BATCH_DELAY_MS);
     });
@@ -367,15 +377,13 @@ export class SourceProcessor {
   }
 
   /** Runs inside one transaction: content, chunks, status and job change together or not at all. */
-  #index(job: JobRow, text: SourceText): void {
+  #index(job: JobRow, { text, title, pieces }: Chunked): void {
     const { sources, chunks, jobs } = this.#stores;
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
     if (!jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) return;
     const source = sources.get(job.source_id);
     if (source) {
-      const title = text.title || source.title || source.name || '';
-      const pieces = chunkMarkdown(text.markdown, { title });
       if (pieces.length === 0) {
         chunks.replace(source.id, source.guru_id, '', []);
         sources.markFailed(source.id, 'The source has no text to index.');
