@@ -142,6 +142,15 @@ describe('the writer thread', () => {
     expect(logged.join('')).toMatch(/info took over work left by a crashed writer thread jobs=\d+/);
   });
 
+  it('says why when the thread cannot start, instead of waiting for work that cannot be done', async () => {
+    await queue({ text_sources: [{ name: 'note', content: 'The okapi waits.' }] });
+    const opened = openWriter({ entry: new URL('../../support/no-such-writer-thread.mjs', import.meta.url) });
+    opened.kick();
+    await expect(opened.whenIdle()).rejects.toThrow(/^The writer thread could not start: .*no-such-writer-thread\.mjs/);
+    expect(logged.join('')).toMatch(/error the writer thread could not start/);
+    expect(statuses()).toEqual(['NOT_PROCESSED']);
+  });
+
   it('lets the serving thread read while a batch commit waits for the write lock', async () => {
     let requested: () => void = () => {};
     const pageRequested = new Promise<void>((resolve) => (requested = resolve));

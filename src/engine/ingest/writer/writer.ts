@@ -103,8 +103,9 @@ export class IngestionWriter {
     clearTimeout(timer);
   }
 
+  /** A thread that could not start is tried again with the next work queued here, not by every poll. */
   #pollForWork(): void {
-    if (this.#stopped || this.#thread) return;
+    if (this.#stopped || this.#thread || this.#failure !== undefined) return;
     try {
       if (this.#jobs.nextAvailableAt() !== null) this.#start();
     } catch (error) {
