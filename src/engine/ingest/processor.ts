@@ -1,6 +1,7 @@
 /**
  * Works through the durable job queue: each job reads one data source (its
- * stored text, or its URL) and indexes it as chunks. Jobs live in the
+ * stored text, or its URL) and indexes it as chunks. It runs in the writer thread
+ * (writer/), over a database connection of its own. Jobs live in the
  * database, so any process on the data directory may take them: work queued
  * by another process is found by polling, work left by a process that died is
  * taken over within a poll (same machine: its process is gone) or when its
