@@ -11,7 +11,9 @@
 // second entry point, dist/bin/extraction-worker.js; src/engine/ingest/extract/
 // extraction-pool.ts finds it there whether the engine runs from this bundle, from
 // tsc's dist/ or from the TypeScript sources under vitest. Its worker carries faster versions
-// of the libraries extraction spends its time in (LIBRARY_EDITS below).
+// of the libraries extraction spends its time in (LIBRARY_EDITS below). The writer thread
+// (ingestion's SQLite writes, src/engine/ingest/writer/) is a third, dist/bin/writer-thread.js,
+// found the same way.
 import { chmodSync, cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
@@ -162,6 +164,7 @@ await build({
   entryPoints: {
     'guru-mcp': fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)),
     'extraction-worker': fileURLToPath(new URL('../src/engine/ingest/extract/extraction-worker.ts', import.meta.url)),
+    'writer-thread': fileURLToPath(new URL('../src/engine/ingest/writer/writer-thread.ts', import.meta.url)),
   },
   outdir,
   bundle: true,

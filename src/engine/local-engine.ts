@@ -99,7 +99,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#gurus = new LocalGurus(context);
     this.#integrations = new LocalIntegrations(context, this.#gurus);
     this.#search = new LocalSearch(context, this.#gurus);
-    this.#dataSources = new LocalDataSources(context, this.#gurus, this.#integrations, this.#search);
+    this.#dataSources = new LocalDataSources(context, this.#gurus, this.#integrations);
     this.#sessions = new LocalSessions(context, this.#gurus);
     this.#votes = new LocalVotes(this.#gurus, this.#sessions);
     this.#progress = new LocalProgress(context, this.#gurus);

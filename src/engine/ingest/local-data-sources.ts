@@ -18,14 +18,12 @@ import { parseRequest } from '../../core/validate.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
-import type { LocalSearch } from '../search/local-search.js';
-import { ChunkRepository } from '../store/chunks.js';
 import { JobRepository } from '../store/jobs.js';
 import { SourceRepository, toListedSource } from '../store/sources.js';
 import type { LocalIntegrations } from './local-integrations.js';
-import { SourceProcessor } from './processor.js';
 import { SourceReading } from './reading.js';
 import { canonicalUrls, SOURCE_LIMITS, URL_KIND_TYPES, URL_KINDS, type UrlSourcePlan } from './url-sources.js';
+import { IngestionWriter } from './writer/writer.js';
 
 /** Upload limits: documents bigger than this are refused rather than read into memory. */
 const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
@@ -50,9 +48,10 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   readonly #sources: SourceRepository;
   readonly #jobs: JobRepository;
   readonly #reading: SourceReading;
-  readonly #processor: SourceProcessor;
+  /** Reads and indexes the queued sources, in a thread of its own. */
+  readonly #writer: IngestionWriter;
 
-  constructor(context: EngineContext, gurus: LocalGurus, integrations: LocalIntegrations, search: LocalSearch) {
+  constructor(context: EngineContext, gurus: LocalGurus, integrations: LocalIntegrations) {
     const { db, logger, settings } = context;
     this.#context = context;
     this.#gurus = gurus;
@@ -67,12 +66,17 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       },
       (guruId, kind) => integrations.credentials(guruId, kind),
     );
-    this.#processor = new SourceProcessor(
-      { db, jobs: this.#jobs, sources: this.#sources, chunks: new ChunkRepository(db) },
-      this.#reading,
+    this.#writer = new IngestionWriter(
+      {
+        dataDir: settings.dataDir,
+        allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
+        ...(settings.youtubeBaseUrl === undefined ? {} : { youtubeBaseUrl: settings.youtubeBaseUrl }),
+        ...(settings.extraction === undefined ? {} : { extraction: settings.extraction }),
+        ...(settings.processing === undefined ? {} : { processing: settings.processing }),
+        ...(settings.embeddings === undefined ? {} : { embeddings: settings.embeddings }),
+      },
+      this.#jobs,
       logger,
-      settings.processing,
-      search.embedder,
     );
   }
 
@@ -101,7 +105,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
         }),
       ])
       .immediate();
-    this.#processor.kick();
+    this.#writer.kick();
     return created;
   }
 
@@ -149,7 +153,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
         }
       })
       .immediate();
-    this.#processor.kick();
+    this.#writer.kick();
     return { msg: `Reindexing ${ids.length} data source${ids.length === 1 ? '' : 's'}` };
   }
 
@@ -201,7 +205,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
         .immediate();
       results.push({ name: file.name, status: 'success', id: row.id, type: kind, title, private: options.private ?? false });
     }
-    this.#processor.kick();
+    this.#writer.kick();
     return results;
   }
 
@@ -220,12 +224,12 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
 
   /** Takes up queued work, including work left by an earlier run. */
   resume(): void {
-    this.#processor.kick();
+    this.#writer.resume();
   }
 
   /** Takes no queued work in this process (short reads); reading stays open for crawls and imports. */
   leaveQueue(): void {
-    void this.#processor.close();
+    this.#writer.leave();
   }
 
   /** Queues making the vectors of these sources. */
@@ -235,16 +239,16 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
         for (const id of sourceIds) this.#jobs.enqueue('embed_source', id, null, Date.now());
       })
       .immediate();
-    this.#processor.kick();
+    this.#writer.kick();
   }
 
   /** Resolves once no data-source processing is queued or running. */
   whenIdle(): Promise<void> {
-    return this.#processor.whenIdle();
+    return this.#writer.whenIdle();
   }
 
   async close(): Promise<void> {
-    await this.#processor.close();
+    await this.#writer.close();
     await this.#reading.close();
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Works through the durable job queue: each job reads one data source (its
- * stored text, or its URL) and indexes it as chunks. Jobs live in the
+ * stored text, or its URL) and indexes it as chunks. It runs in the writer thread
+ * (writer/), over a database connection of its own. Jobs live in the
  * database, so any process on the data directory may take them: work queued
  * by another process is found by polling, work left by a process that died is
  * taken over within a poll (same machine: its process is gone) or when its
@@ -14,13 +15,12 @@
  * several sources, yet short enough that a search never waits long behind one.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { Db } from '../store/database.js';
 import { leaseOwner, type JobRepository, type JobRow } from '../store/jobs.js';
 import type { SourceRepository } from '../store/sources.js';
-import { chunkMarkdown } from './chunker.js';
+import { chunkMarkdown, type Chunk } from './chunker.js';
 import type { SourceReading, SourceText } from './reading.js';
 
 /**
@@ -36,7 +36,6 @@ const RETRY_BASE_MS = 2_000;
 const RETRY_MAX_MS = 5 * 60_000;
 /** How often to look for work that other processes queued. */
 const POLL_MS = 1_000;
-const IDLE_POLL_MS = 20;
 /** A batch of sources read is committed when it holds this many sources, or this much Markdown, */
 const BATCH_SOURCES = 16;
 const BATCH_CHARACTERS = 64 * 1024;
@@ -71,10 +70,18 @@ export interface Embedder {
   embedSource(sourceId: number, signal: AbortSignal): Promise<void>;
 }
 
+/** A source read and chunked: what its transaction stores. */
+interface Chunked {
+  readonly text: SourceText;
+  /** The title its chunks carry: the one read, else the source's own. */
+  readonly title: string;
+  readonly pieces: readonly Chunk[];
+}
+
 /** A source read and waiting for its batch to be committed. */
 interface ReadSource {
   readonly job: JobRow;
-  readonly text: SourceText;
+  readonly chunked: Chunked;
   readonly committed: () => void;
   readonly failed: (error: unknown) => void;
 }
@@ -142,11 +149,11 @@ export class SourceProcessor {
     // Immediate transactions take the write lock before reading, so that two
     // processes never both read and then fail to upgrade to a write. Each source of a
     // batch is a savepoint of its own: one that cannot be stored fails alone.
-    const indexOne = stores.db.transaction((job: JobRow, text: SourceText) => this.#index(job, text));
+    const indexOne = stores.db.transaction((job: JobRow, chunked: Chunked) => this.#index(job, chunked));
     const storeBatch = stores.db.transaction((batch: readonly ReadSource[]) => {
       const settles = batch.map((read) => {
         try {
-          indexOne(read.job, read.text);
+          indexOne(read.job, read.chunked);
           return read.committed;
         } catch (error) {
           return () => read.failed(error);
@@ -179,6 +186,16 @@ export class SourceProcessor {
     this.#renew.unref();
   }
 
+  /** Who holds this processor's leases (see leaseOwner). */
+  get owner(): string {
+    return this.#owner.id;
+  }
+
+  /** Nothing is being claimed, read or waiting to be committed. */
+  get idle(): boolean {
+    return !this.#claiming && this.#inFlight.size === 0 && this.#batch.length === 0;
+  }
+
   /** There may be new work: takes as many jobs as the limits allow, soon. */
   kick(): void {
     this.#exhaustedWith = undefined;
@@ -190,14 +207,6 @@ export class SourceProcessor {
     if (this.#claiming || this.#closed) return;
     this.#claiming = true;
     setImmediate(() => this.#claimJobs());
-  }
-
-  /** Resolves once the queue holds nothing this process could still work on. */
-  async whenIdle(): Promise<void> {
-    while (!this.#closed && (this.#claiming || this.#inFlight.size > 0 || this.#batch.length > 0 || this.#stores.jobs.nextAvailableAt() !== null)) {
-      this.kick();
-      await sleep(IDLE_POLL_MS);
-    }
   }
 
   /** Stops taking work, abandons reads under way and gives their jobs back for another process. */
@@ -312,7 +321,9 @@ export class SourceProcessor {
       if (this.#closed) return;
       // Its place goes to the next source now: waiting for the batch is no reason to read less.
       this.#settled(job);
-      await this.#addToBatch(job, text);
+      // Chunked before its transaction, which then holds the write lock for the inserts alone.
+      const title = text.title || source.title || source.name || '';
+      await this.#addToBatch(job, { text, title, pieces: chunkMarkdown(text.markdown, { title }) });
     } catch (error) {
       if (this.#closed) return;
       this.#fail(job, error);
@@ -320,10 +331,10 @@ export class SourceProcessor {
   }
 
   /** Resolves once the source is committed with its batch; rejects with the reason it could not be. */
-  #addToBatch(job: JobRow, text: SourceText): Promise<void> {
+  #addToBatch(job: JobRow, chunked: Chunked): Promise<void> {
     return new Promise((committed, failed) => {
-      this.#batch.push({ job, text, committed, failed });
-      this.#batchCharacters += text.markdown.length;
+      this.#batch.push({ job, chunked, committed, failed });
+      this.#batchCharacters += chunked.text.markdown.length;
       if (this.#batch.length >= BATCH_SOURCES || this.#batchCharacters >= BATCH_CHARACTERS) this.#commitBatch();
       else this.#batchTimer ??= setTimeout(() => this.#commitBatch(), BATCH_DELAY_MS);
     });
@@ -367,15 +378,13 @@ export class SourceProcessor {
   }
 
   /** Runs inside one transaction: content, chunks, status and job change together or not at all. */
-  #index(job: JobRow, text: SourceText): void {
+  #index(job: JobRow, { text, title, pieces }: Chunked): void {
     const { sources, chunks, jobs } = this.#stores;
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
     if (!jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) return;
     const source = sources.get(job.source_id);
     if (source) {
-      const title = text.title || source.title || source.name || '';
-      const pieces = chunkMarkdown(text.markdown, { title });
       if (pieces.length === 0) {
         chunks.replace(source.id, source.guru_id, '', []);
         sources.markFailed(source.id, 'The source has no text to index.');

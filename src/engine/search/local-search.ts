@@ -10,7 +10,6 @@ import { parseRequest } from '../../core/validate.js';
 import { faviconOf } from '../answer/extractive.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
-import type { Embedder } from '../ingest/processor.js';
 import { parseLabels } from '../store/sources.js';
 import { fuseRanked } from './fusion.js';
 import { parseQuery } from './query.js';
@@ -27,8 +26,6 @@ const EMBEDDINGS_RETRY_MS = 60_000;
 
 export class LocalSearch implements Searching {
   readonly retriever: Retriever;
-  /** Makes the vectors of newly indexed sources; undefined without embeddings (then none is ever queued). */
-  readonly embedder: Embedder | undefined;
   readonly #context: EngineContext;
   readonly #gurus: LocalGurus;
   readonly #searches: SearchLogRepository;
@@ -50,9 +47,6 @@ export class LocalSearch implements Searching {
           SemanticSearch.open(db, new EmbeddingsProvider(embeddings), logger),
         )
       : Promise.resolve(undefined);
-    this.embedder = embeddings && {
-      embedSource: async (sourceId: number, signal: AbortSignal) => (await this.#semantic)?.embedSource(sourceId, signal),
-    };
   }
 
   async semanticSearch(slug: string, input: SemanticSearchRequest): Promise<SemanticSearchResponse> {

@@ -138,6 +138,11 @@ export class JobRepository {
     return released;
   }
 
+  /** Frees the leases of one owner known to be gone (a writer thread of this process that crashed); how many. */
+  releaseLeasesOf(owner: string): number {
+    return this.#releaseOwner.run(owner).changes;
+  }
+
   /** When the earliest job may next be claimed (epoch ms), or null when the queue is empty. */
   nextAvailableAt(): number | null {
     return this.#nextAvailable.get()?.at ?? null;

@@ -12,9 +12,9 @@
  * runs from: the bundle, tsc's dist/, or the TypeScript sources under vitest (whose global setup
  * builds dist/ first). The bundle carries a faster linkedom (see the script).
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { builtWorkerEntry } from '../built-worker.js';
 import { SourceError } from '../sources/types.js';
 import type { DocumentKind, ExtractedDocument } from './document.js';
 import type { ExtractionResults, ExtractionTask, SerializedError, WorkerMessage } from './extraction-protocol.js';
@@ -45,7 +45,6 @@ const DEFAULT_TASK_TIMEOUT_MS = 60_000;
 const DEFAULT_HEAP_MB = 1024;
 /** A worker without work for this long stops, giving back its memory. */
 const IDLE_MS = 30_000;
-const WORKER_FILE = 'dist/bin/extraction-worker.js';
 
 export const defaultExtractionThreads = (): number => availableParallelism();
 
@@ -150,7 +149,7 @@ export class ExtractionPool implements PageExtractor, MarkupConverter {
   }
 
   #start(): void {
-    this.#entry ??= workerEntry();
+    this.#entry ??= builtWorkerEntry('extraction-worker.js', 'extraction worker');
     const worker = new Worker(this.#entry, {
       resourceLimits: { maxOldGenerationSizeMb: this.#heapMb },
       // Whatever a library prints goes to stderr: in stdio mode, stdout carries the protocol.
@@ -223,18 +222,6 @@ export class ExtractionPool implements PageExtractor, MarkupConverter {
   #failQueue(reason: string): void {
     const error = new Error(reason);
     for (const job of this.#queue.splice(0)) job.reject(error);
-  }
-}
-
-/** dist/bin/extraction-worker.js of the package this module belongs to. */
-function workerEntry(): URL {
-  for (let folder = new URL('.', import.meta.url); ; folder = new URL('..', folder)) {
-    if (existsSync(new URL('package.json', folder))) {
-      const entry = new URL(WORKER_FILE, folder);
-      if (!existsSync(entry)) throw new Error(`The extraction worker ${entry.pathname} is missing; build it with \`npm run build\`.`);
-      return entry;
-    }
-    if (folder.pathname === '/') throw new Error('The extraction worker was not found: no package.json above the engine');
   }
 }
 
