@@ -142,6 +142,24 @@ describe('the writer thread', () => {
     expect(logged.join('')).toMatch(/info took over work left by a crashed writer thread jobs=\d+/);
   });
 
+  it('spaces out the restarts of a thread that crashes every time, instead of starting it in a tight loop', async () => {
+    site = await startLoopbackServer({
+      '/slow': async (_request, response) => {
+        await sleep(10_000);
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('Too late.');
+      },
+    });
+    await queue({ website_urls: [site.url('/slow')] });
+    const opened = openWriter({ entry: new URL('../../support/always-crashing-writer-thread.mjs', import.meta.url) });
+    opened.resume();
+    await sleep(3_000);
+    const restarts = logged.filter((line) => line.includes('the writer thread stopped; starting it again')).length;
+    // At once after the first crash, then after 1 s, 2 s, 4 s…: three or four starts in 3 s, not hundreds.
+    expect(restarts).toBeGreaterThanOrEqual(2);
+    expect(restarts).toBeLessThanOrEqual(4);
+    expect(threads.length).toBeLessThanOrEqual(4);
+  });
+
   it('says why when the thread cannot start, instead of waiting for work that cannot be done', async () => {
     await queue({ text_sources: [{ name: 'note', content: 'The okapi waits.' }] });
     const opened = openWriter({ entry: new URL('../../support/no-such-writer-thread.mjs', import.meta.url) });

@@ -24,6 +24,10 @@ const IDLE_POLL_MS = 20;
 const DEFAULT_IDLE_MS = 30_000;
 /** How long close() waits for the writer to commit what it read and give back its jobs. */
 const CLOSE_TIMEOUT_MS = 30_000;
+/** A writer thread that crashes again soon after a restart is started again later each time, up to this. */
+const MAX_RESTART_DELAY_MS = 30_000;
+/** A thread that ran this long before crashing counts as healthy: the next one starts at once. */
+const HEALTHY_RUN_MS = 60_000;
 
 export type WriterOptions = Omit<WriterSettings, 'takeOver' | 'idleMs'> & {
   readonly idleMs?: number;
@@ -40,6 +44,7 @@ interface Thread {
   /** It said it stops (asked to, or idle) and holds no lease. */
   stopping: boolean;
   failure: Error | undefined;
+  readonly startedAt: number;
 }
 
 export class IngestionWriter {
@@ -51,6 +56,9 @@ export class IngestionWriter {
   #thread: Thread | undefined;
   /** Owners of writer threads that crashed holding leases, until a new thread has taken them over. */
   #crashed: string[] = [];
+  /** Crashes in a row, each soon after its restart: they space the restarts out. */
+  #quickCrashes = 0;
+  #restart: NodeJS.Timeout | undefined;
   /** Why the writer thread could not start, until it is tried again. */
   #failure: string | undefined;
   /** No more work is started: closed, or left to other processes. */
@@ -66,7 +74,7 @@ export class IngestionWriter {
 
   /** There may be new work: the writer thread starts if it is not running, and looks. */
   kick(): void {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#restart) return;
     if (this.#thread) this.#send(this.#thread, { type: 'kick' });
     else this.#start();
   }
@@ -80,7 +88,7 @@ export class IngestionWriter {
   async whenIdle(): Promise<void> {
     while (!this.#stopped && this.#jobs.nextAvailableAt() !== null) {
       if (this.#failure !== undefined) throw new Error(this.#failure);
-      if (!this.#thread) this.#start();
+      if (!this.#thread && !this.#restart) this.#start();
       await sleep(IDLE_POLL_MS);
     }
   }
@@ -89,6 +97,7 @@ export class IngestionWriter {
   leave(): void {
     this.#stopped = true;
     clearInterval(this.#poll);
+    clearTimeout(this.#restart);
   }
 
   /** The writer commits what it has read, gives back the jobs under way and stops. */
@@ -105,7 +114,7 @@ export class IngestionWriter {
 
   /** A thread that could not start is tried again with the next work queued here, not by every poll. */
   #pollForWork(): void {
-    if (this.#stopped || this.#thread || this.#failure !== undefined) return;
+    if (this.#stopped || this.#thread || this.#restart || this.#failure !== undefined) return;
     try {
       if (this.#jobs.nextAvailableAt() !== null) this.#start();
     } catch (error) {
@@ -126,7 +135,7 @@ export class IngestionWriter {
       this.#cannotStart(describeError(error));
       return;
     }
-    const thread: Thread = { worker, owner: undefined, takingOver, stopping: false, failure: undefined };
+    const thread: Thread = { worker, owner: undefined, takingOver, stopping: false, failure: undefined, startedAt: Date.now() };
     this.#thread = thread;
     worker.stdout.on('data', (chunk: Buffer) => process.stderr.write(chunk));
     worker.on('message', (message: FromWriter) => this.#received(thread, message));
@@ -165,7 +174,18 @@ export class IngestionWriter {
         return;
       }
       this.#crashed.push(thread.owner);
-      this.#logger.error('the writer thread stopped; starting it again', { reason });
+      this.#quickCrashes = Date.now() - thread.startedAt >= HEALTHY_RUN_MS ? 0 : this.#quickCrashes + 1;
+      // The first restart is at once (its leases are taken over); one that keeps crashing is not restarted in a tight loop.
+      const delay = this.#quickCrashes <= 1 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 1_000 * 2 ** (this.#quickCrashes - 2));
+      this.#logger.error('the writer thread stopped; starting it again', { reason, in_ms: delay });
+      if (delay > 0) {
+        this.#restart = setTimeout(() => {
+          this.#restart = undefined;
+          if (!this.#stopped && !this.#thread) this.#start();
+        }, delay);
+        this.#restart.unref();
+        return;
+      }
     }
     // Work may have come while it stopped (a kick it no longer heard), or been left by its crash.
     if (!this.#stopped && this.#jobs.nextAvailableAt() !== null) this.#start();
