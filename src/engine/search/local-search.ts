@@ -38,7 +38,7 @@ export class LocalSearch implements Searching {
     this.#context = context;
     this.#gurus = gurus;
     this.retriever = new Retriever(db);
-    this.#searches = new SearchLogRepository(db);
+    this.#searches = new SearchLogRepository(db, logger);
     this.#chunkCount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks WHERE guru_id = ?');
     const embeddings = settings.embeddings;
     // The provider (and its HTTP client) loads only when embeddings are configured.
@@ -127,6 +127,7 @@ export class LocalSearch implements Searching {
   }
 
   async close(): Promise<void> {
+    this.#searches.writePending();
     await (await this.#semantic.catch(() => undefined))?.close();
   }
 }

@@ -12,12 +12,27 @@ export type Db = Database.Database;
 
 export const DATABASE_FILE = 'guru.sqlite';
 
+/** How long a write waits for another connection's (the writer thread's) write lock. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
+/** Runs `write` without waiting for another connection's write lock: it fails with SQLITE_BUSY instead. */
+export function withoutWaiting<T>(db: Db, write: () => T): T {
+  db.pragma('busy_timeout = 0');
+  try {
+    return write();
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
+export const isBusy = (error: unknown): boolean => error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY');
+
 export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   ensureDataDir(dataDir);
   const path = join(dataDir, DATABASE_FILE);
   preparePrivateDatabase(path);
   const db = new Database(path);
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   // Deleted rows are overwritten, not only unlinked: erased end-user data and deleted sessions leave the file.

@@ -133,6 +133,30 @@ describe('LocalEndUsers', () => {
     }
   });
 
+  it('answers a search while another connection holds the write lock, and logs it once the lock is free', async () => {
+    // As the writer thread holds it while it commits a batch of sources.
+    const writer = new Database(join(dir, 'guru.sqlite'));
+    writer.prepare('BEGIN IMMEDIATE').run();
+    const lockedAt = Date.now();
+    try {
+      const found = await engine.semanticSearch('frob', { question: 'install', external_user_id: USER });
+      expect(found.total_sources).toBeGreaterThan(0);
+      // It did not wait for the lock (busy_timeout is 5 s), and nothing is logged yet.
+      expect(Date.now() - lockedAt).toBeLessThan(4_000);
+      expect(writer.prepare('SELECT count(*) AS n FROM searches').get()).toEqual({ n: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      writer.prepare('COMMIT').run();
+      writer.close();
+    }
+    await engine.semanticSearch('frob', { question: 'configure', external_user_id: USER });
+    // Read at once: the end user's data shows both, the one kept waiting and the one just asked.
+    const data = await engine.getEndUserData('frob', USER, { limit: 10, offset: 0 });
+    expect(data.data.searches.map((search) => search.query)).toEqual(['install', 'configure']);
+    await engine.semanticSearch('frob', { question: 'upgrade', external_user_id: USER });
+    expect((await engine.eraseEndUserData('frob', USER)).deleted.searches).toBe(3);
+  });
+
   it("forgets the end user's answer-progress line, and only theirs", async () => {
     await holdDataOf(USER);
     await holdDataOf('someone-else');
