@@ -27,7 +27,7 @@
 //   GURU_BENCH_LOAD_RUNS      ingestions of the manual under load (default: 1)
 //   GURU_BENCH_LOAD_IDLE      searches and answers timed on the idle server, each (default: 200)
 //   GURU_BENCH_EXTRACTION_THREADS  GURU_EXTRACTION_THREADS of the server under load (default: the
-//                        engine's own, one fewer than the cores)
+//                        engine's own, one per core)
 //   GURU_BENCH_QA_SETS     question sets of bench/qa/ (default: sqlite,postgresql,python; postgresql and python
 //                        are held out; a set's Debian package is installed when missing and the bench runs as root)
 //   GURU_BENCH_QA_DATA     folder to keep and reuse each set's ingested guru (default: temporary)
