@@ -1,7 +1,7 @@
 import { describeError, type Logger } from '../../log.js';
 import { isBusy, withoutWaiting, type Db } from '../store/database.js';
 
-/** A logged search is written at most this long after it was asked, when the write lock is taken. */
+/** While the write lock is taken, writing the waiting searches is tried again this often. */
 const RETRY_MS = 25;
 /** Searches kept waiting for the write lock at most: beyond, the next one waits for it. */
 const MAX_PENDING = 1_000;
