@@ -9,6 +9,7 @@
 import type { Reference } from '../../core/schemas.js';
 import { MARK_CLOSE, MARK_OPEN } from '../search/retriever.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
+import { unquote } from '../text/quotes.js';
 import { closeOpenFence, isFencedBlock, isLeadIn, splitBlocks, wordCount, type Block } from './markdown.js';
 import { markedTerms, unmark } from './marks.js';
 
@@ -181,7 +182,7 @@ function trimRows(block: Scored, maxWords: number): string {
   if (wordCount(block.text) <= maxWords) return block.text;
   if (block.kind === 'list' || block.kind === 'table') return keptRows(block.kind, block.text.split('\n'), maxWords).join('\n');
   if (block.kind !== 'quote') return block.text;
-  const inner = block.text.split('\n').map((line) => line.replace(QUOTE_MARKER, ''));
+  const inner = block.text.split('\n').map(unquote);
   if (!LIST_MARKER.test(inner[0] ?? '')) return block.text;
   return keptRows('list', inner, maxWords)
     .join('\n')
@@ -190,7 +191,6 @@ function trimRows(block: Scored, maxWords: number): string {
     .join('\n');
 }
 
-const QUOTE_MARKER = /^ {0,3}> ?/;
 
 function keptRows(kind: 'list' | 'table', lines: readonly string[], maxWords: number): string[] {
   const header = kind === 'table' ? lines.slice(0, 2) : [];

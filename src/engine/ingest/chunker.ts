@@ -9,6 +9,7 @@
  * linear in the input size.
  */
 import { closesFence, indentOf, openingFence, type Fence } from '../text/fences.js';
+import { unquote } from '../text/quotes.js';
 
 export interface Chunk {
   /** 0-based order of the chunk within its document. */
@@ -283,7 +284,7 @@ function quoteUnits(lines: readonly string[]): string[] {
   const units: string[][] = [];
   let fence: Fence | undefined;
   for (const line of lines) {
-    const inner = line.replace(QUOTE_MARKER, '');
+    const inner = unquote(line);
     const unit = units[units.length - 1];
     if (unit !== undefined && (fence !== undefined || isBlank(inner) || indentOf(inner) >= 2)) unit.push(line);
     else units.push([line]);
@@ -293,7 +294,6 @@ function quoteUnits(lines: readonly string[]): string[] {
   return units.map((unit) => unit.join('\n'));
 }
 
-const QUOTE_MARKER = /^ {0,3}> ?/;
 const TRAILING_QUOTED_BLANKS = /(?:\n {0,3}>[ \t]*)+$/;
 
 function quoteEnd(lines: readonly string[], start: number): number {
