@@ -170,14 +170,24 @@ const WORD_ALTERNATIVES = /^[a-z0-9-]+(?:\|[a-z0-9-]+)*$/i;
  */
 function wholeNamePartsOnly(reader: ReadabilityPatterns): void {
   const patterns = reader.REGEXPS;
-  const source = patterns.unlikelyCandidates.source;
-  // A pattern of another shape (a newer Readability) is left as it is.
-  if (!WORD_ALTERNATIVES.test(source)) return;
+  const unlikely = wholePartsOf(patterns.unlikelyCandidates);
+  if (unlikely !== patterns.unlikelyCandidates) reader.REGEXPS = { ...patterns, unlikelyCandidates: unlikely };
+}
+
+/** Readability's pattern and ours, made once: every page read by Readability needs it. */
+let boundedPattern: { readonly of: RegExp; readonly bounded: RegExp } | undefined;
+
+/** The pattern with its words matched as whole name parts; a pattern of another shape (a newer Readability) as it is. */
+function wholePartsOf(pattern: RegExp): RegExp {
+  if (boundedPattern?.of === pattern) return boundedPattern.bounded;
+  const source = pattern.source;
+  if (!WORD_ALTERNATIVES.test(source)) return pattern;
   const alternatives = source.split('|');
-  const bounded = alternatives.filter((word) => !word.startsWith('-') && !word.endsWith('-'));
+  const words = alternatives.filter((word) => !word.startsWith('-') && !word.endsWith('-'));
   const own = alternatives.filter((word) => word.startsWith('-') || word.endsWith('-'));
-  const unlikely = new RegExp([`(?:^|[\\s_-])(?:${bounded.join('|')})s?(?=$|[\\s_-])`, ...own].join('|'), 'i');
-  reader.REGEXPS = { ...patterns, unlikelyCandidates: unlikely };
+  const bounded = new RegExp([`(?:^|[\\s_-])(?:${words.join('|')})s?(?=$|[\\s_-])`, ...own].join('|'), 'i');
+  boundedPattern = { of: pattern, bounded };
+  return bounded;
 }
 
 /**
