@@ -1,0 +1,23 @@
+// Ingests the manual in process and prints how many pages are done every 250 ms: start-up, steady rate, tail.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { openLocalBackend, waitUntilProcessed } from '../../lib/engine.js';
+import { manualPages, serveFolderInChild, manualDir } from '../../lib/manual-site.js';
+const site = await serveFolderInChild(manualDir);
+const dataDir = mkdtempSync(join(tmpdir(), 'curve-'));
+const backend = await openLocalBackend(dataDir);
+await backend.admin.createGuru({ slug: 'pg', name: 'pg' });
+const urls = manualPages().map((n) => `${site.origin}/${n}`);
+const t = performance.now();
+for (let i = 0; i < urls.length; i += 100) await backend.assistant.createDataSources('pg', { website_urls: urls.slice(i, i + 100) });
+const reader = new Database(join(dataDir, 'guru.sqlite'), { readonly: true });
+const count = reader.prepare("SELECT count(*) n FROM data_sources WHERE status = 'SUCCESS'");
+const points = [];
+const timer = setInterval(() => points.push([Math.round(performance.now() - t), count.get().n]), 250);
+await waitUntilProcessed(backend.assistant, 'pg');
+clearInterval(timer);
+console.log('done', Math.round(performance.now() - t), 'ms;', points.map(([ms, n]) => `${ms}:${n}`).join(' '));
+reader.close(); await backend.close(); await site.close(); rmSync(dataDir, { recursive: true, force: true }); process.exit(0);
