@@ -107,7 +107,7 @@ export class LocalAnswering implements Answering {
 
     // "hi", "thanks", "bye": a short reply, nothing searched (unless files came with it).
     const simple = attachmentsSent(input) ? undefined : simpleReply(question, guru.name);
-    if (simple !== undefined) return this.#recordThenStream(turn, question, { content: simple, references: [], trustScore: 0, answered: false }, options);
+    if (simple !== undefined) return await this.#recordThenStream(turn, question, { content: simple, references: [], trustScore: 0, answered: false }, options);
 
     // Attachments are checked (a 400 before anything is answered) and read; with them, those of earlier turns.
     const stage = this.#stager(guru, externalUserId, options);
@@ -154,7 +154,7 @@ export class LocalAnswering implements Answering {
       related,
     );
     await stage('Writing the answer');
-    if (!model) return this.#recordThenStream(turn, standalone, attached.complete(draft), options);
+    if (!model) return await this.#recordThenStream(turn, standalone, attached.complete(draft), options);
 
     const written = await model.write(
       {
@@ -173,8 +173,8 @@ export class LocalAnswering implements Answering {
     options.signal?.throwIfAborted();
     const completed = attached.complete(written);
     const answer = written.streamed
-      ? this.#answerOf(guru, this.#record(turn, standalone, completed, options))
-      : this.#recordThenStream(turn, standalone, completed, options);
+      ? this.#answerOf(guru, await this.#record(turn, standalone, completed, options))
+      : await this.#recordThenStream(turn, standalone, completed, options);
     // Stored first: keeping memories never holds up the answer (it never fails either).
     await endUser?.learning;
     return answer;
@@ -184,11 +184,11 @@ export class LocalAnswering implements Answering {
    * Stored before it is streamed: a caller that goes away mid-stream can still fetch it.
    * (A generated answer is streamed while it is written, and stored once complete.)
    */
-  #recordThenStream(turn: TurnOf, question: string, answer: AnswerDraft, options: AskOptions): Answer {
-    return this.#stream(this.#answerOf(turn.guru, this.#record(turn, question, answer, options)), options);
+  async #recordThenStream(turn: TurnOf, question: string, answer: AnswerDraft, options: AskOptions): Promise<Answer> {
+    return this.#stream(this.#answerOf(turn.guru, await this.#record(turn, question, answer, options)), options);
   }
 
-  #record(turn: TurnOf, question: string, answer: AnswerDraft, options: AskOptions): QuestionRow {
+  #record(turn: TurnOf, question: string, answer: AnswerDraft, options: AskOptions): Promise<QuestionRow> {
     const { attached } = turn;
     return this.#sessions.recordTurn(
       turn.sessionId,

@@ -113,7 +113,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     const id = this.#endUserId('erase_enduser_data', externalUserId);
     // The records first: if their store fails, the request fails and can simply be sent again.
     const records = await (await this.#records()).erase(guru.slug, id);
-    const history = this.#sessions.eraseEndUser(guru, id);
+    const history = await this.#sessions.eraseEndUser(guru, id);
     const searches = this.#search.eraseEndUserSearches(guru, id);
     await this.#progress.erase(guru.id, id);
     checkpoint(this.#context.db);

@@ -18,6 +18,7 @@ import { parseRequest } from '../../core/validate.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
+import { writeWhenFree } from '../store/database.js';
 import { JobRepository } from '../store/jobs.js';
 import { SourceRepository, toListedSource } from '../store/sources.js';
 import type { LocalIntegrations } from './local-integrations.js';
@@ -85,26 +86,25 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const request = parseRequest(CreateDataSourcesRequest, input, 'create_sources');
     const planned = await this.#planUrlSources(guru, request);
     const now = timestamp(this.#context);
-    const created = this.#context.db
-      .transaction((): CreatedDataSource[] => [
-        ...planned.map((plan): CreatedDataSource => {
-          const existing = this.#sources.findByUrl(guru.id, plan.url);
-          if (existing) return { type: plan.created, url: plan.url, status: 'exists', id: existing.id, title: existing.title };
-          const row = this.#sources.insertUrl({ guruId: guru.id, type: plan.type, url: plan.url, labels: sourceLabels(plan.created, request.labels), now });
-          this.#jobs.enqueue('process_source', row.id, plan.host, Date.now());
-          return { type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title };
-        }),
-        ...(request.text_sources ?? []).map(({ name, content }): CreatedDataSource => {
-          const labels = sourceLabels('Text', request.labels);
-          const existing = this.#sources.findText(guru.id, name);
-          const row = existing
-            ? this.#sources.replaceText(existing.id, content, labels)
-            : this.#sources.insertText({ guruId: guru.id, name, content, labels, now });
-          this.#jobs.enqueue('process_source', row.id, null, Date.now());
-          return { type: 'Text', status: 'success', id: row.id, title: row.title, content };
-        }),
-      ])
-      .immediate();
+    const create = this.#context.db.transaction((): CreatedDataSource[] => [
+      ...planned.map((plan): CreatedDataSource => {
+        const existing = this.#sources.findByUrl(guru.id, plan.url);
+        if (existing) return { type: plan.created, url: plan.url, status: 'exists', id: existing.id, title: existing.title };
+        const row = this.#sources.insertUrl({ guruId: guru.id, type: plan.type, url: plan.url, labels: sourceLabels(plan.created, request.labels), now });
+        this.#jobs.enqueue('process_source', row.id, plan.host, Date.now());
+        return { type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title };
+      }),
+      ...(request.text_sources ?? []).map(({ name, content }): CreatedDataSource => {
+        const labels = sourceLabels('Text', request.labels);
+        const existing = this.#sources.findText(guru.id, name);
+        const row = existing
+          ? this.#sources.replaceText(existing.id, content, labels)
+          : this.#sources.insertText({ guruId: guru.id, name, content, labels, now });
+        this.#jobs.enqueue('process_source', row.id, null, Date.now());
+        return { type: 'Text', status: 'success', id: row.id, title: row.title, content };
+      }),
+    ]);
+    const created = await writeWhenFree(this.#context.db, () => create.immediate());
     this.#writer.kick();
     return created;
   }
@@ -144,15 +144,14 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const missing = ids.filter((id, i) => rows[i]?.guru_id !== guru.id);
     if (missing.length > 0) throw Errors.invalidRequest('reindex_sources', `no data source with id ${missing.join(', ')} in this guru`);
     const now = timestamp(this.#context);
-    this.#context.db
-      .transaction(() => {
-        for (const row of rows) {
-          if (!row) continue;
-          this.#sources.markForReindex(row.id, now);
-          this.#jobs.enqueue('process_source', row.id, row.url === null ? null : new URL(row.url).host, Date.now());
-        }
-      })
-      .immediate();
+    const reindex = this.#context.db.transaction(() => {
+      for (const row of rows) {
+        if (!row) continue;
+        this.#sources.markForReindex(row.id, now);
+        this.#jobs.enqueue('process_source', row.id, row.url === null ? null : new URL(row.url).host, Date.now());
+      }
+    });
+    await writeWhenFree(this.#context.db, () => reindex.immediate());
     this.#writer.kick();
     return { msg: `Reindexing ${ids.length} data source${ids.length === 1 ? '' : 's'}` };
   }
@@ -186,23 +185,22 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
         extracted = error instanceof Error ? error : new Error(String(error));
       }
       const title = (!(extracted instanceof Error) && extracted.title) || file.name;
-      const row = this.#context.db
-        .transaction(() => {
-          const inserted = this.#sources.insertDocument({
-            guruId: guru.id,
-            type: kind,
-            name: file.name,
-            title,
-            content: extracted instanceof Error ? '' : extracted.markdown,
-            private: options.private ?? false,
-            labels: sourceLabels(DOCUMENT_LABELS[kind], options.labels),
-            now: timestamp(this.#context),
-          });
-          if (extracted instanceof Error) this.#sources.markFailed(inserted.id, extracted.message);
-          else this.#jobs.enqueue('process_source', inserted.id, null, Date.now());
-          return inserted;
-        })
-        .immediate();
+      const store = this.#context.db.transaction(() => {
+        const inserted = this.#sources.insertDocument({
+          guruId: guru.id,
+          type: kind,
+          name: file.name,
+          title,
+          content: extracted instanceof Error ? '' : extracted.markdown,
+          private: options.private ?? false,
+          labels: sourceLabels(DOCUMENT_LABELS[kind], options.labels),
+          now: timestamp(this.#context),
+        });
+        if (extracted instanceof Error) this.#sources.markFailed(inserted.id, extracted.message);
+        else this.#jobs.enqueue('process_source', inserted.id, null, Date.now());
+        return inserted;
+      });
+      const row = await writeWhenFree(this.#context.db, () => store.immediate());
       results.push({ name: file.name, status: 'success', id: row.id, type: kind, title, private: options.private ?? false });
     }
     this.#writer.kick();

@@ -20,6 +20,7 @@ import { parseRequest } from '../../core/validate.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import { pageOf, type PageWindow, type Paged } from '../store/paging.js';
+import { writeWhenFree } from '../store/database.js';
 import { SessionRepository, type BingeRow, type NewQuestion, type QuestionRow, type VoteOutcome } from './repository.js';
 
 export type { QuestionRow, VoteOutcome } from './repository.js';
@@ -139,7 +140,7 @@ export class LocalSessions implements Sessions {
     if (!binge) throw Errors.sessionNotFound();
     if (binge.guru_id !== guru.id) throw Errors.forbidden('delete_session');
     if (binge.deleted_at !== null) throw Errors.sessionAlreadyDeleted();
-    this.#sessions.delete(binge.id, timestamp(this.#context));
+    await writeWhenFree(this.#context.db, () => this.#sessions.delete(binge.id, timestamp(this.#context)));
     this.#context.logger.debug('session deleted', { guru: guru.slug });
     return { msg: 'Session deleted successfully', session_id: binge.id };
   }
@@ -167,8 +168,8 @@ export class LocalSessions implements Sessions {
   }
 
   /** Records a turn's vote unless it has one; it then shows as the turn's `user_vote`. */
-  recordVote(turnId: number, vote: Vote, feedback: string | null): VoteOutcome {
-    return this.#sessions.vote(turnId, vote, feedback, timestamp(this.#context));
+  recordVote(turnId: number, vote: Vote, feedback: string | null): Promise<VoteOutcome> {
+    return writeWhenFree(this.#context.db, () => this.#sessions.vote(turnId, vote, feedback, timestamp(this.#context)));
   }
 
   // -------------------------------------------------------------------------
@@ -211,8 +212,8 @@ export class LocalSessions implements Sessions {
   }
 
   /** Deletes the end user's sessions in the guru with their turns, leaving tombstones with neither text nor user id. */
-  eraseEndUser(guru: GuruRow, externalUserId: string): ErasedHistory {
-    const erased = this.#sessions.eraseEndUser(guru.id, externalUserId, timestamp(this.#context));
+  async eraseEndUser(guru: GuruRow, externalUserId: string): Promise<ErasedHistory> {
+    const erased = await writeWhenFree(this.#context.db, () => this.#sessions.eraseEndUser(guru.id, externalUserId, timestamp(this.#context)));
     return { questions: erased.questions, rejectedQuestions: erased.declined, conversations: erased.sessions, attachments: erased.attachments };
   }
 
@@ -241,18 +242,18 @@ export class LocalSessions implements Sessions {
   /**
    * Stores a turn in the session `sessionId`, or in a new session when it is undefined (with the
    * companion's `sessionId`, else a fresh one); the companion stores what goes with the turn in
-   * the same transaction.
+   * the same transaction. While the writer thread commits a batch of sources, the turn waits for
+   * the write lock without holding up other requests.
    */
-  recordTurn(sessionId: string | undefined, turn: NewTurn, companion?: TurnCompanion): QuestionRow {
+  recordTurn(sessionId: string | undefined, turn: NewTurn, companion?: TurnCompanion): Promise<QuestionRow> {
     const now = timestamp(this.#context);
     const bingeId = sessionId ?? companion?.sessionId ?? randomUUID();
-    return this.#context.db
-      .transaction(() => {
-        if (sessionId === undefined) this.#sessions.openBinge(bingeId, turn.guruId, turn.externalUserId, now);
-        const row = this.#sessions.addTurn({ ...turn, bingeId, now });
-        companion?.store(row);
-        return row;
-      })
-      .immediate();
+    const record = this.#context.db.transaction(() => {
+      if (sessionId === undefined) this.#sessions.openBinge(bingeId, turn.guruId, turn.externalUserId, now);
+      const row = this.#sessions.addTurn({ ...turn, bingeId, now });
+      companion?.store(row);
+      return row;
+    });
+    return writeWhenFree(this.#context.db, () => record.immediate());
   }
 }

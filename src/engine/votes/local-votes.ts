@@ -28,7 +28,7 @@ export class LocalVotes implements Votes {
     }
     if (turn.can_receive_feedback !== 1) throw Errors.voteNotTaken();
     const feedback = request.feedback?.trim() || null;
-    const outcome = this.#sessions.recordVote(turn.id, request.vote_type, feedback);
+    const outcome = await this.#sessions.recordVote(turn.id, request.vote_type, feedback);
     return outcome.recorded ? { vote: request.vote_type, feedback } : { msg: 'Already voted', vote: outcome.standing };
   }
 }
