@@ -10,7 +10,7 @@ import type { Crawl } from '../../core/schemas.js';
 import { describeError, type Logger } from '../../log.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { CrawlRepository, isAbandoned, type CrawlRow } from './repository.js';
-import type { Db } from '../store/database.js';
+import { isBusy, withoutWaiting, type Db } from '../store/database.js';
 import { leaseOwner } from '../store/jobs.js';
 import { CrawlRun, type RunOutcome } from './run.js';
 import { CrawlScope, parseStartUrl } from './scope.js';
@@ -238,16 +238,19 @@ export class CrawlService {
     return this.#crawls.toCrawl(this.#crawls.find(active.id)!);
   }
 
-  /** Stores what the crawls found, renews their leases, reports progress; stops crawls stopped elsewhere. */
+  /**
+   * Stores what the crawls found, renews their leases, reports progress; stops crawls stopped
+   * elsewhere. While another connection (the writer thread) holds the write lock, the tick does not
+   * wait for it, which would stop the thread serving requests: the next tick stores the pages.
+   */
   #tick(): void {
     for (const active of this.#active.values()) {
       try {
-        if (!this.#store(active)) {
+        if (this.#storeUnlessBusy(active) === false) {
           this.#logger.info('crawl ended by another process; stopping', { crawl: active.id });
           active.run.abort();
         }
       } catch (error) {
-        // A database busy beyond its timeout: the next tick tries again.
         this.#logger.warn('could not store crawl progress', { crawl: active.id, error: describeError(error) });
       }
       this.#report(active);
@@ -267,6 +270,16 @@ export class CrawlService {
     active.stored = found.length;
     active.renewedAt = now;
     return true;
+  }
+
+  /** #store without waiting for another connection's write lock: undefined while it is taken. */
+  #storeUnlessBusy(active: ActiveCrawl): boolean | undefined {
+    try {
+      return withoutWaiting(this.#db, () => this.#store(active));
+    } catch (error) {
+      if (isBusy(error)) return undefined;
+      throw error;
+    }
   }
 
   #report(active: ActiveCrawl): void {
@@ -305,7 +318,8 @@ export class CrawlService {
   #current(row: CrawlRow): CrawlRow {
     const active = this.#active.get(row.id);
     if (active) {
-      this.#store(active);
+      // While the write lock is taken, the crawl as last stored (at most a tick behind).
+      this.#storeUnlessBusy(active);
       return this.#crawls.find(row.id)!;
     }
     return this.#endIfAbandoned(row) ? this.#crawls.find(row.id)! : row;

@@ -6,6 +6,7 @@ import { GuruError } from '../../../src/core/errors.js';
 import { Crawl } from '../../../src/core/schemas.js';
 import { INTERRUPTED_MESSAGE, LINK_LIMIT, type CrawlProgress } from '../../../src/engine/crawl/crawler.js';
 import { CrawlRepository } from '../../../src/engine/crawl/repository.js';
+import { openDatabase } from '../../../src/engine/store/database.js';
 import { leaseOwner } from '../../../src/engine/store/jobs.js';
 import { redirect, respond, startLoopbackServer, type LoopbackServer, type Route } from '../../support/loopback-server.js';
 import { Hanging, Meter, openHarness, page, pages, type Harness } from './sites.js';
@@ -153,6 +154,30 @@ describe('CrawlService: starting and reading crawls', () => {
     expect(discovered).toEqual([...discovered].sort((a, b) => a - b));
     expect(seen.at(-1)).toEqual({ crawlId: crawl.id, discovered: 56, fetched: 56, queued: 0 });
     expect(done.discovered_urls).toHaveLength(56);
+  });
+
+  it('goes on while another connection holds the write lock, storing what it found once the lock is free', async () => {
+    const h = harness();
+    // A page that answers late: the crawl is still running while the lock is held.
+    const late: Route = (request, response) => void setTimeout(() => respond('<a href="../">up</a>')(request, response), 600);
+    const site = await serve({ ...generatedSite(2, 3), '/s1/p2.html': late });
+    const service = h.service();
+    const crawl = service.start(h.guruId, site.url('/'), true);
+    const writer = openDatabase(h.dir);
+    writer.prepare('BEGIN IMMEDIATE').run();
+    const lockedAt = Date.now();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Ticks came and went without waiting for the lock (SQLite's busy wait would have held this thread 5 s).
+      expect(Date.now() - lockedAt).toBeLessThan(2_000);
+      expect(service.get(h.guruId, crawl.id)).toMatchObject({ status: 'RUNNING', discovered_urls: [] });
+      writer.prepare('COMMIT').run();
+      const done = await service.finished(crawl.id);
+      expect(done.discovered_urls).toHaveLength(9);
+    } finally {
+      if (writer.inTransaction) writer.prepare('ROLLBACK').run();
+      writer.close();
+    }
   });
 
   it('keeps what it found in the database: another service on the same data reads the same crawl', async () => {
