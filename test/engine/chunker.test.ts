@@ -230,4 +230,19 @@ describe('chunkMarkdown', () => {
     expect(chunkMarkdown('# Guide\n\n## Examples\n\ntext', { title: 'Examples' }).map((c) => c.headings)).toEqual([['Guide', 'Examples']]);
     expect(chunkMarkdown('# C++\n\ntext', { title: 'C' }).map((c) => c.headings)).toEqual([['C++']]);
   });
+
+  it('leaves out an outermost heading that the title begins with (a title that adds the site name), word for word', () => {
+    const md = '# csv — CSV File Reading and Writing\n\nintro\n\n## Examples\n\ntext';
+    const title = 'csv — CSV File Reading and Writing — Python 3.11.2 documentation';
+    expect(chunkMarkdown(md, { title }).map((c) => c.headings)).toEqual([[], ['Examples']]);
+    // Only whole words: "Over" does not begin "Overview".
+    expect(chunkMarkdown('# Over\n\ntext', { title: 'Overview of pools' }).map((c) => c.headings)).toEqual([['Over']]);
+  });
+
+  it('keeps a heading as the reader sees it: its links and images by their text', () => {
+    const md =
+      '# [`csv`](https://docs.test/csv.html#module-csv "csv: Write and read") — CSV File Reading\n\n' +
+      '## The [reader](<https://docs.test/a b.html>) ![icon](https://docs.test/i.png) and [\\[x\\]](https://docs.test/x_\\(y\\).html)\n\ntext';
+    expect(chunkMarkdown(md).map((c) => c.headings)).toEqual([['`csv` — CSV File Reading', 'The reader icon and \\[x\\]']]);
+  });
 });

@@ -9,6 +9,7 @@
  * linear in the input size.
  */
 import { closesFence, indentOf, openingFence, type Fence } from '../text/fences.js';
+import { linkTexts } from '../text/links.js';
 import { unquote } from '../text/quotes.js';
 
 export interface Chunk {
@@ -52,10 +53,10 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chu
   const limits = resolveLimits(options);
   const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
   const chunks: Chunk[] = [];
-  const title = comparable(options.title ?? '');
+  const title = wordsOf(options.title ?? '');
   for (const section of parseSections(lines)) {
     const [outermost, ...inner] = section.headings;
-    const headings = title !== '' && outermost !== undefined && comparable(outermost) === title ? inner : section.headings;
+    const headings = outermost !== undefined && repeatsTitle(outermost, title) ? inner : section.headings;
     for (const body of packSection(section.blocks, limits)) {
       chunks.push({ position: chunks.length, headings, body });
     }
@@ -63,9 +64,19 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions = {}): Chu
   return chunks;
 }
 
-/** Text as compared for sameness: case, spacing and punctuation (Markdown markup included) do not count. */
-function comparable(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[\p{P}\s`]+/gu, '');
+/**
+ * Whether a heading says what the title does: the same words, or the words the title begins with
+ * (a title is often the page's heading followed by the site's name: "csv — CSV File Reading and
+ * Writing — Python 3.11 documentation"). Case, spacing and punctuation (Markdown markup included)
+ * do not count.
+ */
+function repeatsTitle(heading: string, title: readonly string[]): boolean {
+  const words = wordsOf(heading);
+  return words.length > 0 && words.length <= title.length && words.every((word, i) => word === title[i]);
+}
+
+function wordsOf(text: string): string[] {
+  return text.normalize('NFKC').toLowerCase().split(/[\p{P}\s`]+/u).filter((word) => word !== '');
 }
 
 function resolveLimits(options: ChunkOptions): Limits {
@@ -165,7 +176,9 @@ function parseSections(lines: readonly string[]): Section[] {
   const path: { level: number; text: string }[] = [];
   let current: Section = { headings: [], blocks: [] };
 
-  const setHeading = (level: number, text: string): void => {
+  // A heading is kept as the reader sees it: a link in it (Sphinx's to its own section) is its text.
+  const setHeading = (level: number, markdown: string): void => {
+    const text = linkTexts(markdown);
     while (path.length > 0 && (path[path.length - 1]?.level ?? 0) >= level) path.pop();
     if (text !== '') path.push({ level, text });
     if (current.blocks.length > 0) sections.push(current);

@@ -72,6 +72,29 @@ describe('extractHtml: documentation about cookies', () => {
   });
 });
 
+describe('extractHtml: permalinks', () => {
+  // Sphinx (and MkDocs) put a ¶ link to each heading and definition beside it; Docusaurus and Hugo a #.
+  const html = `<html><head><title>csv</title></head><body><div role="main">
+    <section id="module-csv"><h1><a class="reference internal" href="#module-csv"><code>csv</code></a> — CSV File Reading and Writing<a class="headerlink" href="#module-csv" title="Permalink to this heading">¶</a></h1>
+      <p>${'The csv module implements classes to read and write tabular data in CSV format. '.repeat(6)}</p>
+      <dl><dt id="csv.reader">csv.reader(csvfile)<a class="headerlink" href="#csv.reader" title="Permalink to this definition">¶</a></dt><dd>Return a reader object.</dd></dl>
+      <h2 id="examples">Examples<a class="hash-link" href="#examples" aria-label="Direct link to Examples">#</a></h2>
+      <p>See <a href="#csv.reader">the reader</a> and section <a href="#examples">#</a>x.</p>
+    </section></div></body></html>`;
+  const { markdown } = extractHtml(html, 'https://docs.python.test/library/csv.html');
+
+  it('leaves them out of headings and definitions', () => {
+    expect(markdown).toContain('# [`csv`](https://docs.python.test/library/csv.html#module-csv) — CSV File Reading and Writing\n');
+    expect(markdown).toContain('csv.reader(csvfile)\n');
+    expect(markdown).toContain('## Examples\n');
+    expect(markdown).not.toMatch(/¶|Permalink|Direct link/);
+  });
+
+  it('keeps links to parts of the page that say something', () => {
+    expect(markdown).toContain('See [the reader](https://docs.python.test/library/csv.html#csv.reader)');
+  });
+});
+
 describe('extractHtml: pages without a content container', () => {
   it('finds a blog post with Readability and leaves the navigation and the sidebar out', () => {
     const { title, markdown } = extractHtml(BLOG_PAGE, 'https://blog.acme.test/p/sqlite');

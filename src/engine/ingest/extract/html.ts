@@ -198,9 +198,24 @@ function prepare(root: El, base: URL | undefined, chrome: boolean): El {
   for (const element of Array.from(root.querySelectorAll('*'))) {
     const name = element.localName;
     if (isNoise(element, chrome)) element.remove();
-    else if (name === 'a') absolutize(element, base);
+    else if (name === 'a') {
+      if (isPermalink(element)) element.remove();
+      else absolutize(element, base);
+    }
   }
   return root;
+}
+
+/** What a permalink shows (Sphinx and MkDocs ¶, Docusaurus and Hugo #), or nothing (an icon drawn by CSS). */
+const PERMALINK_TEXT = /^[\s¶§#🔗⚓\u200b]*$/u;
+
+/**
+ * A link of a heading or definition to itself, as documentation generators add beside each
+ * (`<a class="headerlink" href="#csv.reader">¶</a>`): it is chrome, and in a heading it would put a
+ * stray ¶ and a URL into every section's heading path.
+ */
+function isPermalink(link: El): boolean {
+  return (link.getAttribute('href') ?? '').startsWith('#') && PERMALINK_TEXT.test(link.textContent ?? '');
 }
 
 function isNoise(element: El, chrome: boolean): boolean {
