@@ -47,3 +47,11 @@ export const VIDEO_LISTS = {
   ],
   playlists: [{ id: 'PLfrobtutorials000000000000000001', videoIds: videoIds('tut', 4) }],
 } as const;
+
+/** The Frobnicator guides as one create request: what most engine tests put into their guru. */
+export const FROB_GUIDES = {
+  text_sources: [
+    { name: 'Install guide', content: INSTALL_GUIDE },
+    { name: 'Configuration', content: CONFIG_GUIDE },
+  ],
+};

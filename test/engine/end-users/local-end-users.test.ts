@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EndUserRecords } from '../../../src/engine/end-users/records.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { openRecordStore, RECORDS_FILE } from '../../../src/state/keyv.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
+import { FROB_GUIDES } from '../../contract/fixtures.js';
 
 const USER = 'user-7f3e9d2a-secret';
 /** Text only this end user wrote; searched for in the raw bytes of every database file. */
@@ -28,12 +28,7 @@ describe('LocalEndUsers', () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-endusers-'));
     engine = open();
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
-    await engine.createDataSources('frob', {
-      text_sources: [
-        { name: 'Install guide', content: INSTALL_GUIDE },
-        { name: 'Configuration', content: CONFIG_GUIDE },
-      ],
-    });
+    await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();
   });
 

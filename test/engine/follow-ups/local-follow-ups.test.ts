@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { createLogger } from '../../../src/log.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
+import { FROB_GUIDES } from '../../contract/fixtures.js';
 
 describe('LocalFollowUps', () => {
   let dir: string;
@@ -22,12 +22,7 @@ describe('LocalFollowUps', () => {
     logLines.length = 0;
     engine = LocalEngine.open({ dataDir: dir, logger: createLogger('error', (line) => logLines.push(line)) });
     await engine.createGuru({ slug: 'frob' });
-    await engine.createDataSources('frob', {
-      text_sources: [
-        { name: 'Install guide', content: INSTALL_GUIDE },
-        { name: 'Configuration', content: CONFIG_GUIDE },
-      ],
-    });
+    await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();
   });
 

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { json, replying, startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
+import { FROB_GUIDES } from '../../contract/fixtures.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 
@@ -41,12 +41,7 @@ describe('answer progress in the engine', () => {
     );
     engine = LocalEngine.open({ dataDir: dir, clock: () => NOW, embeddings: { baseUrl: `${embeddings.origin}/v1`, model: 'flat' } });
     await engine.createGuru({ slug: 'frob' });
-    await engine.createDataSources('frob', {
-      text_sources: [
-        { name: 'Install guide', content: INSTALL_GUIDE },
-        { name: 'Configuration', content: CONFIG_GUIDE },
-      ],
-    });
+    await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();
   });
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
-import { CONFIG_GUIDE, INSTALL_GUIDE } from '../../contract/fixtures.js';
+import { FROB_GUIDES } from '../../contract/fixtures.js';
 
 describe('writes while the write lock is taken', () => {
   let dir: string;
@@ -19,12 +19,7 @@ describe('writes while the write lock is taken', () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-turn-lock-'));
     engine = LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
-    await engine.createDataSources('frob', {
-      text_sources: [
-        { name: 'Install guide', content: INSTALL_GUIDE },
-        { name: 'Configuration', content: CONFIG_GUIDE },
-      ],
-    });
+    await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();
   });
 
