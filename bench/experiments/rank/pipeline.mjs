@@ -47,12 +47,16 @@ export function openGuru(dataRoot, set) {
   return { db, retriever, guru, chunkCount, chunksOfPage };
 }
 
-/** The question's candidates weighed as answerer.ts does, each with its ranking features. */
-export function weigh(g, question) {
+/**
+ * The question's candidates weighed as answerer.ts does, each with its ranking features.
+ * `extraLists(graded)` gives more ranked candidate lists fused with the word search (an experiment's
+ * other retrieval, as answerer.ts fuses the passages found by meaning).
+ */
+export function weigh(g, question, extraLists = () => []) {
   const asked = parseQuery(question);
   if (asked.onlyStopWords || asked.match === undefined) return undefined;
   const graded = withSynonyms(asked);
-  const candidates = fuseRanked([g.retriever.search(g.guru.id, graded, { limit: CANDIDATES })], (hit) => hit.chunkId)
+  const candidates = fuseRanked([g.retriever.search(g.guru.id, graded, { limit: CANDIDATES }), ...extraLists(graded)], (hit) => hit.chunkId)
     .filter((hit) => !onlyRepeatsHeading(hit))
     .slice(0, CANDIDATES);
   if (candidates.length === 0) return undefined;
