@@ -146,10 +146,11 @@ if (process.argv[1] === new URL(import.meta.url).pathname) {
   const g = Object.assign(openGuru(dataRoot, set), { dir: join(dataRoot, set) });
   const qa = loadQuestions(set);
   const base = runVariant(g, qa, {});
-  const t0 = process.cpuUsage();
   for (const text of variants.length > 0 ? variants : GRID) {
-    const r = text === 'base' ? base : runVariant(g, qa, parseVariant(text));
-    console.log(`${text.padEnd(44)} ${JSON.stringify(figures(r))}`);
+    const before = process.cpuUsage();
+    const r = runVariant(g, qa, parseVariant(text));
+    const cpu = process.cpuUsage(before);
+    console.log(`${text.padEnd(44)} ${JSON.stringify(figures(r))} ${((cpu.user + cpu.system) / 1e3).toFixed(0)} ms CPU`);
     if (process.env.VERBOSE && text !== 'base') {
       r.scored.forEach((s, i) => {
         const b = base.scored[i];
@@ -159,6 +160,4 @@ if (process.argv[1] === new URL(import.meta.url).pathname) {
       });
     }
   }
-  const used = process.cpuUsage(t0);
-  console.log(`CPU ${((used.user + used.system) / 1e6).toFixed(1)} s`);
 }
