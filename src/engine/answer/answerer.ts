@@ -80,7 +80,7 @@ export class Answerer {
     if (candidates.length === 0) return this.#nothing(context);
 
     const key = keyTerms(graded.terms, this.#chunkCount(context.guruId), (term) => this.#retriever.documentFrequency(context.guruId, term));
-    const evidence = this.#weigh(candidates, graded, key, related);
+    const evidence = this.#weigh(context.guruId, candidates, graded, key, related);
     const [best] = evidence;
     const verdict = judge(best, key);
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
@@ -118,8 +118,9 @@ export class Answerer {
     return focus?.passage ?? this.#passage(query, best.hit);
   }
 
-  #weigh(candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
+  #weigh(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
     return weighEvidence(candidates, key, {
+      anchors: this.#anchorsOf(guruId, candidates, query),
       marked: this.#retriever.markedChunks(
         query,
         candidates.map((hit) => hit.chunkId),
@@ -127,6 +128,17 @@ export class Answerer {
       related: related.map((hit) => hit.chunkId),
       aliases: query.aliases,
     });
+  }
+
+  /** The anchor texts other pages link to each candidate's page with, by source. */
+  #anchorsOf(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery): Map<number, string[]> {
+    const pages = new Map<string, number>();
+    for (const hit of candidates) if (hit.url !== null) pages.set(hit.url, hit.sourceId);
+    const texts = this.#retriever.anchorTexts(guruId, query, [...pages.keys()]);
+    return new Map([...texts].flatMap(([url, marked]) => {
+      const sourceId = pages.get(url);
+      return sourceId === undefined ? [] : [[sourceId, marked] as const];
+    }));
   }
 
   /**

@@ -4,7 +4,8 @@
  * (weighted by rarity in the guru's knowledge), whether its page title or
  * section heading names them (a passage about the topic, not one that
  * mentions it), whether the question's words stand together in it as they do
- * in the question, and whether other passages of the same page agree.
+ * in the question, whether other pages link to its page by them (what others call the page), and
+ * whether other passages of the same page agree.
  */
 import type { ChunkHit, MarkedChunk } from '../search/retriever.js';
 import { markedTerms, markedWords, termsByAliasOnly, together } from './marks.js';
@@ -28,6 +29,8 @@ export interface Matches {
   readonly related: readonly number[];
   /** Synonyms the search added → the question word each stands for (none when absent). */
   readonly aliases?: ReadonlyMap<string, string>;
+  /** Source → the anchor texts other pages link to it with, the question's words marked (absent: none match). */
+  readonly anchors?: ReadonlyMap<number, readonly string[]>;
 }
 
 export interface Evidence {
@@ -38,6 +41,8 @@ export interface Evidence {
   readonly titleCoverage: number;
   /** Weighted share held by its heading path, 0-1: the section is about the question. */
   readonly headingCoverage: number;
+  /** Weighted share held by the anchor texts other pages link to its page with, 0-1: the page is about the question. */
+  readonly anchorCoverage: number;
   /** Weighted share of the question's adjacent word pairs that stand close together in it, 0-1. */
   readonly proximity: number;
   /** The search's BM25 score relative to the best candidate's, 0-1. */
@@ -106,6 +111,11 @@ const MAX_SUPPORT = 3;
  */
 const TITLE_WEIGHT = 0.5;
 const HEADING_WEIGHT = 0.5;
+/**
+ * Anchor text counts like a title (measured on sqlite, then once on the held-out sets:
+ * bench/experiments/anchors/NOTES.md).
+ */
+const ANCHOR_WEIGHT = 0.5;
 /** The search's own BM25 score, relative to the best one (it counts how often and how densely words occur). */
 const BM25_WEIGHT = 1;
 const PROXIMITY_WEIGHT = 0.6;
@@ -141,6 +151,8 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
     const coverage = share(key, (term) => held.has(term)) - SYNONYM_DISCOUNT * share(key, (term) => bySynonym.includes(term));
     const titleCoverage = share(key, (term) => !NUMBER.test(term) && inTitle.has(term));
     const headingCoverage = share(key, (term) => !NUMBER.test(term) && inHeadings.has(term));
+    const inAnchors = markedTerms((matches.anchors?.get(hit.sourceId) ?? []).join('\n'), key.terms, aliases);
+    const anchorCoverage = share(key, (term) => !NUMBER.test(term) && inAnchors.has(term));
     const lexical = topScore > 0 ? Math.max(0, hit.score) / topScore : 0;
     const close = pairs.reduce((sum, [a, b], i) => sum + (together(words, a, b, PAIR_DISTANCE) ? (pairWeights[i] ?? 0) : 0), 0);
     // A one-word question has no words to stand together: the word itself is enough.
@@ -151,7 +163,7 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
       .filter(([term]) => !held.has(term))
       .sort((a, b) => b[1] - a[1])
       .map(([term]) => term);
-    return { hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing };
+    return { hit, lexical, coverage, titleCoverage, headingCoverage, anchorCoverage, proximity, meaning, missing };
   });
 
   const coveringPerSource = new Map<number, number>();
@@ -159,7 +171,7 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
     if (item.coverage >= SUPPORT_COVERAGE) coveringPerSource.set(item.hit.sourceId, (coveringPerSource.get(item.hit.sourceId) ?? 0) + 1);
   }
   return base
-    .map(({ hit, lexical, coverage, titleCoverage, headingCoverage, proximity, meaning, missing }) => {
+    .map(({ hit, lexical, coverage, titleCoverage, headingCoverage, anchorCoverage, proximity, meaning, missing }) => {
       const others = (coveringPerSource.get(hit.sourceId) ?? 0) - (coverage >= SUPPORT_COVERAGE ? 1 : 0);
       const support = Math.min(others, MAX_SUPPORT);
       const score =
@@ -167,10 +179,11 @@ export function weighEvidence(candidates: readonly ChunkHit[], key: KeyTerms, ma
         BM25_WEIGHT * lexical +
         TITLE_WEIGHT * titleCoverage +
         HEADING_WEIGHT * headingCoverage +
+        ANCHOR_WEIGHT * anchorCoverage +
         PROXIMITY_WEIGHT * proximity +
         SUPPORT_WEIGHT * (support / MAX_SUPPORT) +
         MEANING_WEIGHT * meaning;
-      return { hit, coverage, titleCoverage, headingCoverage, proximity, lexical, support, meaning, missing, score };
+      return { hit, coverage, titleCoverage, headingCoverage, anchorCoverage, proximity, lexical, support, meaning, missing, score };
     })
     .sort((a, b) => b.score - a.score);
 }

@@ -17,9 +17,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { ChunkRepository } from '../store/chunks.js';
+import type { LinkRepository, NewLink } from '../store/links.js';
 import type { Db } from '../store/database.js';
 import { leaseOwner, type JobRepository, type JobRow } from '../store/jobs.js';
 import type { SourceRepository } from '../store/sources.js';
+import { linksOf } from './links.js';
 import { chunkMarkdown, type Chunk } from './chunker.js';
 import type { SourceReading, SourceText } from './reading.js';
 
@@ -47,6 +49,7 @@ export interface ProcessorStores {
   readonly jobs: JobRepository;
   readonly sources: SourceRepository;
   readonly chunks: ChunkRepository;
+  readonly links: LinkRepository;
 }
 
 export interface ProcessorLimits {
@@ -76,6 +79,8 @@ interface Chunked {
   /** The title its chunks carry: the one read, else the source's own. */
   readonly title: string;
   readonly pieces: readonly Chunk[];
+  /** Its links to other pages of its site (web pages only). */
+  readonly links: readonly NewLink[];
 }
 
 /** A source read and waiting for its batch to be committed. */
@@ -323,7 +328,8 @@ export class SourceProcessor {
       this.#settled(job);
       // Chunked before its transaction, which then holds the write lock for the inserts alone.
       const title = text.title || source.title || source.name || '';
-      await this.#addToBatch(job, { text, title, pieces: chunkMarkdown(text.markdown, { title }) });
+      const links = source.url === null ? [] : linksOf(text.markdown, source.url);
+      await this.#addToBatch(job, { text, title, pieces: chunkMarkdown(text.markdown, { title }), links });
     } catch (error) {
       if (this.#closed) return;
       this.#fail(job, error);
@@ -378,7 +384,7 @@ export class SourceProcessor {
   }
 
   /** Runs inside one transaction: content, chunks, status and job change together or not at all. */
-  #index(job: JobRow, { text, title, pieces }: Chunked): void {
+  #index(job: JobRow, { text, title, pieces, links }: Chunked): void {
     const { sources, chunks, jobs } = this.#stores;
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
@@ -387,10 +393,12 @@ export class SourceProcessor {
     if (source) {
       if (pieces.length === 0) {
         chunks.replace(source.id, source.guru_id, '', []);
+        this.#stores.links.replace(source.id, source.guru_id, []);
         sources.markFailed(source.id, 'The source has no text to index.');
       } else {
         if (source.url !== null) sources.storeRead(source.id, text.title, text.markdown);
         chunks.replace(source.id, source.guru_id, title, pieces);
+        this.#stores.links.replace(source.id, source.guru_id, links);
         sources.markSucceeded(source.id);
         if (this.#embedder) jobs.enqueue('embed_source', source.id, null, Date.now());
       }

@@ -10,6 +10,9 @@ import { quoteTerm, type TextQuery } from './query.js';
 /** BM25 column weights: title, headings, body. */
 export const COLUMN_WEIGHTS = { title: 2.0, headings: 1.5, body: 1.0 } as const;
 
+/** A link made with the same words by more than this share of a site's pages is navigation. */
+const NAVIGATION_SHARE = 0.05;
+
 /** Private-use code points that wrap every matched word in highlighted text. */
 export const MARK_OPEN = '\uE000';
 export const MARK_CLOSE = '\uE001';
@@ -91,6 +94,8 @@ export class Retriever {
   readonly #highlight;
   readonly #nearby;
   readonly #highlightAll;
+  readonly #anchors;
+  readonly #linkedPages;
 
   constructor(db: Db) {
     this.#chunks = [false, true].map((labelled) => db.prepare<Record<string, unknown>, ChunkHit>(chunkHits(labelled)));
@@ -121,6 +126,15 @@ export class Retriever {
       `SELECT rowid AS id, highlight(chunks_fts, 2, char(0xE000), char(0xE001)) AS marked
        FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
     );
+    // A (target, words) pair made by more than @navigation pages is a menu or a header, not a name.
+    this.#anchors = db.prepare<Record<string, unknown>, { target: string; marked: string }>(
+      `SELECT l.target AS target, highlight(links_fts, 0, char(0xE000), char(0xE001)) AS marked
+       FROM links_fts JOIN links l ON l.id = links_fts.rowid
+       WHERE links_fts MATCH @match AND l.guru_id = @guruId AND l.target IN (SELECT value FROM json_each(@targets))
+         AND (SELECT count(DISTINCT x.source_id) FROM links x
+              WHERE x.guru_id = @guruId AND x.target = l.target AND x.text = l.text COLLATE NOCASE) <= @navigation`,
+    );
+    this.#linkedPages = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ? AND url IS NOT NULL');
     this.#nearby = db.prepare<{ chunkId: number; radius: number }, NearbyChunk>(
       `SELECT n.id AS chunkId, n.source_id AS sourceId, s.type AS sourceType, s.url AS url, n.title AS title,
               n.headings AS headings, n.body AS body, s.labels AS labels, 0 AS score, n.position - c.position AS offset
@@ -180,6 +194,21 @@ export class Retriever {
   markedChunks(query: TextQuery, chunkIds: readonly number[]): Map<number, MarkedChunk> {
     if (query.match === undefined) return new Map();
     return new Map(this.#highlightAll.all(query.match, JSON.stringify(chunkIds)).map(({ id, ...marked }) => [id, marked]));
+  }
+
+  /**
+   * The anchor texts that other pages link to each of these pages with, matched words marked: only
+   * those that match the query, and not those of menus and headers (made by more than one page in
+   * twenty, or by more than one page of a site of under twenty).
+   */
+  anchorTexts(guruId: number, query: TextQuery, pages: readonly string[]): Map<string, string[]> {
+    const texts = new Map<string, string[]>();
+    if (query.match === undefined || pages.length === 0) return texts;
+    const navigation = Math.max(1, NAVIGATION_SHARE * (this.#linkedPages.get(guruId)?.n ?? 0));
+    for (const { target, marked } of this.#anchors.all({ match: query.match, guruId, targets: JSON.stringify(pages), navigation })) {
+      texts.set(target, [...(texts.get(target) ?? []), marked]);
+    }
+    return texts;
   }
 
   /** Chunk bodies with every matched word wrapped in MARK_OPEN … MARK_CLOSE. */

@@ -290,4 +290,33 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE binges SET attachments_numbered = (SELECT coalesce(max(ordinal), 0) FROM question_attachments a WHERE a.binge_id = binges.id);
     `,
   },
+  {
+    version: 13,
+    name: 'links between sources, for their anchor text',
+    sql: `
+      -- The links a source's text makes to other pages, by the words they are made with: what
+      -- other pages call a page is evidence of what it is about (answers weigh it). Sources stored
+      -- before this version have none until they are indexed again.
+      CREATE TABLE links (
+        id INTEGER PRIMARY KEY,
+        guru_id INTEGER NOT NULL,
+        source_id INTEGER NOT NULL REFERENCES data_sources(id) ON DELETE CASCADE,
+        target TEXT NOT NULL,
+        text TEXT NOT NULL
+      );
+      CREATE INDEX links_target ON links(guru_id, target);
+      CREATE INDEX links_source ON links(source_id);
+      CREATE VIRTUAL TABLE links_fts USING fts5(
+        text,
+        content = 'links', content_rowid = 'id',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER links_ai AFTER INSERT ON links BEGIN
+        INSERT INTO links_fts(rowid, text) VALUES (new.id, new.text);
+      END;
+      CREATE TRIGGER links_ad AFTER DELETE ON links BEGIN
+        INSERT INTO links_fts(links_fts, rowid, text) VALUES ('delete', old.id, old.text);
+      END;
+    `,
+  },
 ];

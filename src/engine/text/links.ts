@@ -3,13 +3,31 @@
 /**
  * A link `[text](destination "title")` or image `![alt](source)`, as our Markdown writer and
  * CommonMark write them: the destination bare with its parentheses escaped, or in <…>; the title
- * quoted.
+ * quoted. Groups: the `!` of an image, the text, the destination.
  */
-const LINK = /!?\[((?:\\.|[^\]\\])*)\]\((?:<(?:\\.|[^>\\\n])*>|(?:\\.|[^\s()\\])*)(?:[ \t]+"(?:\\.|[^"\\])*")?\)/g;
+const LINK = /(!?)\[((?:\\.|[^\]\\])*)\]\((<(?:\\.|[^>\\\n])*>|(?:\\.|[^\s()\\])*)(?:[ \t]+"(?:\\.|[^"\\])*")?\)/g;
 
 /** The text with each link replaced by its text and each image by its alt text (a linked image by its alt text too). */
 export function linkTexts(markdown: string): string {
   if (!markdown.includes('](')) return markdown;
   // Twice: a linked image's link is found once its image is gone.
-  return markdown.replace(LINK, '$1').replace(LINK, '$1');
+  return markdown.replace(LINK, '$2').replace(LINK, '$2');
+}
+
+export interface MarkdownLink {
+  /** As written, Markdown included. */
+  readonly text: string;
+  /** Unescaped, without its <…>. */
+  readonly destination: string;
+}
+
+/** The links of a Markdown text (not its images), in order. */
+export function* markdownLinks(markdown: string): Generator<MarkdownLink> {
+  if (!markdown.includes('](')) return;
+  for (const match of markdown.matchAll(LINK)) {
+    if (match[1] === '!') continue;
+    const written = match[3] ?? '';
+    const bare = written.startsWith('<') ? written.slice(1, -1) : written;
+    yield { text: match[2] ?? '', destination: bare.replace(/\\(.)/g, '$1') };
+  }
 }

@@ -47,6 +47,23 @@ describe('keyTerms', () => {
 });
 
 describe('weighEvidence', () => {
+  it('ranks a page higher when other pages link to it with the question\'s words, like a title that names them', () => {
+    const elsewhere = candidate(1, 'Configuration', 'Files', 'Settings are read from frob.toml; restore a backup of it to undo a change.', 1);
+    const reset = candidate(2, 'frob reset', '', 'Run frob reset --hard to go back to the settings frob shipped with.', 0.95);
+    const question = ['restore', 'factory', 'settings'];
+    const frequencies = { restore: 5, factory: 3, settings: 40 };
+    expect(weigh(question, frequencies, 500, [elsewhere, reset])[0]?.hit.chunkId).toBe(elsewhere.chunkId);
+
+    const key = keyTerms(question, 500, (term) => frequencies[term as keyof typeof frequencies] ?? 0);
+    const marked = new Map<number, MarkedChunk>([elsewhere, reset].map((hit) => [hit.chunkId, { title: hit.title, headings: hit.headings, body: mark(hit.body, question) }]));
+    const anchors = new Map([[2, [mark('restore factory settings', question), mark('factory reset', question)]]]);
+    const [best] = weighEvidence([elsewhere, reset], key, { marked, related: [], anchors });
+    expect(best?.hit.chunkId).toBe(reset.chunkId);
+    expect(best?.anchorCoverage).toBe(1);
+    // What the page holds is what it covers: anchor text ranks a page, it does not answer for it.
+    expect(best?.coverage).toBeLessThan(1);
+  });
+
   it('ranks the passage under a heading that names the question above one that merely mentions its words', () => {
     const mention = candidate(1, 'Release notes', '2023-01-02', 'Fixed a crash when a vacuum ran while an index was built.', 2);
     const about = candidate(2, 'Maintenance', 'Vacuum an index', 'Run VACUUM to rebuild the index and reclaim space.', 1.5);

@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger, LogLevel } from '../../../log.js';
 import type { SemanticSearch } from '../../search/semantic.js';
 import { ChunkRepository } from '../../store/chunks.js';
+import { LinkRepository } from '../../store/links.js';
 import { openDatabase } from '../../store/database.js';
 import { IntegrationRepository } from '../../store/integrations.js';
 import { JobRepository } from '../../store/jobs.js';
@@ -56,7 +57,7 @@ const semantic: Promise<SemanticSearch> | undefined =
   );
 const embedder: Embedder | undefined = semantic && { embedSource: async (sourceId, signal) => (await semantic).embedSource(sourceId, signal) };
 const processor = new SourceProcessor(
-  { db, jobs, sources: new SourceRepository(db), chunks: new ChunkRepository(db) },
+  { db, jobs, sources: new SourceRepository(db), chunks: new ChunkRepository(db), links: new LinkRepository(db) },
   reading,
   logger,
   settings.processing,
