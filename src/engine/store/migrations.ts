@@ -304,7 +304,8 @@ export const MIGRATIONS: readonly Migration[] = [
         target TEXT NOT NULL,
         text TEXT NOT NULL
       );
-      CREATE INDEX links_target ON links(guru_id, target);
+      -- Covers counting the pages that make a link with the same words (menus are left out).
+      CREATE INDEX links_target ON links(guru_id, target, text COLLATE NOCASE, source_id);
       CREATE INDEX links_source ON links(source_id);
       CREATE VIRTUAL TABLE links_fts USING fts5(
         text,
