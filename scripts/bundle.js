@@ -52,12 +52,165 @@ const LIBRARY_EDITS = [
     // element, cleared, filled and joined back into the attribute. The attribute now gets the value
     // that setter would leave (tokens once each, single spaces), and the set is built from it, as
     // before, when classList is first read.
+    // The parser's handlers (onopentag, ontext, onclosetag…) were closures made anew for every
+    // parse. V8 keeps a function's optimized code only while a closure that runs it lives, so after
+    // each full garbage collection every page's handlers ran unoptimized until TurboFan compiled
+    // them again (some six times each per worker over the PostgreSQL manual): they are now the methods of
+    // one class, the same functions for every parse, with the parse's state in its fields.
     file: /[\\/]linkedom[\\/]esm[\\/]shared[\\/]parse-from-string\.js$/,
-    why: 'class attributes parsed without a token set',
+    why: 'class attributes parsed without a token set; one tree builder class for every parse',
     edits: [
       [
         "  if (attribute.name === 'class')\n    element.className = value;",
         "  if (attribute.name === 'class')\n    attribute[VALUE] = /\\s/.test(value) ? [...new Set(value.split(/\\s+/).filter(Boolean))].join(' ') : value;",
+      ],
+      [
+        'export const isNotParsing = () => notParsing;',
+        `class TreeBuilder {
+  constructor(document, isHTML, active, registry) {
+    this.document = document;
+    this.isHTML = isHTML;
+    this.active = active;
+    this.registry = registry;
+    this.node = document;
+    this.ownerSVGElement = null;
+    this.parsingCData = false;
+  }
+
+  // <!DOCTYPE ...>
+  onprocessinginstruction(name, data) {
+    if (name.toLowerCase() === '!doctype')
+      this.document.doctype = data.slice(name.length).trim();
+  }
+
+  // <tagName>
+  onopentag(name, attributes) {
+    const {document, active} = this;
+    let create = true;
+    if (this.isHTML) {
+      if (this.ownerSVGElement) {
+        this.node = append(this.node, document.createElementNS(SVG_NAMESPACE, name), active);
+        this.node.ownerSVGElement = this.ownerSVGElement;
+        create = false;
+      }
+      else if (name === 'svg' || name === 'SVG') {
+        this.ownerSVGElement = document.createElementNS(SVG_NAMESPACE, name);
+        this.node = append(this.node, this.ownerSVGElement, active);
+        create = false;
+      }
+      else if (active) {
+        const ce = name.includes('-') ? name : (attributes.is || '');
+        if (ce && this.registry.has(ce)) {
+          const {Class} = this.registry.get(ce);
+          this.node = append(this.node, new Class, active);
+          delete attributes.is;
+          create = false;
+        }
+      }
+    }
+
+    if (create)
+      this.node = append(this.node, document.createElement(name), false);
+
+    const node = this.node;
+    let end = node[END];
+    for (const name of keys(attributes))
+      attribute(node, end, document.createAttribute(name), attributes[name], active);
+  }
+
+  // #text, #comment
+  oncomment(data) { append(this.node, this.document.createComment(data), this.active); }
+  ontext(text) {
+    if (this.parsingCData) {
+      append(this.node, this.document.createCDATASection(text), this.active);
+    } else {
+      append(this.node, this.document.createTextNode(text), this.active);
+    }
+  }
+
+  // #cdata
+  oncdatastart() { this.parsingCData = true; }
+  oncdataend() { this.parsingCData = false; }
+
+  // </tagName>
+  onclosetag() {
+    if (this.isHTML && this.node === this.ownerSVGElement)
+      this.ownerSVGElement = null;
+    this.node = this.node.parentNode;
+  }
+}
+
+export const isNotParsing = () => notParsing;`,
+      ],
+      [
+        `  let node = document;
+  let ownerSVGElement = null;
+  let parsingCData = false;
+
+  notParsing = false;
+
+  const content = new Parser({
+    // <!DOCTYPE ...>
+    onprocessinginstruction(name, data) {
+      if (name.toLowerCase() === '!doctype')
+        document.doctype = data.slice(name.length).trim();
+    },
+
+    // <tagName>
+    onopentag(name, attributes) {
+      let create = true;
+      if (isHTML) {
+        if (ownerSVGElement) {
+          node = append(node, document.createElementNS(SVG_NAMESPACE, name), active);
+          node.ownerSVGElement = ownerSVGElement;
+          create = false;
+        }
+        else if (name === 'svg' || name === 'SVG') {
+          ownerSVGElement = document.createElementNS(SVG_NAMESPACE, name);
+          node = append(node, ownerSVGElement, active);
+          create = false;
+        }
+        else if (active) {
+          const ce = name.includes('-') ? name : (attributes.is || '');
+          if (ce && registry.has(ce)) {
+            const {Class} = registry.get(ce);
+            node = append(node, new Class, active);
+            delete attributes.is;
+            create = false;
+          }
+        }
+      }
+
+      if (create)
+        node = append(node, document.createElement(name), false);
+
+      let end = node[END];
+      for (const name of keys(attributes))
+        attribute(node, end, document.createAttribute(name), attributes[name], active);
+    },
+
+    // #text, #comment
+    oncomment(data) { append(node, document.createComment(data), active); },
+    ontext(text) {
+      if (parsingCData) {
+        append(node, document.createCDATASection(text), active);
+      } else {
+        append(node, document.createTextNode(text), active);
+      }
+    },
+
+    // #cdata
+    oncdatastart() { parsingCData = true; },
+    oncdataend() { parsingCData = false; },
+
+    // </tagName>
+    onclosetag() {
+      if (isHTML && node === ownerSVGElement)
+        ownerSVGElement = null;
+      node = node.parentNode;
+    }
+  }, {`,
+        '  notParsing = false;\n\n  const content = new Parser(new TreeBuilder(document, isHTML, active, registry), {',
       ],
     ],
   },

@@ -101,9 +101,9 @@ function atxHeading(line: string): { level: number; text: string } | undefined {
   let text = line.slice(match[0].length).trim();
   // Optional closing sequence: a run of '#' that is the whole text or follows whitespace.
   let end = text.length;
-  while (end > 0 && text[end - 1] === '#') end -= 1;
+  while (end > 0 && text.charCodeAt(end - 1) === 35) end -= 1; // #
   if (end === 0) text = '';
-  else if (end < text.length && (text[end - 1] === ' ' || text[end - 1] === '\t')) {
+  else if (end < text.length && isSpaceOrTab(text.charCodeAt(end - 1))) {
     text = text.slice(0, end).trimEnd();
   }
   return { level: match[1].length, text };
@@ -118,16 +118,25 @@ function setextLevel(line: string): 1 | 2 | undefined {
 
 function isThematicBreak(line: string): boolean {
   if (indentOf(line) > 3) return false;
-  let marker = '';
+  let marker = 0;
   let count = 0;
-  for (const ch of line) {
-    if (ch === ' ' || ch === '\t') continue;
-    if (ch !== '-' && ch !== '*' && ch !== '_') return false;
-    if (marker === '') marker = ch;
-    else if (ch !== marker) return false;
+  for (let at = 0; at < line.length; at++) {
+    const code = line.charCodeAt(at);
+    if (isSpaceOrTab(code)) continue;
+    if (code !== 45 && code !== 42 && code !== 95) return false; // - * _
+    if (marker === 0) marker = code;
+    else if (code !== marker) return false;
     count += 1;
   }
   return count >= 3;
+}
+
+/**
+ * Lines are read by character code, not as one-character strings: V8 compiles `ch === ' '` for
+ * the shared strings of Latin-1 text, and the first line of other text threw that code away.
+ */
+function isSpaceOrTab(code: number): boolean {
+  return code === 32 || code === 9;
 }
 
 const LIST_ITEM = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
@@ -144,7 +153,9 @@ function tableCells(line: string): string[] {
   let trimmed = line.trim();
   if (trimmed.startsWith('|')) trimmed = trimmed.slice(1);
   if (trimmed.endsWith('|')) trimmed = trimmed.slice(0, -1);
-  return trimmed.split('|').map((cell) => cell.trim());
+  const cells = trimmed.split('|');
+  for (let at = 0; at < cells.length; at++) cells[at] = (cells[at] as string).trim();
+  return cells;
 }
 
 const DELIMITER_CELL = /^:?-+:?$/;
@@ -171,23 +182,59 @@ function interruptsParagraph(line: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Parsing lines into sections of blocks
 
-function parseSections(lines: readonly string[]): Section[] {
-  const sections: Section[] = [];
-  const path: { level: number; text: string }[] = [];
-  let current: Section = { headings: [], blocks: [] };
+/**
+ * The sections of a document as its lines are read: the heading path in effect, and the blocks
+ * under it. Methods, not closures made for each document: V8 keeps a closure's optimized code only
+ * while one of its closures lives, and compiled them again after every full garbage collection.
+ */
+class Sections {
+  readonly done: Section[] = [];
+  private readonly path: { level: number; text: string }[] = [];
+  private current: Section = { headings: headingsOf(this.path), blocks: [] };
 
   // A heading is kept as the reader sees it: a link in it (Sphinx's to its own section) is its text.
-  const setHeading = (level: number, markdown: string): void => {
+  heading(level: number, markdown: string): void {
     const text = linkTexts(markdown);
+    const path = this.path;
     while (path.length > 0 && (path[path.length - 1]?.level ?? 0) >= level) path.pop();
     if (text !== '') path.push({ level, text });
-    if (current.blocks.length > 0) sections.push(current);
-    current = { headings: path.map((entry) => entry.text), blocks: [] };
-  };
-  const addBlock = (kind: BlockKind, units: readonly string[], text = units.join('\n')): void => {
-    if (text.trim() !== '') current.blocks.push({ kind, units, text });
-  };
+    if (this.current.blocks.length > 0) this.done.push(this.current);
+    this.current = { headings: headingsOf(path), blocks: [] };
+  }
 
+  block(kind: BlockKind, units: readonly string[], text = units.join('\n')): void {
+    if (text.trim() !== '') this.current.blocks.push({ kind, units, text });
+  }
+
+  finish(): Section[] {
+    if (this.current.blocks.length > 0) this.done.push(this.current);
+    return this.done;
+  }
+}
+
+/**
+ * The texts of a heading path. Arrays here and below are built with push, not map(): map() makes
+ * a holey array in optimized code and a packed one otherwise, and each place that then read both
+ * kinds (a join, a length) deoptimized its function.
+ */
+function headingsOf(path: readonly { text: string }[]): string[] {
+  const headings: string[] = [];
+  for (const entry of path) headings.push(entry.text);
+  return headings;
+}
+
+/** lines[start..end), trimmed at the end only or on both sides. */
+function trimmedLines(lines: readonly string[], start: number, end: number, sides: 'end' | 'both'): string[] {
+  const trimmed: string[] = [];
+  for (let i = start; i < end; i++) {
+    const line = lines[i] ?? '';
+    trimmed.push(sides === 'end' ? line.trimEnd() : line.trim());
+  }
+  return trimmed;
+}
+
+function parseSections(lines: readonly string[]): Section[] {
+  const sections = new Sections();
   let i = 0;
   while (i < lines.length) {
     const line = lines[i] ?? '';
@@ -199,14 +246,14 @@ function parseSections(lines: readonly string[]): Section[] {
     const fence = openingFence(line);
     if (fence) {
       const end = fenceEnd(lines, i, fence);
-      addBlock('code', [lines.slice(i, end).join('\n')]);
+      sections.block('code', [lines.slice(i, end).join('\n')]);
       i = end;
       continue;
     }
 
     const heading = atxHeading(line);
     if (heading) {
-      setHeading(heading.level, heading.text);
+      sections.heading(heading.level, heading.text);
       i += 1;
       continue;
     }
@@ -218,29 +265,29 @@ function parseSections(lines: readonly string[]): Section[] {
 
     if (indentOf(line) >= 4) {
       const end = indentedCodeEnd(lines, i);
-      addBlock('code', [lines.slice(i, end).join('\n')]);
+      sections.block('code', [lines.slice(i, end).join('\n')]);
       i = end;
       continue;
     }
 
     if (isQuote(line)) {
       const end = quoteEnd(lines, i);
-      const quoted = lines.slice(i, end).map((l) => l.trimEnd());
-      addBlock('quote', quoteUnits(quoted), quoted.join('\n'));
+      const quoted = trimmedLines(lines, i, end, 'end');
+      sections.block('quote', quoteUnits(quoted), quoted.join('\n'));
       i = end;
       continue;
     }
 
     if (isListItem(line)) {
       const { end, items } = parseList(lines, i);
-      addBlock('list', items, trimTrailingBlankLines(lines.slice(i, end).map((l) => l.trimEnd())).join('\n'));
+      sections.block('list', items, trimTrailingBlankLines(trimmedLines(lines, i, end, 'end')).join('\n'));
       i = end;
       continue;
     }
 
     if (startsTable(line, lines[i + 1])) {
       const end = tableEnd(lines, i + 2);
-      addBlock('table', lines.slice(i, end).map((l) => l.trim()));
+      sections.block('table', trimmedLines(lines, i, end, 'both'));
       i = end;
       continue;
     }
@@ -257,16 +304,15 @@ function parseSections(lines: readonly string[]): Section[] {
       if (interruptsParagraph(next)) break;
       i += 1;
     }
-    const paragraph = lines.slice(start, i).map((l) => l.trim());
+    const paragraph = trimmedLines(lines, start, i, 'both');
     if (setext !== undefined) {
-      setHeading(setext, paragraph.join(' '));
+      sections.heading(setext, paragraph.join(' '));
       i += 1;
     } else {
-      addBlock('paragraph', [paragraph.join('\n')]);
+      sections.block('paragraph', [paragraph.join('\n')]);
     }
   }
-  if (current.blocks.length > 0) sections.push(current);
-  return sections;
+  return sections.finish();
 }
 
 /** Index just past the closing fence; an unclosed fence runs to the end of the document. */
@@ -304,7 +350,9 @@ function quoteUnits(lines: readonly string[]): string[] {
     if (fence === undefined) fence = openingFence(inner, { anyIndent: true });
     else if (closesFence(inner, fence)) fence = undefined;
   }
-  return units.map((unit) => unit.join('\n'));
+  const texts: string[] = [];
+  for (const unit of units) texts.push(unit.join('\n'));
+  return texts;
 }
 
 const TRAILING_QUOTED_BLANKS = /(?:\n {0,3}>[ \t]*)+$/;
@@ -383,7 +431,9 @@ function parseList(lines: readonly string[], start: number): { end: number; item
     previousBlank = false;
   }
   if (item.length > 0) items.push(item);
-  return { end: i, items: items.map((itemLines) => trimTrailingBlankLines(itemLines).join('\n')) };
+  const texts: string[] = [];
+  for (const itemLines of items) texts.push(trimTrailingBlankLines(itemLines).join('\n'));
+  return { end: i, items: texts };
 }
 
 function trimTrailingBlankLines(lines: string[]): string[] {

@@ -9,6 +9,7 @@ import { extractDocument } from './document.js';
 import type { ExtractionTask, WorkerMessage } from './extraction-protocol.js';
 import { markupToMarkdown } from './markup.js';
 import { extractPage } from './page.js';
+import { warmUp } from './warm-up.js';
 
 const port = parentPort;
 if (!port) throw new Error('extraction-worker.js runs in a worker thread, started by the extraction pool');
@@ -56,4 +57,5 @@ port.on('message', (task: ExtractionTask) => {
 });
 
 yieldToTheServingThread();
+warmUp();
 answer({ type: 'ready' });

@@ -113,7 +113,7 @@ function contentContainer(document: Doc): El | undefined {
   const body = document.body;
   if (!body) return undefined;
   // Every element, tested here: linkedom matches a list of selectors far more slowly than '*'.
-  const candidates = Array.from(document.querySelectorAll('*')).filter((element) => CONTAINERS.some((isContainer) => isContainer(element)));
+  const candidates = Array.from(document.querySelectorAll('*')).filter(mayBeContainer);
   for (const isContainer of CONTAINERS) {
     const found = candidates.filter(isContainer);
     const [candidate] = found;
@@ -123,6 +123,15 @@ function contentContainer(document: Doc): El | undefined {
     if (text > 0 && text >= textLength(body) / 3) return candidate;
   }
   return undefined;
+}
+
+/**
+ * Whether any of CONTAINERS takes the element. Not an arrow made in contentContainer: V8 keeps a
+ * closure's optimized code only while one of its closures lives, so each page compiled it anew.
+ */
+function mayBeContainer(element: El): boolean {
+  for (const isContainer of CONTAINERS) if (isContainer(element)) return true;
+  return false;
 }
 
 /** Whether elements nest more than `limit` deep below `root`; stops looking once they do. */
@@ -244,12 +253,15 @@ function absolutize(link: El, base: URL | undefined): void {
   }
 }
 
+/** No limit to textLength, as a small integer: V8 compiles its comparison for those, and Infinity undid that. */
+const NO_LIMIT = 2 ** 30 - 1;
+
 /**
  * The length of the element's text with white space collapsed and trimmed, as
  * `textContent.replace(/\s+/g, ' ').trim().length`, counted only up to `limit`: its text nodes
  * are read until the length reaches it.
  */
-function textLength(element: El, limit = Infinity): number {
+function textLength(element: El, limit = NO_LIMIT): number {
   const root = element as unknown as Node;
   let length = 0;
   let spaceBefore = false;
