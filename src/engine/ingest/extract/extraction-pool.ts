@@ -7,8 +7,8 @@
  * starts one), and stop after a while without work. Each holds the task it runs and the next few,
  * so that it goes on as soon as it finishes, without waiting for this thread (busy with fetches
  * and commits) to hand it more. A task that runs too long, or whose worker dies (out of memory, a
- * crash), fails alone with a reason that says so; its worker is replaced, and the task that waited
- * behind it goes to the next worker.
+ * crash), fails alone with a reason that says so; its worker is replaced, and the tasks that waited
+ * behind it go to the next worker.
  *
  * The workers run dist/bin/extraction-worker.js, built by scripts/bundle.js, wherever this module
  * runs from: the bundle, tsc's dist/, or the TypeScript sources under vitest (whose global setup
@@ -50,14 +50,14 @@ const IDLE_MS = 30_000;
 /**
  * Tasks sent to a worker at once: the one it runs, and the next ones, already there when it
  * finishes. A batch commit keeps this thread from handing out more for 10-30 ms, a page of the
- * PostgreSQL manual takes a worker 5-10 ms: with 4, a worker waits for work 1.0-1.4 s of an 11 s
- * run instead of 3.0-3.7 s with one task at a time (2.0 s with 2).
+ * PostgreSQL manual takes a worker 5-10 ms: with 4, a worker's event loop waits for work 0.9-1.9 s
+ * of a 10-13 s run of the manual instead of 3.0-3.7 s with one task at a time (about 2 s with 2).
  */
 const TASKS_PER_WORKER = 4;
 /**
  * A worker is sent more only while what it holds is smaller than this: a task cannot be taken
- * back from a worker, and one that waits behind a large page (which takes a second or more)
- * would wait while another worker is free. The manual's pages are 14 KB on average.
+ * back from a worker, and one that waits behind a large page (3 MB take seconds) would wait
+ * while another worker is free. The manual's pages are 14 KB on average, 445 KB at most.
  */
 const HELD_BYTES = 128 * 1024;
 
