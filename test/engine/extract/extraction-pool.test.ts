@@ -81,6 +81,12 @@ const htmlPage = (url: string, html: string): WebPage => ({
  */
 const HUGE_PAGE = `<html><body><main>${'<p>Some words of text here, <b>bold</b> and <i>more</i>.</p>'.repeat(100_000)}</main></body></html>`;
 
+/** Under 128 KB (so that a worker is sent more behind it), yet some 0.4-0.6 s of a fresh worker's time. */
+const LINKS_PAGE = `<html><body><main>${'<a href="#">x</a> '.repeat(7_000)}</main></body></html>`;
+
+/** Some 200 KB of paragraphs: a tenth of a second or so of a fresh worker's time. */
+const MEDIUM_PAGE = `<html><body><main>${'<p>Some words of text here, <b>bold</b> and <i>more</i>.</p>'.repeat(3_000)}</main></body></html>`;
+
 interface WatchedWorker {
   readonly exit: Promise<unknown>;
   exited: boolean;
@@ -216,6 +222,51 @@ describe('ExtractionPool: failures stay with their task', () => {
     expect((await next).title).toBe('Connection pooling');
     expect(workers).toHaveLength(2);
     await workers[0]?.exit;
+  });
+
+  it('hands the tasks that waited in a worker stopped for a slow page to the next worker', async () => {
+    const pool = poolOf({ threads: 1, taskTimeoutMs: 150 });
+    let slow: Promise<unknown> = Promise.resolve();
+    let waiting: Promise<string[]> = Promise.resolve([]);
+    const workers = await watchWorkers(async () => {
+      slow = pool.extractPage(htmlPage('https://slow.acme.test/', LINKS_PAGE)).then(() => undefined, (error: unknown) => error);
+      // Small enough to be sent to the same worker at once, to wait there behind the slow page.
+      waiting = Promise.all(['<p>one</p>', '<p>two</p>'].map((markup) => pool.markupToMarkdown(markup, 'html')));
+      await slow;
+      await waiting;
+    });
+
+    expect((await slow) as Error).toBeInstanceOf(SourceError);
+    expect(((await slow) as Error).message).toBe('Extracting the text of https://slow.acme.test/ took longer than 0.2 s and was stopped.');
+    expect(await waiting).toEqual(['one', 'two']);
+    expect(workers).toHaveLength(2);
+  });
+
+  it('sends the page after a large one to a free worker rather than to wait behind it', async () => {
+    const pool = poolOf({ threads: 2 });
+    const done: string[] = [];
+    await Promise.all(
+      [htmlPage('https://huge.acme.test/', HUGE_PAGE), htmlPage('https://docs.acme.test/docs/pooling/', DOCS_PAGE)].map((page) =>
+        pool.extractPage(page).then(() => done.push(page.url)),
+      ),
+    );
+    expect(done).toEqual(['https://docs.acme.test/docs/pooling/', 'https://huge.acme.test/']);
+  });
+
+  it('counts a task’s time from when its worker starts it, not from when it was sent', async () => {
+    const timeoutMs = 1_000;
+    const pool = poolOf({ threads: 1, taskTimeoutMs: timeoutMs });
+    // Both go to the one worker at once; the slow one starts when the first is done.
+    const first = pool.extractPage(htmlPage('https://first.acme.test/', MEDIUM_PAGE)).then(() => performance.now());
+    const slow = pool.extractPage(htmlPage('https://slow.acme.test/', HUGE_PAGE)).then(
+      () => undefined,
+      (error: unknown) => ({ error, at: performance.now() }),
+    );
+    const firstDone = await first;
+    const failure = await slow;
+    expect((failure?.error as Error | undefined)?.message).toBe('Extracting the text of https://slow.acme.test/ took longer than 1 s and was stopped.');
+    // Counted from when it was sent, it would have been stopped sooner after the first was done.
+    expect((failure?.at ?? 0) - firstDone).toBeGreaterThanOrEqual(timeoutMs * 0.95);
   });
 
   it('fails a page that exhausts its worker’s memory, and extracts the next one', async () => {

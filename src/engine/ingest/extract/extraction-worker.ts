@@ -1,6 +1,7 @@
 /**
- * The entry of an extraction worker thread (see extraction-pool.ts): takes tasks one at a time
- * and answers each with its result or its error. Built into dist/bin/extraction-worker.js.
+ * The entry of an extraction worker thread (see extraction-pool.ts): runs its tasks one at a time,
+ * in the order they came, and answers each with its result or its error. Built into
+ * dist/bin/extraction-worker.js.
  */
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
@@ -44,15 +45,20 @@ async function perform(task: ExtractionTask) {
   }
 }
 
+/** Settles once the tasks received so far are answered: the pool sends the next before this one ends. */
+let previous: Promise<void> = Promise.resolve();
+
 port.on('message', (task: ExtractionTask) => {
-  perform(task).then(
-    (result) => answer({ type: 'done', id: task.id, result }),
-    (error: unknown) =>
-      answer({
-        type: 'failed',
-        id: task.id,
-        error: error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) },
-      }),
+  previous = previous.then(() =>
+    perform(task).then(
+      (result) => answer({ type: 'done', id: task.id, result }),
+      (error: unknown) =>
+        answer({
+          type: 'failed',
+          id: task.id,
+          error: error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) },
+        }),
+    ),
   );
 });
 
