@@ -1,4 +1,7 @@
 // Ingests the manual in process and prints how many pages are done every 250 ms: start-up, steady rate, tail.
+import console from 'node:console';
+import process from 'node:process';
+import { clearInterval, setInterval } from 'node:timers';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,6 @@
 // What indexing the PostgreSQL manual's chunks costs, by tokenizer: chunks copied from an ingested guru.
+import console from 'node:console';
+import process from 'node:process';
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

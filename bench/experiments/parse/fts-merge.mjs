@@ -1,4 +1,6 @@
 // FTS5 indexing cost of the manual's chunks by transaction size and merge settings.
+import console from 'node:console';
+import process from 'node:process';
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

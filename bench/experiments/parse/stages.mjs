@@ -1,9 +1,10 @@
 // Time per extraction stage over the PostgreSQL manual, one thread, warm (second pass).
+import console from 'node:console';
+import process from 'node:process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseDocument } from '../../../dist/engine/ingest/extract/html-document.js';
 import { extractHtml } from '../../../dist/engine/ingest/extract/html.js';
-import { parseHTML } from 'linkedom';
 import { htmlToMarkdown } from '../../../dist/engine/ingest/extract/markdown.js';
 const dir = '/usr/share/doc/postgresql-doc-15/html';
 const pages = readdirSync(dir).filter((n) => n.endsWith('.html')).sort().map((n) => readFileSync(`${dir}/${n}`, 'utf8'));

@@ -1,4 +1,6 @@
 // Ingests the manual in process (pages served by a child process) and prints each thread's CPU seconds.
+import console from 'node:console';
+import process from 'node:process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

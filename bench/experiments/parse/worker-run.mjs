@@ -1,4 +1,7 @@
 // Feeds the PostgreSQL manual to one bundled extraction worker, page after page, several passes.
+import console from 'node:console';
+import process from 'node:process';
+import { URL } from 'node:url';
 import { readFileSync, readdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
