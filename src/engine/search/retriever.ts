@@ -46,17 +46,22 @@ const BM25 = `bm25(chunks_fts, ${COLUMN_WEIGHTS.title}, ${COLUMN_WEIGHTS.heading
 const LABEL_FILTER = `
   AND EXISTS (SELECT 1 FROM json_each(s.labels) l WHERE casefold(l.value) IN (SELECT value FROM json_each(@labels)))`;
 
-/** Matching chunks of one guru, optionally of labelled sources only. */
+/** Matching chunks of one guru, optionally of labelled sources only (only then is each one's source read). */
 const matches = (labelled: boolean) => `
   FROM chunks_fts
   JOIN chunks c ON c.id = chunks_fts.rowid
-  JOIN data_sources s ON s.id = c.source_id
+  ${labelled ? 'JOIN data_sources s ON s.id = c.source_id' : ''}
   WHERE chunks_fts MATCH @match AND c.guru_id = @guruId ${labelled ? LABEL_FILTER : ''}`;
 
+/**
+ * The best chunks, ranked on their ids and scores alone: a common word matches thousands of
+ * chunks, and sorting them with their text costs more than the search.
+ */
 const chunkHits = (labelled: boolean) => `
-  SELECT ${CHUNK_COLUMNS}, -${BM25} AS score
-  ${matches(labelled)}
-  ORDER BY score DESC LIMIT @limit`;
+  WITH best AS MATERIALIZED (SELECT c.id AS id, -${BM25} AS score ${matches(labelled)} ORDER BY score DESC LIMIT @limit)
+  SELECT ${CHUNK_COLUMNS}, best.score AS score
+  FROM best JOIN chunks c ON c.id = best.id JOIN data_sources s ON s.id = c.source_id
+  ORDER BY best.score DESC`;
 
 /** Each source once, with its best chunk's score (bm25() cannot sit inside an aggregate, hence the CTE). */
 const sourceHits = (labelled: boolean) => `
