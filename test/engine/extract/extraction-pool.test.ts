@@ -225,7 +225,7 @@ describe('ExtractionPool: failures stay with their task', () => {
   });
 
   it('hands the tasks that waited in a worker stopped for a slow page to the next worker', async () => {
-    const pool = poolOf({ threads: 1, taskTimeoutMs: 150 });
+    const pool = poolOf({ threads: 1, taskTimeoutMs: 150, tasksPerWorker: 4 });
     let slow: Promise<unknown> = Promise.resolve();
     let waiting: Promise<string[]> = Promise.resolve([]);
     const workers = await watchWorkers(async () => {
@@ -243,7 +243,7 @@ describe('ExtractionPool: failures stay with their task', () => {
   });
 
   it('sends the page after a large one to a free worker rather than to wait behind it', async () => {
-    const pool = poolOf({ threads: 2 });
+    const pool = poolOf({ threads: 2, tasksPerWorker: 4 });
     const done: string[] = [];
     await Promise.all(
       [htmlPage('https://huge.acme.test/', HUGE_PAGE), htmlPage('https://docs.acme.test/docs/pooling/', DOCS_PAGE)].map((page) =>
@@ -255,7 +255,7 @@ describe('ExtractionPool: failures stay with their task', () => {
 
   it('counts a task’s time from when its worker starts it, not from when it was sent', async () => {
     const timeoutMs = 1_000;
-    const pool = poolOf({ threads: 1, taskTimeoutMs: timeoutMs });
+    const pool = poolOf({ threads: 1, taskTimeoutMs: timeoutMs, tasksPerWorker: 4 });
     // Both go to the one worker at once; the slow one starts when the first is done.
     const first = pool.extractPage(htmlPage('https://first.acme.test/', MEDIUM_PAGE)).then(() => performance.now());
     const slow = pool.extractPage(htmlPage('https://slow.acme.test/', HUGE_PAGE)).then(

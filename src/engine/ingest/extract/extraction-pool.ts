@@ -31,6 +31,8 @@ export interface ExtractionSettings {
   readonly taskTimeoutMs?: number;
   /** Old-generation heap of each worker: a page that needs more fails alone instead of taking the process. */
   readonly heapMb?: number;
+  /** Tasks a worker holds at once (see TASKS_PER_WORKER); 1 unless set. */
+  readonly tasksPerWorker?: number;
 }
 
 /** Turns a fetched web page into Markdown: the pool. */
@@ -48,12 +50,15 @@ const DEFAULT_HEAP_MB = 1024;
 /** A worker without work for this long stops, giving back its memory. */
 const IDLE_MS = 30_000;
 /**
- * Tasks sent to a worker at once: the one it runs, and the next ones, already there when it
- * finishes. A batch commit keeps this thread from handing out more for 10-30 ms, a page of the
- * PostgreSQL manual takes a worker 5-10 ms: with 4, a worker's event loop waits for work 0.9-1.9 s
- * of a 10-13 s run of the manual instead of 3.0-3.7 s with one task at a time (about 2 s with 2).
+ * Tasks sent to a worker at once by default: the one it runs. More can wait in a worker, already
+ * there when it finishes: a batch commit keeps this thread from handing out more for 10-30 ms, a
+ * page of the PostgreSQL manual takes a worker 5-10 ms, and with 4 a worker waits for work 0.9-1.9 s
+ * of a 10-13 s run of the manual instead of 3.0-3.7 s (about 2 s with 2). Measured through the
+ * server (interleaved, under-load part), 4 took the manual in 6.5-7.6 s instead of 8.2-10.0 s
+ * while a client asked, but the client's search p99 rose from 49-62 ms to 55-103 ms: the busier
+ * workers' V8 threads compete with the thread that serves requests. People asking come first.
  */
-const TASKS_PER_WORKER = 4;
+const TASKS_PER_WORKER = 1;
 /**
  * A worker is sent more only while what it holds is smaller than this: a task cannot be taken
  * back from a worker, and one that waits behind a large page (3 MB take seconds) would wait
@@ -86,6 +91,7 @@ export class ExtractionPool implements PageExtractor, MarkupConverter {
   readonly #threadLimit: number;
   readonly #taskTimeoutMs: number;
   readonly #heapMb: number;
+  readonly #tasksPerWorker: number;
   readonly #threads = new Set<Thread>();
   readonly #queue: Job[] = [];
   #entry: URL | undefined;
@@ -96,6 +102,7 @@ export class ExtractionPool implements PageExtractor, MarkupConverter {
     this.#threadLimit = settings.threads ?? defaultExtractionThreads();
     this.#taskTimeoutMs = settings.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
     this.#heapMb = settings.heapMb ?? DEFAULT_HEAP_MB;
+    this.#tasksPerWorker = Math.max(1, settings.tasksPerWorker ?? TASKS_PER_WORKER);
   }
 
   /** The page's bytes go to a worker as they are (a copy: the caller's stay as they were), to be decoded there. */
@@ -150,7 +157,7 @@ export class ExtractionPool implements PageExtractor, MarkupConverter {
     } catch (error) {
       if (starting === 0) this.#failQueue(`The extraction worker could not start: ${error instanceof Error ? error.message : String(error)}`);
     }
-    this.#fill(TASKS_PER_WORKER);
+    this.#fill(this.#tasksPerWorker);
   }
 
   /** Sends queued jobs to the workers that have started, until each holds `depth` (or its share of bytes). */
