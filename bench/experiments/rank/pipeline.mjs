@@ -2,6 +2,8 @@
 // the built modules so that the candidates' order can be replaced by another scorer, and each
 // candidate's ranking features read (for fit.mjs). Keep it in step with answerer.ts: fit.mjs first prints the
 // hand weights' figures, which must equal the bench's (`GURU_BENCH_PARTS=qa`) on the same kept guru.
+// Since anchor text joined answerer.ts (bench/experiments/anchors/NOTES.md), this replica weighs
+// without it: its figures are those of the engine before anchors; anchors/run.mjs adds them.
 import { join } from 'node:path';
 import process from 'node:process';
 import { URL } from 'node:url';
