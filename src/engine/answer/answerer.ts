@@ -120,7 +120,7 @@ export class Answerer {
 
   #weigh(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
     return weighEvidence(candidates, key, {
-      anchors: this.#anchorsOf(guruId, candidates, query),
+      anchors: this.#retriever.anchorTexts(guruId, query, [...new Set(candidates.map((hit) => hit.sourceId))]),
       marked: this.#retriever.markedChunks(
         query,
         candidates.map((hit) => hit.chunkId),
@@ -128,17 +128,6 @@ export class Answerer {
       related: related.map((hit) => hit.chunkId),
       aliases: query.aliases,
     });
-  }
-
-  /** The anchor texts other pages link to each candidate's page with, by source. */
-  #anchorsOf(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery): Map<number, string[]> {
-    const pages = new Map<string, number>();
-    for (const hit of candidates) if (hit.url !== null) pages.set(hit.url, hit.sourceId);
-    const texts = this.#retriever.anchorTexts(guruId, query, [...pages.keys()]);
-    return new Map([...texts].flatMap(([url, marked]) => {
-      const sourceId = pages.get(url);
-      return sourceId === undefined ? [] : [[sourceId, marked] as const];
-    }));
   }
 
   /**

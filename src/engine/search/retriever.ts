@@ -132,12 +132,16 @@ export class Retriever {
        FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
     );
     // A (target, words) pair made by more than @navigation pages is a menu or a header, not a name.
-    this.#anchors = db.prepare<Record<string, unknown>, { target: string; marked: string }>(
-      `SELECT l.target AS target, highlight(links_fts, 0, char(0xE000), char(0xE001)) AS marked
+    // Links are kept by their target's URL first (a set made once), and only theirs are counted:
+    // the count names s.url, not l.target, so that it runs after that.
+    this.#anchors = db.prepare<Record<string, unknown>, { sourceId: number; marked: string }>(
+      `SELECT s.id AS sourceId, highlight(links_fts, 0, char(0xE000), char(0xE001)) AS marked
        FROM links_fts JOIN links l ON l.id = links_fts.rowid
-       WHERE links_fts MATCH @match AND l.guru_id = @guruId AND l.target IN (SELECT value FROM json_each(@targets))
+       JOIN data_sources s ON s.guru_id = l.guru_id AND s.url = l.target
+       WHERE links_fts MATCH @match AND l.guru_id = @guruId
+         AND l.target IN (SELECT url FROM data_sources WHERE id IN (SELECT value FROM json_each(@sources)))
          AND (SELECT count(DISTINCT x.source_id) FROM links x
-              WHERE x.guru_id = @guruId AND x.target = l.target AND x.text = l.text COLLATE NOCASE) <= @navigation`,
+              WHERE x.guru_id = @guruId AND x.target = s.url AND x.text = l.text COLLATE NOCASE) <= @navigation`,
     );
     this.#linkedPages = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ? AND url IS NOT NULL');
     this.#nearby = db.prepare<{ chunkId: number; radius: number }, NearbyChunk>(
@@ -202,16 +206,18 @@ export class Retriever {
   }
 
   /**
-   * The anchor texts that other pages link to each of these pages with, matched words marked: only
-   * those that match the query, and not those of menus and headers (made by more than one page in
-   * twenty, or by more than one page of a site of under twenty).
+   * The anchor texts that other pages link to each of these sources (pages) with, by source,
+   * matched words marked: only those that match the query, and not those of menus and headers
+   * (made by more than one page in twenty, or by more than one page of a site of under twenty).
    */
-  anchorTexts(guruId: number, query: TextQuery, pages: readonly string[]): Map<string, string[]> {
-    const texts = new Map<string, string[]>();
-    if (query.match === undefined || pages.length === 0) return texts;
+  anchorTexts(guruId: number, query: TextQuery, sourceIds: readonly number[]): Map<number, string[]> {
+    const texts = new Map<number, string[]>();
+    if (query.match === undefined || sourceIds.length === 0) return texts;
     const navigation = Math.max(1, NAVIGATION_SHARE * (this.#linkedPages.get(guruId)?.n ?? 0));
-    for (const { target, marked } of this.#anchors.all({ match: query.match, guruId, targets: JSON.stringify(pages), navigation })) {
-      texts.set(target, [...(texts.get(target) ?? []), marked]);
+    for (const { sourceId, marked } of this.#anchors.all({ match: query.match, guruId, sources: JSON.stringify(sourceIds), navigation })) {
+      const ofSource = texts.get(sourceId);
+      if (ofSource) ofSource.push(marked);
+      else texts.set(sourceId, [marked]);
     }
     return texts;
   }

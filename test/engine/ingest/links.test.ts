@@ -77,7 +77,8 @@ describe('anchor texts of an ingested site', () => {
     const db = openDatabase(dir);
     try {
       const guruId = (db.prepare('SELECT id FROM gurus').get() as { id: number }).id;
-      const texts = new Retriever(db).anchorTexts(guruId, parseQuery(question), [site.url(path)]).get(site.url(path)) ?? [];
+      const sourceId = (db.prepare('SELECT id FROM data_sources WHERE url = ?').get(site.url(path)) as { id: number }).id;
+      const texts = new Retriever(db).anchorTexts(guruId, parseQuery(question), [sourceId]).get(sourceId) ?? [];
       return texts.map((text) => text.replaceAll(MARK_OPEN, '[').replaceAll(MARK_CLOSE, ']')).sort();
     } finally {
       db.close();
