@@ -191,7 +191,6 @@ function trimRows(block: Scored, maxWords: number): string {
     .join('\n');
 }
 
-
 function keptRows(kind: 'list' | 'table', lines: readonly string[], maxWords: number): string[] {
   const header = kind === 'table' ? lines.slice(0, 2) : [];
   const rows = kind === 'table' ? lines.slice(2) : listItems(lines);

@@ -79,7 +79,7 @@ interface Chunked {
   /** The title its chunks carry: the one read, else the source's own. */
   readonly title: string;
   readonly pieces: readonly Chunk[];
-  /** Its links to other pages of its site (web pages only). */
+  /** Its links to other pages of its site (sources with a URL). */
   readonly links: readonly NewLink[];
 }
 
@@ -384,8 +384,8 @@ export class SourceProcessor {
   }
 
   /** Runs inside one transaction: content, chunks, status and job change together or not at all. */
-  #index(job: JobRow, { text, title, pieces, links }: Chunked): void {
-    const { sources, chunks, jobs } = this.#stores;
+  #index(job: JobRow, { text, title, pieces, links: outgoing }: Chunked): void {
+    const { sources, chunks, links, jobs } = this.#stores;
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
     if (!jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) return;
@@ -393,12 +393,12 @@ export class SourceProcessor {
     if (source) {
       if (pieces.length === 0) {
         chunks.replace(source.id, source.guru_id, '', []);
-        this.#stores.links.replace(source.id, source.guru_id, []);
+        links.replace(source.id, source.guru_id, []);
         sources.markFailed(source.id, 'The source has no text to index.');
       } else {
         if (source.url !== null) sources.storeRead(source.id, text.title, text.markdown);
         chunks.replace(source.id, source.guru_id, title, pieces);
-        this.#stores.links.replace(source.id, source.guru_id, links);
+        links.replace(source.id, source.guru_id, outgoing);
         sources.markSucceeded(source.id);
         if (this.#embedder) jobs.enqueue('embed_source', source.id, null, Date.now());
       }
