@@ -5,6 +5,7 @@
  * list bullets or emphasis characters), and an answer's leading heading that only
  * repeats the question is left out.
  */
+import { linkTexts } from '../text/links.js';
 
 /**
  * A fenced block on lines of its own: backticks or tildes, closed by a fence of the same kind at
@@ -93,9 +94,7 @@ const comparable = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/
 
 /** One Markdown line as its spoken words. */
 function readLine(line: string): string {
-  return line
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1') // images: their alt text
-    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1') // links: their text
+  return linkTexts(line) // links by their text, images by their alt text
     .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
     .replace(/<(https?:\/\/[^>]+)>/g, '$1')
     .replace(/<\/?[a-z][^>]*>/gi, '') // inline HTML tags
