@@ -9,10 +9,10 @@ import { warmUp } from '../../../src/engine/ingest/extract/warm-up.js';
 describe('warmUp', () => {
   const { title, markdown } = warmUp();
 
-  it('reads the page through its container, without its chrome', () => {
+  it('reads the page through its container, without its chrome or permalinks', () => {
     expect(title).toBe('Warm & up');
-    expect(markdown.startsWith('# The <sample\\> page — — & more')).toBe(true);
-    expect(markdown).not.toMatch(/Home|Cookies|aside|hidden|foot/);
+    expect(markdown.startsWith('# The <sample\\> page — — & more\n')).toBe(true);
+    expect(markdown).not.toMatch(/Home|Cookies|aside|hidden|foot|¶|Permalink/);
   });
 
   it('writes inline markup, links against the base, and the escapes of every kind', () => {

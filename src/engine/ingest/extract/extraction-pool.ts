@@ -4,9 +4,9 @@
  * large page. There is one worker per core by default: each runs at a lower priority (on Linux),
  * so the serving thread still gets a core whenever it has work and extraction uses whatever is
  * left. Workers start on the first task, not before (a stdio server that only answers never
- * starts one), and stop after a while without work. Each holds the task it runs and the next few,
- * so that it goes on as soon as it finishes, without waiting for this thread (busy with fetches
- * and commits) to hand it more. A task that runs too long, or whose worker dies (out of memory, a
+ * starts one), and stop after a while without work. Each holds the task it runs, and can be set
+ * to hold the next few too (tasksPerWorker), so that it goes on as soon as it finishes without
+ * waiting for this thread (busy with fetches and commits) to hand it more. A task that runs too long, or whose worker dies (out of memory, a
  * crash), fails alone with a reason that says so; its worker is replaced, and the tasks that waited
  * behind it go to the next worker.
  *

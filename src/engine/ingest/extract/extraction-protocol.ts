@@ -1,6 +1,6 @@
 /**
  * The messages between the engine and its extraction workers (extraction-pool.ts and
- * extraction-worker.ts): a worker holds a few tasks, runs them one at a time in the order
+ * extraction-worker.ts): a worker may hold several tasks, runs them one at a time in the order
  * they came, and answers each by its id.
  */
 import type { DocumentKind, ExtractedDocument } from './document.js';

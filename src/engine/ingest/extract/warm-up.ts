@@ -17,7 +17,7 @@ const PAGE = `<!DOCTYPE html>
 <script>var a = 1 < 2 && "</p>";</script></head>
 <body><div class="navheader" role="navigation"><a href="/">Home</a></div><div id="cookie-banner">Cookies</div>
 <div id="docContent"><div class="sect1" id="s1">
-<h1 class="title">The &lt;sample&gt; page &#8212; &#x2014; &amp; more</h1>
+<h1 class="title">The &lt;sample&gt; page &#8212; &#x2014; &amp; more<a class="headerlink" href="#s1" title="Permalink to this heading">¶</a></h1>
 <!-- a comment -->
 <p>Text with <em>emphasis</em>, <strong>strong</strong>, <i>i</i>, <b>b</b>, <code class="literal">code_with_underscores</code>,
 <a href="other.html#part" title="A title">a link</a>, <a href="javascript:void(0)">a script</a>, <a name="anchor"></a>
