@@ -1,4 +1,4 @@
-// Ingests the manual in process (pages served by a child process) and prints each thread's CPU seconds.
+// Ingests the manual in process (pages served by a child process) and prints each thread's CPU seconds (user + system, user, system).
 import console from 'node:console';
 import process from 'node:process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -11,7 +11,7 @@ const threads = () => Object.fromEntries(readdirSync('/proc/self/task').map((t) 
   const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const name = readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim();
-  return [`${t} ${name}`, (Number(fields[11]) + Number(fields[12])) / 100];
+  return [`${t} ${name}`, [Number(fields[11]) / 100, Number(fields[12]) / 100]];
 }));
 const site = await serveFolderInChild(manualDir);
 const dataDir = mkdtempSync(join(tmpdir(), 'threads-'));
@@ -24,5 +24,9 @@ await waitUntilProcessed(backend.assistant, 'pg');
 const wall = performance.now() - t; const u = process.cpuUsage(cpu);
 const after = threads();
 console.log('wall', (wall / 1000).toFixed(2), 's; process cpu', ((u.user + u.system) / 1e6).toFixed(2));
-for (const [k, v] of Object.entries(after)) { const d = v - (before[k] ?? 0); if (d > 0.05) console.log(k.padEnd(30), d.toFixed(2)); }
+for (const [k, [user, system]] of Object.entries(after)) {
+  const [userBefore, systemBefore] = before[k] ?? [0, 0];
+  const u = user - userBefore; const s = system - systemBefore;
+  if (u + s > 0.05) console.log(k.padEnd(30), (u + s).toFixed(2), u.toFixed(2), s.toFixed(2));
+}
 await backend.close(); await site.close?.(); rmSync(dataDir, { recursive: true, force: true }); process.exit(0);
