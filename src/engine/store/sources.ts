@@ -82,7 +82,7 @@ export class SourceRepository {
   readonly #insertUrl;
   readonly #insertDocument;
   readonly #countType;
-  readonly #storeRead;
+  readonly #succeedWithRead;
   readonly #reindex;
 
   constructor(db: Db) {
@@ -113,7 +113,9 @@ export class SourceRepository {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     );
     this.#countType = db.prepare<[number, string], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ? AND type = ?');
-    this.#storeRead = db.prepare<[string, string, number]>('UPDATE data_sources SET title = ?, content = ? WHERE id = ?');
+    this.#succeedWithRead = db.prepare<[string, string, number]>(
+      `UPDATE data_sources SET title = ?, content = ?, status = 'SUCCESS', error = '' WHERE id = ?`,
+    );
     this.#reindex = db.prepare<[string, number]>(
       `UPDATE data_sources SET status = 'NOT_PROCESSED', error = '', reindex_count = reindex_count + 1, last_reindex_date = ?
        WHERE id = ?`,
@@ -170,11 +172,6 @@ export class SourceRepository {
     return this.#countType.get(guruId, type)?.n ?? 0;
   }
 
-  /** Keeps what was read from a source's URL, so that answers can quote it. */
-  storeRead(id: number, title: string, content: string): void {
-    this.#storeRead.run(title, content, id);
-  }
-
   /** Back to NOT_PROCESSED for another pass, counting the reindex. */
   markForReindex(id: number, now: string): void {
     this.#reindex.run(now, id);
@@ -188,8 +185,13 @@ export class SourceRepository {
     return this.#count.get(guruId)?.n ?? 0;
   }
 
-  markSucceeded(id: number): void {
-    this.#succeed.run(id);
+  /**
+   * Marks a source indexed, keeping what was read from its URL (`read`) so that answers can quote
+   * it: in one statement, as an update rewrites the whole row, its text too.
+   */
+  markSucceeded(id: number, read?: { readonly title: string; readonly content: string }): void {
+    if (read === undefined) this.#succeed.run(id);
+    else this.#succeedWithRead.run(read.title, read.content, id);
   }
 
   markFailed(id: number, error: string): void {

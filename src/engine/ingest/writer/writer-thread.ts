@@ -34,10 +34,6 @@ const logAt =
 const logger: Logger = { error: logAt('error'), warn: logAt('warn'), info: logAt('info'), debug: logAt('debug') };
 
 const db = openDatabase(settings.dataDir);
-// Each source of a batch is stored in a savepoint, whose journal of the pages it changes SQLite
-// otherwise spills to a temporary file past 64 KB: for the PostgreSQL manual, 216,000 small
-// writes to files made and removed source by source, about 0.35 s of the thread's CPU.
-db.pragma('temp_store = MEMORY');
 const jobs = new JobRepository(db);
 for (const owner of settings.takeOver) {
   const released = jobs.releaseLeasesOf(owner);
