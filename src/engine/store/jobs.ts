@@ -71,17 +71,12 @@ export class JobRepository {
        ON CONFLICT (kind, source_id) DO UPDATE SET host = excluded.host, available_at = excluded.available_at, attempts = 0,
          lease_owner = NULL, lease_expires_at = NULL`,
     );
-    // The first job due of those never leased and of those whose lease ran out, each found
-    // through jobs_lease without a look at the jobs under way (the planner would read every due
-    // job for the second, hence INDEXED BY).
-    const firstDue = (leaseFree: string) => `
-      SELECT id, available_at FROM jobs INDEXED BY jobs_lease
-      WHERE ${leaseFree} AND available_at <= @now AND (host IS NULL OR host NOT IN (SELECT value FROM json_each(@busyHosts)))
-      ORDER BY available_at, id LIMIT 1`;
-    this.#claim = db.prepare<[{ owner: string; until: number; now: number; busyHosts: string }], JobRow>(
-      `UPDATE jobs SET lease_owner = @owner, lease_expires_at = @until, attempts = attempts + 1
+    this.#claim = db.prepare<[string, number, number, number, string], JobRow>(
+      `UPDATE jobs SET lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1
        WHERE id = (
-         SELECT id FROM (SELECT * FROM (${firstDue('lease_expires_at IS NULL')}) UNION ALL SELECT * FROM (${firstDue('lease_expires_at < @now')}))
+         SELECT id FROM jobs
+         WHERE available_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at < ?)
+           AND (host IS NULL OR host NOT IN (SELECT value FROM json_each(?)))
          ORDER BY available_at, id LIMIT 1)
        RETURNING id, kind, source_id, attempts, host`,
     );
@@ -110,7 +105,7 @@ export class JobRepository {
 
   /** Leases the next available job to `owner`, skipping jobs for the busy hosts; undefined when none is ready. */
   claim(owner: LeaseOwner, now: number, leaseMs: number, busyHosts: readonly string[] = []): JobRow | undefined {
-    return this.#claim.get({ owner: owner.id, until: now + leaseMs, now, busyHosts: JSON.stringify(busyHosts) });
+    return this.#claim.get(owner.id, now + leaseMs, now, now, JSON.stringify(busyHosts));
   }
 
   /** Extends the lease of this claim; false when the claim is no longer current (taken over or queued anew). */

@@ -320,13 +320,4 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
-  {
-    version: 14,
-    name: 'jobs found by their lease',
-    sql: `
-      -- A claim takes the first job due that no lease holds (none, or one run out). Through
-      -- jobs_available it stepped over every job under way, reading each one's row, at every claim.
-      CREATE INDEX jobs_lease ON jobs(lease_expires_at, available_at);
-    `,
-  },
 ];
