@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { LinkRepository, NewLink } from '../store/links.js';
-import type { Db } from '../store/database.js';
+import { isBusy, type Db } from '../store/database.js';
 import { leaseOwner, type JobRepository, type JobRow } from '../store/jobs.js';
 import type { SourceRepository } from '../store/sources.js';
 import { linksOf } from './links.js';
@@ -151,11 +151,23 @@ export class SourceProcessor {
     this.#logger = logger;
     this.#limits = limits;
     this.#leaseMs = limits.leaseMs ?? LEASE_MS;
-    // Immediate transactions take the write lock before reading, so that two
-    // processes never both read and then fail to upgrade to a write. Each source of a
-    // batch is a savepoint of its own: one that cannot be stored fails alone.
+    // Immediate transactions take the write lock before reading, so that two processes never
+    // both read and then fail to upgrade to a write. A batch is stored in one transaction; only if
+    // that fails is it stored again with each source in a savepoint of its own, so that one that
+    // cannot be stored fails alone. (A savepoint for every source of every batch would first copy
+    // each page the source changes into a sub-journal: some 460 MB for the PostgreSQL manual.)
+    const renewAll = () => {
+      // Renewals cannot run while this transaction blocks the event loop; renewed here, once per
+      // batch, the other jobs under way are not seen expired by a process that gets the write
+      // lock after a long one.
+      stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+    };
+    const storeAll = stores.db.transaction((batch: readonly ReadSource[]) => {
+      for (const read of batch) this.#index(read.job, read.chunked);
+      renewAll();
+    });
     const indexOne = stores.db.transaction((job: JobRow, chunked: Chunked) => this.#index(job, chunked));
-    const storeBatch = stores.db.transaction((batch: readonly ReadSource[]) => {
+    const storeEach = stores.db.transaction((batch: readonly ReadSource[]) => {
       const settles = batch.map((read) => {
         try {
           indexOne(read.job, read.chunked);
@@ -164,14 +176,20 @@ export class SourceProcessor {
           return () => read.failed(error);
         }
       });
-      // Renewals cannot run while this transaction blocks the event loop; renewed here, once per
-      // batch, the other jobs under way are not seen expired by a process that gets the write
-      // lock after a long one.
-      stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+      renewAll();
       return settles;
     });
     this.#storeBatch = (batch) => {
-      for (const settle of storeBatch.immediate(batch)) settle();
+      let settles: ReadonlyArray<() => void>;
+      try {
+        storeAll.immediate(batch);
+        settles = batch.map((read) => read.committed);
+      } catch (error) {
+        // A busy lock fails the other way too; the caller retries the batch's sources.
+        if (isBusy(error)) throw error;
+        settles = storeEach.immediate(batch);
+      }
+      for (const settle of settles) settle();
     };
     const giveUp = stores.db.transaction((job: JobRow, reason: string) => {
       if (stores.jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) {
