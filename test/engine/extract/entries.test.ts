@@ -42,6 +42,12 @@ describe('definition entries', () => {
     );
   });
 
+  it('writes nothing between lists of one entry each (Sphinx writes a <dl> per function), nor before a section that starts with an anchor', () => {
+    const html = '<section><h2>Functions</h2><dl><dt>f()</dt><dd>Does f.</dd></dl>\n<dl><dt>g()</dt><dd>Does g.</dd></dl>' +
+      '<p>Both are pure.</p></section><section><a id="next"></a><h2>Next</h2><p>n</p></section>';
+    expect(htmlToMarkdown(html)).toBe('## Functions\n\n### f()\n\nDoes f.\n\n### g()\n\nDoes g.\n\n## Functions\n\nBoth are pure.\n\n## Next\n\nn');
+  });
+
   it('gives several terms of one description one heading, and entries of a nested list the level below', () => {
     const html = '<h3>Classes</h3><dl><dt><code>int(x=0)</code></dt><dt><code>int(x, base=10)</code></dt>' +
       '<dd><p>Return an integer.</p><dl><dt>bit_length()</dt><dd>Number of bits.</dd></dl><p>More on int.</p></dd>' +

@@ -67,19 +67,28 @@ class MarkdownWriter {
     return joined.toString();
   }
 
-  /** Whether the element is a heading or begins with one (a <section> with its heading, say). */
+  /**
+   * Whether the element begins with a heading of its own: it is one, or a list of entries, or its
+   * first content is (a <section> with its heading, say).
+   */
   private startsWithHeading(element: Element): boolean {
     for (let node: Node | null = element; node !== null && isElement(node); node = this.firstShown(node)) {
       if (HEADING.test(node.localName)) return true;
+      if (node.localName === 'dl' && describedEntries(node, this.tree) !== undefined) return true;
     }
     return false;
   }
 
-  /** The first child that shows: not a text of white space only. */
+  /** The first child that shows: not white space, nor an element with nothing in it (an anchor). */
   private firstShown(parent: Node): Node | null {
     let node = this.tree.firstChild(parent);
-    while (node !== null && node.nodeType === TEXT_NODE && this.tree.text(node).trim() === '') node = this.tree.nextSibling(node);
+    while (node !== null && this.isBlank(node)) node = this.tree.nextSibling(node);
     return node;
+  }
+
+  private isBlank(node: Node): boolean {
+    if (node.nodeType === TEXT_NODE) return this.tree.text(node).trim() === '';
+    return isElement(node) && this.tree.isBlankBelow(node, countsWithoutText);
   }
 
   private writeReturn(joined: Joined): void {
@@ -229,10 +238,11 @@ class MarkdownWriter {
     const level = Math.min(6, (outer?.level ?? 1) + 1);
     const joined = new Joined();
     for (const entry of entries) {
+      // The list starts with a heading of its own: a return pending before it is not written.
+      this.returnTo = undefined;
       const terms: string[] = [];
       for (const term of entry.terms) terms.push(termHeading(this.children(term, false)));
       this.heading = { level, line: `${'#'.repeat(level)} ${terms.join('; ')}` };
-      this.returnTo = undefined;
       joined.add(`\n\n${this.heading.line}\n\n`);
       for (const description of entry.descriptions) joined.add(`\n\n${this.children(description, false)}\n\n`);
     }
