@@ -6,7 +6,6 @@
  */
 import { backtickFenceFor } from '../../../text/fences.js';
 import { BLOCK_ELEMENTS, DROPPED_ELEMENTS, MEANINGFUL_WHEN_BLANK, TEXT_NODE, VOID_ELEMENTS, isAsciiSpace, isElement, isOrphanTablePart } from './elements.js';
-import { describedEntries, termHeading, type Entry } from './entries.js';
 import { escapeMarkdown, cleanAttribute, linkDestination, linkTitle } from './escape.js';
 import { Tables } from './tables.js';
 import { CollapsedTree } from './tree.js';
@@ -14,13 +13,6 @@ import { collapseWhitespace } from './whitespace.js';
 
 const LANGUAGE = /(?:^|\s)(?:language|lang)-([\w+#-]+)/;
 const HIGHLIGHTED = /highlight-(?:text|source)-([a-z0-9]+)/;
-const HEADING = /^h[1-6]$/;
-
-/** A heading as written: its level and its line. */
-interface Heading {
-  readonly level: number;
-  readonly line: string;
-}
 
 /** Markdown of the content of `root` (not trimmed). */
 export function writeMarkdown(root: Element): string {
@@ -35,13 +27,6 @@ function countsWithoutText(element: Element): boolean {
 
 class MarkdownWriter {
   private readonly tables: Tables;
-  /** The heading in effect where the walk is: entries of a definition list are written one level below it. */
-  private heading: Heading | undefined;
-  /**
-   * The heading to write again before content that follows a list of entries, so that the content
-   * is read under its own section rather than as part of the last entry.
-   */
-  private returnTo: string | undefined;
 
   constructor(private readonly tree: CollapsedTree) {
     this.tables = new Tables(tree);
@@ -53,10 +38,8 @@ class MarkdownWriter {
     for (let node = parent.firstChild; node !== null; node = node.nextSibling) {
       if (node.nodeType === TEXT_NODE) {
         const text = this.tree.keptText(node);
-        if (text !== null && this.returnTo !== undefined && text.trim() !== '') this.writeReturn(joined);
         if (text !== null) joined.add(inCode ? text : escapeMarkdown(text));
       } else if (isElement(node)) {
-        if (this.returnTo !== undefined && !this.startsWithHeading(node) && !this.tree.isBlankBelow(node, countsWithoutText)) this.writeReturn(joined);
         if (isOrphanTablePart(node)) this.children(node, inCode, joined);
         else joined.add(this.element(node, inCode, elementIndex));
         elementIndex += 1;
@@ -65,35 +48,6 @@ class MarkdownWriter {
       }
     }
     return joined.toString();
-  }
-
-  /**
-   * Whether the element begins with a heading of its own: it is one, or a list of entries, or its
-   * first content is (a <section> with its heading, say).
-   */
-  private startsWithHeading(element: Element): boolean {
-    for (let node: Node | null = element; node !== null && isElement(node); node = this.firstShown(node)) {
-      if (HEADING.test(node.localName)) return true;
-      if (node.localName === 'dl' && describedEntries(node, this.tree) !== undefined) return true;
-    }
-    return false;
-  }
-
-  /** The first child that shows: not white space, nor an element with nothing in it (an anchor). */
-  private firstShown(parent: Node): Node | null {
-    let node = this.tree.firstChild(parent);
-    while (node !== null && this.isBlank(node)) node = this.tree.nextSibling(node);
-    return node;
-  }
-
-  private isBlank(node: Node): boolean {
-    if (node.nodeType === TEXT_NODE) return this.tree.text(node).trim() === '';
-    return isElement(node) && this.tree.isBlankBelow(node, countsWithoutText);
-  }
-
-  private writeReturn(joined: Joined): void {
-    joined.add(`\n\n${this.returnTo ?? ''}\n\n`);
-    this.returnTo = undefined;
   }
 
   private element(element: Element, parentInCode: boolean, index: number): string {
@@ -166,18 +120,8 @@ class MarkdownWriter {
       case 'h3':
       case 'h4':
       case 'h5':
-      case 'h6': {
-        const level = Number(name.charAt(1));
-        this.returnTo = undefined;
-        const line = `${'#'.repeat(level)} ${this.content(element, inCode, trim)}`;
-        this.heading = { level, line };
-        return `\n\n${line}\n\n`;
-      }
-      case 'dl': {
-        const entries = inCode ? undefined : describedEntries(element, this.tree);
-        if (entries !== undefined) return this.entries(entries);
-        break;
-      }
+      case 'h6':
+        return `\n\n${'#'.repeat(Number(name.charAt(1)))} ${this.content(element, inCode, trim)}\n\n`;
       case 'blockquote':
         return `\n\n${trimNewlines(this.content(element, inCode, trim)).replace(/^/gm, '> ')}\n\n`;
       case 'ul':
@@ -227,28 +171,6 @@ class MarkdownWriter {
   private content(element: Element, inCode: boolean, trim: boolean): string {
     const text = this.children(element, inCode);
     return trim ? text.trim() : text;
-  }
-
-  /**
-   * Described entries as sections: each term a heading one level below the one in effect (at most
-   * h6), its descriptions the section's body. Several terms of one description share its heading.
-   */
-  private entries(entries: readonly Entry[]): string {
-    const outer = this.heading;
-    const level = Math.min(6, (outer?.level ?? 1) + 1);
-    const joined = new Joined();
-    for (const entry of entries) {
-      // The list starts with a heading of its own: a return pending before it is not written.
-      this.returnTo = undefined;
-      const terms: string[] = [];
-      for (const term of entry.terms) terms.push(termHeading(this.children(term, false)));
-      this.heading = { level, line: `${'#'.repeat(level)} ${terms.join('; ')}` };
-      joined.add(`\n\n${this.heading.line}\n\n`);
-      for (const description of entry.descriptions) joined.add(`\n\n${this.children(description, false)}\n\n`);
-    }
-    this.heading = outer;
-    this.returnTo = outer?.line;
-    return `\n\n${joined.toString()}\n\n`;
   }
 
   /** A fenced code block of the whole text of a <pre>: markup inside code blocks is presentation. */
