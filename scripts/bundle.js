@@ -272,10 +272,12 @@ export const prepareMatch = (element, selectors) => {
     //   now read from the attribute as linkedom parses it (the last non-empty declaration wins).
     // - _fixRelativeUris resolved every link anew, though pages repeat theirs (half of sqlite's
     //   77,717 links): each page's resolutions are kept for the rest of it.
+    // - parse() serialized the whole article for a debug message it then did not print.
     // Together a sixth of extracting the sqlite documentation; the Markdown is unchanged.
     file: /[\\/]@mozilla[\\/]readability[\\/]Readability\.js$/,
-    why: 'bylines and visibility checked without reading text or building style objects; links resolved once a page',
+    why: 'bylines and visibility checked without reading text or building style objects; links resolved once a page; no article serialized for a debug message',
     edits: [
+      ['    this.log("Grabbed: " + articleContent.innerHTML);', '    if (this._debug) {\n      this.log("Grabbed: " + articleContent.innerHTML);\n    }'],
       [
         '    function toAbsoluteURI(uri) {\n      // Leave hash links alone if the base URI matches the document URI:\n      if (baseURI == documentURI && uri.charAt(0) == "#") {\n        return uri;\n      }\n\n      // Otherwise, resolve against base URI:\n      try {\n        return new URL(uri, baseURI).href;\n      } catch (ex) {\n        // Something went wrong, just return the original:\n      }\n      return uri;\n    }',
         `    var resolved = new Map();
