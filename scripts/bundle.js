@@ -262,6 +262,73 @@ export const prepareMatch = (element, selectors) => {
       ],
     ],
   },
+  {
+    // Readability runs on pages without a content container (no <main>, no single <article>).
+    // Two of its checks did costly work for nothing on every element it walks:
+    // - _isValidByline read the element's whole text (the page's, for <html> and <body>) before
+    //   looking at the cheap signs that decide first whether it can be a byline;
+    // - _isProbablyVisible read node.style, for which linkedom builds a CSSStyleDeclaration proxy
+    //   per element and parses the style attribute on every property read. The declared value is
+    //   now read from the attribute as linkedom parses it (the last non-empty declaration wins).
+    // - _fixRelativeUris resolved every link anew, though pages repeat theirs (half of sqlite's
+    //   77,717 links): each page's resolutions are kept for the rest of it.
+    // - parse() serialized the whole article for a debug message it then did not print.
+    // Together a sixth of extracting the sqlite documentation; the Markdown is unchanged.
+    file: /[\\/]@mozilla[\\/]readability[\\/]Readability\.js$/,
+    why: 'bylines and visibility checked without reading text or building style objects; links resolved once a page; no article serialized for a debug message',
+    edits: [
+      ['    this.log("Grabbed: " + articleContent.innerHTML);', '    if (this._debug) {\n      this.log("Grabbed: " + articleContent.innerHTML);\n    }'],
+      [
+        '    function toAbsoluteURI(uri) {\n      // Leave hash links alone if the base URI matches the document URI:\n      if (baseURI == documentURI && uri.charAt(0) == "#") {\n        return uri;\n      }\n\n      // Otherwise, resolve against base URI:\n      try {\n        return new URL(uri, baseURI).href;\n      } catch (ex) {\n        // Something went wrong, just return the original:\n      }\n      return uri;\n    }',
+        `    var resolved = new Map();
+    function toAbsoluteURI(uri) {
+      // Leave hash links alone if the base URI matches the document URI:
+      if (baseURI == documentURI && uri.charAt(0) == "#") {
+        return uri;
+      }
+      var absolute = resolved.get(uri);
+      if (absolute === undefined) {
+        // Otherwise, resolve against base URI:
+        try {
+          absolute = new URL(uri, baseURI).href;
+        } catch (ex) {
+          // Something went wrong, just return the original:
+          absolute = uri;
+        }
+        resolved.set(uri, absolute);
+      }
+      return absolute;
+    }`,
+      ],
+      [
+        '    var bylineLength = node.textContent.trim().length;\n\n    return (\n      (rel === "author" ||\n        (itemprop && itemprop.includes("author")) ||\n        this.REGEXPS.byline.test(matchString)) &&\n      !!bylineLength &&\n      bylineLength < 100\n    );',
+        '    if (!(rel === "author" || (itemprop && itemprop.includes("author")) || this.REGEXPS.byline.test(matchString))) {\n      return false;\n    }\n    var bylineLength = node.textContent.trim().length;\n    return !!bylineLength && bylineLength < 100;',
+      ],
+      [
+        '  _isProbablyVisible(node) {\n    // Have to null-check node.style and node.className.includes to deal with SVG and MathML nodes.\n    return (\n      (!node.style || node.style.display != "none") &&\n      (!node.style || node.style.visibility != "hidden") &&',
+        `  _declaredStyle(node, property) {
+    var declarations = node.getAttribute("style");
+    var value = "";
+    if (declarations) {
+      for (var rule of declarations.split(/\\s*;\\s*/)) {
+        var [name, ...rest] = rule.split(":");
+        if (rest.length > 0 && name.trim() === property) {
+          var declared = rest.join(":").trim();
+          if (declared) value = declared;
+        }
+      }
+    }
+    return value;
+  },
+
+  _isProbablyVisible(node) {
+    // Have to null-check node.className.includes to deal with SVG and MathML nodes.
+    return (
+      this._declaredStyle(node, "display") != "none" &&
+      this._declaredStyle(node, "visibility") != "hidden" &&`,
+      ],
+    ],
+  },
 ];
 
 const libraryEdits = {

@@ -2,11 +2,9 @@
  * URL sources and uploads through the engine, against real loopback servers:
  * fetched, extracted, indexed, retried, refused and reindexed.
  */
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../src/engine/local-engine.js';
@@ -52,10 +50,6 @@ describe('ingestion through the engine', () => {
       '/refunds': (_request, response) => {
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         response.end('<!doctype html><title>Refund policy</title><h1>Refunds</h1><p>Refunds of a blorpwidget are possible within 30 days.</p>');
-      },
-      '/poisoned': (_request, response) => {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        response.end(page('Poisoned page', '<p>This page holds the word nightshade, which the database refuses.</p>'));
       },
       '/logo.png': (_request, response) => {
         response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64));
@@ -108,35 +102,6 @@ describe('ingestion through the engine', () => {
     expect(flaky).toBe(2);
     expect(byUrl.get(site.url('/missing'))).toMatchObject({ status: 'FAIL', error: expect.stringContaining('404') });
     expect(byUrl.get(site.url('/logo.png'))).toMatchObject({ status: 'FAIL', error: expect.stringContaining('image/png') });
-  });
-
-  it('stores the sources read together when one of them cannot be stored, which alone is tried again later', async () => {
-    // A real constraint of the database's own: chunks holding the word cannot be inserted.
-    const db = new Database(join(dir, 'guru.sqlite'));
-    db.exec(`CREATE TRIGGER refuse_nightshade BEFORE INSERT ON chunks WHEN new.body LIKE '%nightshade%'
-             BEGIN SELECT RAISE(ABORT, 'nightshade is refused'); END`);
-    try {
-      const urls = ['/guide', '/manual', '/refunds', '/poisoned'].map((path) => site.url(path));
-      await engine.createDataSources('frob', { website_urls: urls });
-      const stored = async () => (await sources()).filter((source) => source.status === 'SUCCESS').length;
-      for (const deadline = Date.now() + 15_000; (await stored()) < 3 && Date.now() < deadline; ) await delay(20);
-      const byUrl = new Map((await sources()).map((source) => [source.url, source]));
-      for (const path of ['/guide', '/manual', '/refunds']) expect(byUrl.get(site.url(path))).toMatchObject({ status: 'SUCCESS' });
-      expect(byUrl.get(site.url('/poisoned'))).toMatchObject({ status: 'NOT_PROCESSED' });
-      const poisoned = byUrl.get(site.url('/poisoned'))!.id;
-      const job = () => db.prepare('SELECT attempts, available_at AS availableAt, lease_owner AS owner FROM jobs WHERE source_id = ?').get(poisoned);
-      for (const deadline = Date.now() + 15_000; (job() as { owner: string | null } | undefined)?.owner !== null && Date.now() < deadline; ) await delay(20);
-      expect(job()).toMatchObject({ attempts: 1, owner: null, availableAt: expect.any(Number) });
-      expect((job() as { availableAt: number }).availableAt).toBeGreaterThan(Date.now());
-      const count = (sql: string, ...args: unknown[]) => (db.prepare(sql).get(...args) as { n: number }).n;
-      expect(count('SELECT count(*) AS n FROM chunks WHERE source_id = ?', poisoned)).toBe(0);
-      for (const path of ['/guide', '/manual', '/refunds']) {
-        expect(count('SELECT count(*) AS n FROM chunks WHERE source_id = ?', byUrl.get(site.url(path))!.id)).toBeGreaterThan(0);
-      }
-      expect((await engine.semanticSearch('frob', { question: 'zorbix installer' })).sources[0]?.title).toBe('Frobnicator guide');
-    } finally {
-      db.close();
-    }
   });
 
   it('refuses loopback addresses unless allowed', async () => {

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import type { ChunkRepository } from '../store/chunks.js';
 import type { LinkRepository, NewLink } from '../store/links.js';
-import type { Db } from '../store/database.js';
+import { isBusy, type Db } from '../store/database.js';
 import { leaseOwner, type JobRepository, type JobRow } from '../store/jobs.js';
 import type { SourceRepository } from '../store/sources.js';
 import { linksOf } from './links.js';
@@ -106,13 +106,6 @@ function verdictOf(error: unknown, attempts: number): Verdict {
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** A source of a batch stored whole could not be stored: the batch is rolled back, to be stored source by source. */
-class SourceNotStored extends Error {
-  constructor(cause: unknown) {
-    super(messageOf(cause), { cause });
-  }
-}
-
 export class SourceProcessor {
   readonly #stores: ProcessorStores;
   readonly #reading: SourceReading;
@@ -158,24 +151,24 @@ export class SourceProcessor {
     this.#logger = logger;
     this.#limits = limits;
     this.#leaseMs = limits.leaseMs ?? LEASE_MS;
-    // Immediate transactions take the write lock before reading, so that two
-    // processes never both read and then fail to upgrade to a write. A source that cannot be
-    // stored fails alone: the batch is first stored whole, and when one of its sources fails it is
-    // rolled back and stored again with each source in a savepoint of its own. Not in savepoints
-    // from the start: a savepoint journals every page it changes (for the PostgreSQL manual,
-    // 216,000 writes to temporary files, or 0.1 s of copying in memory, for batches that all
-    // commit).
+    // Immediate transactions take the write lock before reading, so that two processes never
+    // both read and then fail to upgrade to a write. A batch is stored in one transaction; only if
+    // that fails is it stored again with each source in a savepoint of its own, so that one that
+    // cannot be stored fails alone. (A savepoint for every source of every batch would first copy
+    // each page the source changes into a sub-journal: some 460 MB for the PostgreSQL manual.)
+    const renewAll = () => {
+      // Renewals cannot run while this transaction blocks the event loop; renewed here, once per
+      // batch, the other jobs under way are not seen expired by a process that gets the write
+      // lock after a long one.
+      stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+    };
+    const storeAll = stores.db.transaction((batch: readonly ReadSource[]) => {
+      for (const read of batch) this.#index(read.job, read.chunked);
+      renewAll();
+    });
     const indexOne = stores.db.transaction((job: JobRow, chunked: Chunked) => this.#index(job, chunked));
-    const storeBatch = stores.db.transaction((batch: readonly ReadSource[], eachAlone: boolean) => {
+    const storeEach = stores.db.transaction((batch: readonly ReadSource[]) => {
       const settles = batch.map((read) => {
-        if (!eachAlone) {
-          try {
-            this.#index(read.job, read.chunked);
-          } catch (error) {
-            throw new SourceNotStored(error);
-          }
-          return read.committed;
-        }
         try {
           indexOne(read.job, read.chunked);
           return read.committed;
@@ -183,19 +176,18 @@ export class SourceProcessor {
           return () => read.failed(error);
         }
       });
-      // Renewals cannot run while this transaction blocks the event loop; renewed here, once per
-      // batch, the other jobs under way are not seen expired by a process that gets the write
-      // lock after a long one.
-      stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+      renewAll();
       return settles;
     });
     this.#storeBatch = (batch) => {
-      let settles: (() => void)[];
+      let settles: ReadonlyArray<() => void>;
       try {
-        settles = storeBatch.immediate(batch, false);
+        storeAll.immediate(batch);
+        settles = batch.map((read) => read.committed);
       } catch (error) {
-        if (!(error instanceof SourceNotStored)) throw error;
-        settles = storeBatch.immediate(batch, true);
+        // A busy lock fails the other way too; the caller retries the batch's sources.
+        if (isBusy(error)) throw error;
+        settles = storeEach.immediate(batch);
       }
       for (const settle of settles) settle();
     };

@@ -58,6 +58,24 @@ const ESCAPE_PAGE = `<html><head><title>Escapes</title></head><body><div class="
   <p class="breadcrumbs">Docs › Escapes</p><p>${'Enough text to count as the page. '.repeat(20)}</p></main>
 </div></body></html>`;
 
+/**
+ * A page without a content container, so Readability reads it: what the bundle's edits to
+ * Readability touch. Elements hidden by their style attribute (linkedom's reading of it: the last
+ * non-empty declaration counts, property names as written), and bylines by rel, itemprop and class.
+ */
+const READABLE_PAGE = `<html><head><title>Field notes</title></head><body><div id="page">
+  <div class="nav"><a href="/">Home</a> <a href="/notes/">Notes</a></div>
+  <div class="post"><h1>Field notes</h1>
+  <p class="byline">By Ann Walker</p><a rel="author" href="/ann">Ann Walker</a><span itemprop="author">A. Walker</span>
+  <p>${'The okapi grazes at dawn in the clearing near the river bank. '.repeat(8)}</p>
+  <p style="color: red; display: none">Hidden by its style, okapi.</p>
+  <p style="display:none;display:block">Shown again by a later declaration, okapi.</p>
+  <p style="visibility : hidden ;">Invisible, okapi.</p>
+  <p style="DISPLAY: none">Shown: linkedom reads property names as written, okapi.</p>
+  <p style="display: ; display: none">Hidden after an empty declaration, okapi.</p>
+  <p>${'Tapirs come later in the afternoon and leave before night. '.repeat(8)}</p></div>
+</div></body></html>`;
+
 const HTML_FIXTURES: ReadonlyArray<readonly [string, string]> = [
   ['https://docs.acme.test/docs/pooling/', DOCS_PAGE],
   ['https://blog.acme.test/p/sqlite', BLOG_PAGE],
@@ -65,6 +83,7 @@ const HTML_FIXTURES: ReadonlyArray<readonly [string, string]> = [
   ['https://status.acme.test/', BARE_PAGE],
   ['https://edge.acme.test/', EDGE_PAGE],
   ['https://escapes.acme.test/', ESCAPE_PAGE],
+  ['https://notes.acme.test/okapi', READABLE_PAGE],
 ];
 
 /** A page as a server sends it: UTF-8 HTML. */
@@ -130,6 +149,10 @@ describe('ExtractionPool: the same results as extraction in this thread', () => 
     for (const escaped of ['\\- not a list', '1\\. not ordered', '\\# not a heading', '\\*star\\*', '\\[brackets\\]', '```sql']) expect(escapes).toContain(escaped);
     expect(escapes).toContain('plain words only');
     expect(escapes).not.toMatch(/cookies|Home|Docs ›/);
+    const readable = inWorkers[6]?.markdown ?? '';
+    expect(readable).toContain('Shown again by a later declaration');
+    expect(readable).toContain('Shown: linkedom reads property names as written');
+    expect(readable).not.toMatch(/Hidden by its style|Invisible|Hidden after an empty/);
   });
 
   it('decodes pages in the worker by their charset, as this thread does', async () => {

@@ -108,6 +108,25 @@ describe('the writer thread', () => {
     expect(statuses().at(-1)).toBe('SUCCESS');
   });
 
+  it('stores a batch in one transaction, and stores the rest of it when one of its sources cannot be stored', async () => {
+    const texts = Array.from({ length: 12 }, (_, i) => ({ name: `note ${i}`, content: `# Note ${i}\n\nThe okapi number ${i} grazes.` }));
+    texts[5] = { name: 'refused', content: '# Refused\n\nThe mandrake screams.' };
+    await queue({ text_sources: texts });
+    // A trigger in the schema refuses one source's chunk: the batch's transaction fails as a whole,
+    // and its sources are stored again one by one.
+    const schema = openDatabase(dir);
+    schema.exec(`CREATE TRIGGER refuse_mandrakes BEFORE INSERT ON chunks WHEN NEW.body LIKE '%mandrake%'
+                 BEGIN SELECT RAISE(ABORT, 'mandrakes are not stored'); END`);
+    schema.close();
+    openWriter().resume();
+
+    const expected = texts.map((text) => (text.name === 'refused' ? 'NOT_PROCESSED' : 'SUCCESS'));
+    while (statuses().join() !== expected.join() || !logged.some((line) => line.includes('mandrakes are not stored'))) await sleep(20);
+    expect(((db as Db).prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n).toBe(11);
+    // The refused source is not failed for good: an unknown error gets the benefit of the doubt.
+    expect(logged.find((line) => line.includes('mandrakes are not stored'))).toContain('will retry');
+  });
+
   it('is started again after a crash, takes over its jobs at once, and loses nothing', async () => {
     let slowRequests = 0;
     let arrived: () => void = () => {};
