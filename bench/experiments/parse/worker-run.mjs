@@ -1,12 +1,12 @@
-// Feeds the PostgreSQL manual to one bundled extraction worker, page after page, several passes.
+// Feeds a folder of HTML pages (DIR, default the PostgreSQL manual; subfolders too) to one bundled extraction worker, page after page, several passes.
 import console from 'node:console';
 import process from 'node:process';
 import { URL } from 'node:url';
 import { readFileSync, readdirSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-const dir = '/usr/share/doc/postgresql-doc-15/html';
-const pages = readdirSync(dir).filter((n) => n.endsWith('.html')).sort().map((n) => ({ n, body: new Uint8Array(readFileSync(`${dir}/${n}`)) }));
+const dir = process.env.DIR ?? '/usr/share/doc/postgresql-doc-15/html';
+const pages = readdirSync(dir, { recursive: true }).map(String).filter((n) => n.endsWith('.html')).sort().map((n) => ({ n, body: new Uint8Array(readFileSync(`${dir}/${n}`)) }));
 const worker = new Worker(new URL('../../../dist/bin/extraction-worker.js', import.meta.url));
 const passes = Number(process.argv[2] ?? 3);
 let id = 0;
