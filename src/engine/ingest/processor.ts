@@ -155,7 +155,8 @@ export class SourceProcessor {
     // both read and then fail to upgrade to a write. A batch is stored in one transaction; only if
     // that fails is it stored again with each source in a savepoint of its own, so that one that
     // cannot be stored fails alone. (A savepoint for every source of every batch would first copy
-    // each page the source changes into a sub-journal: some 460 MB for the PostgreSQL manual.)
+    // each page the source changes into a sub-journal: 478 MB of temporary-file writes for the
+    // PostgreSQL manual, whose database is 25 MB.)
     const renewAll = () => {
       // Renewals cannot run while this transaction blocks the event loop; renewed here, once per
       // batch, the other jobs under way are not seen expired by a process that gets the write
