@@ -25,6 +25,13 @@ import { GOALS, missingTerms, scoreAnswer, summarize } from './score.js';
 const setsDir = fileURLToPath(new URL('.', import.meta.url));
 
 /**
+ * The sets the trust estimate (src/engine/answer/trust.ts) was fitted to: on them its ranking of
+ * answers is measured in-sample. bench/experiments/trust/NOTES.md gives each one's figure from a
+ * fit that left it out.
+ */
+const TRUST_FITTED_ON = new Set(['sqlite', 'postgresql', 'python', 'git']);
+
+/**
  * @typedef {import('./score.js').OnTopicQuestion} OnTopicQuestion
  * @typedef {{
  *   name: string, package: string, dir: string, heldOut?: boolean, note?: string,
@@ -173,7 +180,7 @@ export function printQa(results, settings = qaSettings()) {
         console.log(`  ${verdict} trust ${String(q.trust).padStart(3)} ${String(q.words).padStart(4)} w  ${q.question}  — ${q.correct && q.kind === 'on-topic' ? `cited ${q.cited.join(', ')}` : detail} ${flags.join(' ')}`);
       }
     }
-    const held = result.heldOut ? ' (held out: never tuned against)' : '';
+    const held = result.heldOut ? ' (held out: no answer rule tuned on it)' : '';
     console.log(`\n${result.name}${held}: ${s.questions} questions, ${s.offTopic} off-topic, ${result.pages} pages${result.ingestSeconds > 0 ? `, ingested in ${result.ingestSeconds.toFixed(1)} s` : ''}`);
     const rows = [
       ['correct', percent(s.correct), `(${s.declinedOnTopic} declined)`],
@@ -183,6 +190,7 @@ export function printQa(results, settings = qaSettings()) {
       ['median words', String(s.medianWords), ''],
       ['unclosed fences / dangling lead-ins', `${s.unclosedFences} / ${s.danglingLeadIns}`, ''],
       ['right among trust ≥ 70', s.confident === 0 ? '-' : percent(s.confidentPrecision), `(${s.confident} answers)`],
+      ['trust ranks answers (AUC, 0.5 = chance)', s.trustRanking === undefined ? '-' : s.trustRanking.toFixed(2), TRUST_FITTED_ON.has(result.set) ? '(in-sample: trust was fitted to this set)' : '(out of sample)'],
       ['median ask ms', s.medianAskMs.toFixed(1), ''],
     ];
     for (const [label, value, note] of rows) console.log(`  ${label.padEnd(40)} ${value.padStart(9)} ${note}`);

@@ -151,6 +151,24 @@ function median(values) {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/**
+ * The area under the ROC curve: the chance that a right answer scores above a wrong one (ties
+ * count half; 0.5 is chance, 1 a perfect ranking). Undefined without both kinds.
+ */
+export function rankingAuc(rightScores, wrongScores) {
+  if (rightScores.length === 0 || wrongScores.length === 0) return undefined;
+  let wins = 0;
+  for (const a of rightScores) for (const b of wrongScores) wins += a > b ? 1 : a === b ? 0.5 : 0;
+  return wins / (rightScores.length * wrongScores.length);
+}
+
+/** How well trust ranks the answers given (an answered off-topic question is a wrong answer). */
+export const trustRanking = (answered) =>
+  rankingAuc(
+    answered.filter((s) => s.correct && s.kind === 'on-topic').map((s) => s.trust),
+    answered.filter((s) => !(s.correct && s.kind === 'on-topic')).map((s) => s.trust),
+  );
+
 /** The figures of the goals over one set's scored answers. */
 export function summarize(scored) {
   const onTopic = scored.filter((s) => s.kind === 'on-topic');
@@ -172,6 +190,7 @@ export function summarize(scored) {
     danglingLeadIns: scored.reduce((sum, s) => sum + s.danglingLeadIns.length, 0),
     confident: confident.length,
     confidentPrecision: share(confident.filter((s) => s.correct).length, confident.length),
+    trustRanking: trustRanking(answered),
     medianAskMs: median(scored.map((s) => s.ms)),
   };
 }

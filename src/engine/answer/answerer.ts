@@ -13,13 +13,15 @@ import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
 import { markedTerms } from './marks.js';
-import { asksHow, chooseFocus, quoteWorth, samePageOptions, type FocusOption } from './focus.js';
-import { judge, STRONG_TRUST } from './trust.js';
+import { asksHow, chooseFocus, quoteWorth, samePageOptions, showsCode, type FocusOption } from './focus.js';
+import { judge, trustScore, type TrustSignals } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */
 const CANDIDATES = 40;
 /** A second page is quoted only when it scores this close to the first. */
 const SECOND_SOURCE_FLOOR = 0.5;
+/** The best candidates whose pages the trust estimate counts (TrustSignals.concentration). */
+const LEADING_CANDIDATES = 10;
 
 const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
@@ -42,6 +44,37 @@ export interface AnswerDraft {
   readonly trustScore: number;
   /** False when the knowledge base held nothing that answers the question. */
   readonly answered: boolean;
+  /** What the trust score was estimated from (answered drafts only). */
+  readonly signals?: TrustSignals;
+}
+
+/** The passage of the best page to quote, with what its quote shows. */
+interface Focus {
+  readonly passage: Passage;
+  /** What the quote shows of the question (focus.ts, quoteWorth). */
+  readonly worth: number;
+  readonly showsCode: boolean;
+}
+
+/** What the trust score is estimated from: the best passage, the ranking around it and the quote. */
+function trustSignals(question: string, key: KeyTerms, best: Evidence, evidence: readonly Evidence[], focus: Focus): TrustSignals {
+  const runnerUp = evidence.find((item) => item.hit.sourceId !== best.hit.sourceId);
+  const leading = evidence.slice(0, LEADING_CANDIDATES);
+  return {
+    coverage: best.coverage,
+    titleCoverage: best.titleCoverage,
+    headingCoverage: best.headingCoverage,
+    anchorCoverage: best.anchorCoverage,
+    proximity: best.proximity,
+    lexical: best.lexical,
+    support: best.support,
+    runnerUp: runnerUp === undefined || best.score <= 0 ? 0 : runnerUp.score / best.score,
+    concentration: leading.filter((item) => item.hit.sourceId === best.hit.sourceId).length / leading.length,
+    quoteWorth: focus.worth,
+    showsCode: focus.showsCode,
+    asksHow: asksHow(question),
+    questionWords: key.terms.length,
+  };
 }
 
 export interface QuestionContext {
@@ -86,17 +119,18 @@ export class Answerer {
     if (!best || verdict.kind === 'decline') return this.#nothing(context);
 
     const weights = withAliasWeights(key.weights, graded.aliases);
-    const others = this.#complement(best, evidence, verdict.trust >= STRONG_TRUST).map((item) => this.#passage(graded, item.hit));
-    const passages = [this.#focus(context.question, best, evidence, graded, key, weights), ...others];
-    const { content, references } = composeExtractive(passages, weights, verdict.kind === 'partial');
-    return { content, references, trustScore: verdict.trust, answered: true };
+    const others = this.#complement(best, evidence, verdict.kind === 'answer' && verdict.strong).map((item) => this.#passage(graded, item.hit));
+    const focus = this.#focus(context.question, best, evidence, graded, key, weights);
+    const { content, references } = composeExtractive([focus.passage, ...others], weights, verdict.kind === 'partial');
+    const signals = trustSignals(context.question, key, best, evidence, focus);
+    return { content, references, trustScore: trustScore(signals, verdict), answered: true, signals };
   }
 
   /**
    * The passage of the best page to quote: among the page's close candidates and the sections
    * starting right after them, the one whose quote answers best (see focus.ts).
    */
-  #focus(asked: string, best: Evidence, evidence: readonly Evidence[], query: ExpandedQuery, key: KeyTerms, weights: ReadonlyMap<string, number>): Passage {
+  #focus(asked: string, best: Evidence, evidence: readonly Evidence[], query: ExpandedQuery, key: KeyTerms, weights: ReadonlyMap<string, number>): Focus {
     const close = samePageOptions(best, evidence);
     // A section that starts right after a close passage often shows what that one announces.
     const hits = [...close];
@@ -113,9 +147,10 @@ export class Answerer {
     const question = { key, aliases: query.aliases, inTitle: markedTerms(title, key.terms, query.aliases), how: asksHow(asked) };
     const options = hits.map((hit) => ({ hit, passage: this.#passage(query, hit) }));
     // The quote is read under its section's heading: words the heading names are shown too.
-    const shown = (option: FocusOption) => [marked.get(option.hit.chunkId)?.headings ?? '', ...markedQuote(option.passage, weights, WORD_BUDGET.first)].join('\n\n');
-    const focus = chooseFocus(options, (option) => quoteWorth(shown(option), question));
-    return focus?.passage ?? this.#passage(query, best.hit);
+    const quote = (option: FocusOption) => markedQuote(option.passage, weights, WORD_BUDGET.first).join('\n\n');
+    const worth = (option: FocusOption) => quoteWorth(`${marked.get(option.hit.chunkId)?.headings ?? ''}\n\n${quote(option)}`, question);
+    const chosen = chooseFocus(options, worth) ?? { hit: best.hit, passage: this.#passage(query, best.hit) };
+    return { passage: chosen.passage, worth: worth(chosen), showsCode: showsCode(quote(chosen)) };
   }
 
   #weigh(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {

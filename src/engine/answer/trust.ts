@@ -1,18 +1,14 @@
 /**
- * Whether the best passage answers the question, and how far to trust it:
- * from the quality of the evidence, not from word overlap alone.
+ * Whether the best passage answers the question, and how far to trust the answer.
  *
- * - 0, declined: no passage holds enough of the question's key words (weighted
- *   by rarity, so a word the knowledge never uses weighs most, and when that
- *   word is the question's heaviest, more of the rest is needed), or the
- *   words it holds are scattered in a passage about something else.
- * - 1-49, partial: the passage misses some of the key words.
- * - 50-69: it holds the key words, but not all signs of a passage about the
- *   question are there: check it.
- * - 70-90: it holds (nearly) all the key words, close together as in the
- *   question, under a title or heading that names them, and other passages of
- *   its page (or a search by meaning) agree. Extractive answers quote, they do not reason: the ceiling
- *   is 90.
+ * - Declined (trust 0): no passage holds enough of the question's key words
+ *   (weighted by rarity, so a word the knowledge never uses weighs most, and
+ *   when that word is the question's heaviest, more of the rest is needed), or
+ *   the words it holds are scattered in a passage about something else.
+ * - Otherwise the trust score is the estimated chance, in percent, that the
+ *   answer holds what the question needs (trustScore below), at most 49 when
+ *   the passage misses some key words (the answer says it covers the question
+ *   in part) and at most 90: extractive answers quote, they do not reason.
  */
 import type { Evidence, KeyTerms } from './evidence.js';
 
@@ -20,8 +16,9 @@ export type Verdict =
   /** Nothing in the knowledge answers this: say so, cite nothing. */
   | { readonly kind: 'decline' }
   /** The best passage covers only part of the question: quote it, say it is partial. */
-  | { readonly kind: 'partial'; readonly trust: number }
-  | { readonly kind: 'answer'; readonly trust: number };
+  | { readonly kind: 'partial' }
+  /** `strong`: every sign of a passage about the question is there, so one page is quoted, not two. */
+  | { readonly kind: 'answer'; readonly strong: boolean };
 
 /** Below this weighted share of the question's words, no passage answers it. */
 export const MIN_COVERAGE = 0.4;
@@ -35,16 +32,68 @@ export const MIN_LOOSE_COVERAGE = 0.7;
 /** From this share on, an answer is more than partial. */
 export const FULL_COVERAGE = 0.75;
 
-/** What a passage needs for a score of 70 or more. */
+/** What a passage needs to count as strong evidence. */
 const STRONG = { coverage: 0.9, heading: 0.3, proximity: 0.5, support: 2 } as const;
 
-export const EXTRACTIVE_CEILING = 90;
-/** From this score on, the evidence is strong: rely on the answer. */
-export const STRONG_TRUST = 70;
-const BANDS = { partial: [1, 49], checked: [50, STRONG_TRUST - 1], strong: [STRONG_TRUST, EXTRACTIVE_CEILING] } as const;
+/**
+ * What the trust estimate reads: the best passage's evidence (see evidence.ts), how the rest of
+ * the ranking stands around it, and what the quote it gives shows.
+ */
+export interface TrustSignals {
+  readonly coverage: number;
+  readonly titleCoverage: number;
+  readonly headingCoverage: number;
+  readonly anchorCoverage: number;
+  readonly proximity: number;
+  readonly lexical: number;
+  readonly support: number;
+  /** The best passage of another page, by its score relative to the best one's; 0 when there is none. */
+  readonly runnerUp: number;
+  /**
+   * The share of the ten best candidates that come from the quoted page. A page holding the
+   * question's words in passage after passage is often a catch-all (a reference, a manual's one
+   * long page) rather than the page about the question.
+   */
+  readonly concentration: number;
+  /** What the quote shows of the question (focus.ts, quoteWorth). */
+  readonly quoteWorth: number;
+  /** The quote shows code. */
+  readonly showsCode: boolean;
+  /** The question asks how to do something. */
+  readonly asksHow: boolean;
+  /** How many content words the question has. */
+  readonly questionWords: number;
+}
 
-const within = ([low, high]: readonly [number, number], quality: number): number =>
-  Math.round(low + (high - low) * Math.min(1, Math.max(0, quality)));
+/**
+ * The trust estimate: a logistic model of whether an extractive answer holds what the question
+ * needs, fitted to the answers of the QA benchmark's four manuals (bench/experiments/trust: fit.mjs
+ * prints these numbers; NOTES.md says how well they rank answers on a manual left out of the fit).
+ * Word evidence alone ranks poorly: a wrong page often holds the question's words as fully as the
+ * right one, so no single signal decides.
+ */
+const TRUST_MODEL: { readonly intercept: number; readonly weights: Readonly<Record<keyof TrustSignals, number>> } = {
+  intercept: -4.4758,
+  weights: {
+    coverage: -1.5716,
+    titleCoverage: 4.7222,
+    headingCoverage: 1.8501,
+    anchorCoverage: 2.961,
+    proximity: -0.57,
+    lexical: 4.4203,
+    support: -0.0765,
+    runnerUp: -0.486,
+    concentration: -3.5996,
+    quoteWorth: 1.9408,
+    showsCode: -1.1894,
+    asksHow: -1.3247,
+    questionWords: 0.2631,
+  },
+};
+
+export const EXTRACTIVE_CEILING = 90;
+/** The highest trust of an answer that says it covers the question only in part. */
+export const PARTIAL_CEILING = 49;
 
 export function judge(best: Evidence | undefined, key: KeyTerms): Verdict {
   if (!best) return { kind: 'decline' };
@@ -57,15 +106,21 @@ export function judge(best: Evidence | undefined, key: KeyTerms): Verdict {
   const anchored = heading > 0 || best.proximity > 0;
   const needed = Math.max(MIN_COVERAGE, lacksTopic ? MIN_COVERAGE_WITHOUT_TOPIC : 0, anchored ? 0 : MIN_LOOSE_COVERAGE);
   if (coverage < needed) return { kind: 'decline' };
+  if (coverage < FULL_COVERAGE) return { kind: 'partial' };
   const backing = best.support + (best.meaning > 0 ? 1 : 0);
-  const agreement = Math.min(1, backing / STRONG.support);
-  if (coverage < FULL_COVERAGE) {
-    return { kind: 'partial', trust: within(BANDS.partial, (coverage - MIN_COVERAGE) / (FULL_COVERAGE - MIN_COVERAGE)) };
-  }
-  const quality = (Math.min(1, heading / STRONG.heading) + Math.min(1, best.proximity / STRONG.proximity) + agreement) / 3;
   const strong =
     coverage >= STRONG.coverage && heading >= STRONG.heading && best.proximity >= STRONG.proximity && backing >= STRONG.support;
-  return strong
-    ? { kind: 'answer', trust: within(BANDS.strong, (coverage - STRONG.coverage) / (1 - STRONG.coverage) / 2 + (heading + best.proximity) / 4) }
-    : { kind: 'answer', trust: within(BANDS.checked, (coverage - FULL_COVERAGE) / (1 - FULL_COVERAGE) / 2 + quality / 2) };
+  return { kind: 'answer', strong };
+}
+
+/**
+ * The trust score of an answer the verdict lets through: the estimated chance, in percent, that it
+ * holds what the question needs; at least 1, at most 49 for a partial answer and 90 for any.
+ */
+export function trustScore(signals: TrustSignals, verdict: Exclude<Verdict, { kind: 'decline' }>): number {
+  let logit = TRUST_MODEL.intercept;
+  for (const [name, weight] of Object.entries(TRUST_MODEL.weights) as [keyof TrustSignals, number][]) logit += weight * Number(signals[name]);
+  const chance = 1 / (1 + Math.exp(-logit));
+  const ceiling = verdict.kind === 'partial' ? PARTIAL_CEILING : EXTRACTIVE_CEILING;
+  return Math.max(1, Math.min(ceiling, Math.round(100 * chance)));
 }

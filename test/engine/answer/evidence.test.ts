@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { keyTerms, weighEvidence, type Evidence } from '../../../src/engine/answer/evidence.js';
-import { judge } from '../../../src/engine/answer/trust.js';
+import { judge, trustScore, type TrustSignals } from '../../../src/engine/answer/trust.js';
 import { MARK_CLOSE, MARK_OPEN, type ChunkHit, type MarkedChunk } from '../../../src/engine/search/retriever.js';
 
 /** Marks every whole word of `text` that starts with one of the stems, as the search does after stemming. */
@@ -118,12 +118,11 @@ describe('judge', () => {
     expect(verdict).toEqual({ kind: 'decline' });
   });
 
-  it('keeps trust below 50 when a heavy word of the question is missing', () => {
+  it('answers only in part when a heavy word of the question is missing', () => {
     const verdict = decided(['install', 'frobnicator', 'windows'], { install: 30, frobnicator: 60, windows: 3 }, [
       candidate(1, 'Install guide', 'Installing Frobnicator', 'Install frobnicator with npm install -g frobnicator.'),
     ]);
     expect(verdict.kind).toBe('partial');
-    expect(verdict.kind !== 'decline' && verdict.trust).toBeLessThan(50);
   });
 
   it('declines when the heaviest word is one the knowledge never uses and the rest is thin', () => {
@@ -134,17 +133,48 @@ describe('judge', () => {
     expect(verdict).toEqual({ kind: 'decline' });
   });
 
-  it('trusts a passage 70 or more only when every sign of an answer is there', () => {
+  it('calls a passage strong evidence only when every sign of an answer is there', () => {
     const page = (body: string) => candidate(7, 'Indexes', 'Partial indexes', body);
     const strong = decided(['partial', 'index'], { partial: 20, index: 300 }, [
       page('A partial index is an index over a subset of the rows.'),
       page('Create a partial index with a WHERE clause.'),
       page('The partial index is used when the query implies its WHERE clause.'),
     ]);
-    expect(strong.kind).toBe('answer');
-    expect(strong.kind !== 'decline' && strong.trust).toBeGreaterThanOrEqual(70);
+    expect(strong).toEqual({ kind: 'answer', strong: true });
 
     const alone = decided(['partial', 'index'], { partial: 20, index: 300 }, [candidate(8, 'Notes', 'Misc', 'An index may be partial.')]);
-    expect(alone.kind !== 'decline' && alone.trust).toBeLessThan(70);
+    expect(alone).toEqual({ kind: 'answer', strong: false });
+  });
+});
+
+describe('trustScore', () => {
+  /** A passage from the page about the question, its words under its title, quoted in full. */
+  const about: TrustSignals = {
+    coverage: 1,
+    titleCoverage: 1,
+    headingCoverage: 1,
+    anchorCoverage: 1,
+    proximity: 1,
+    lexical: 1,
+    support: 2,
+    runnerUp: 0.5,
+    concentration: 0.3,
+    quoteWorth: 1,
+    showsCode: false,
+    asksHow: false,
+    questionWords: 3,
+  };
+  /** The same words met in passing on a page about something else, which holds them in passage after passage. */
+  const inPassing: TrustSignals = { ...about, titleCoverage: 0, headingCoverage: 0, anchorCoverage: 0, lexical: 0.6, concentration: 1, quoteWorth: 0.4 };
+  const answer = { kind: 'answer', strong: false } as const;
+
+  it('trusts the page about the question more than words met in passing on a catch-all page', () => {
+    expect(trustScore(about, answer)).toBeGreaterThan(trustScore(inPassing, answer) + 30);
+  });
+
+  it('keeps a partial answer below 50 and every answer between 1 and 90', () => {
+    expect(trustScore(about, { kind: 'partial' })).toBe(49);
+    expect(trustScore({ ...about, questionWords: 40 }, answer)).toBe(90);
+    expect(trustScore({ ...inPassing, questionWords: 0, asksHow: true, showsCode: true }, answer)).toBe(1);
   });
 });
