@@ -57,6 +57,8 @@ function htmlPages(dir) {
 const pageText = (html) =>
   html
     .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    // Highlighted code is a run of <span>s, one a token: a browser shows `admin.site.register(`, not `admin . site . register (`.
+    .replace(/<\/?span\b[^>]*>/gi, '')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
