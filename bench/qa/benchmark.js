@@ -5,7 +5,7 @@
 // the Assistant port without a language model, and the answers are scored (see score.js).
 //
 // Settings (environment):
-//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql,python,git)
+//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql,python,git,django)
 //   GURU_BENCH_QA_DATA     a folder to keep each set's ingested guru in (<folder>/<set>) and reuse
 //                          on the next run, so that answering can be tried again without ingesting
 //                          (default: a temporary folder, removed afterwards)
@@ -33,7 +33,7 @@ const setsDir = fileURLToPath(new URL('.', import.meta.url));
  */
 
 export const qaSettings = () => ({
-  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git')
+  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git,django')
     .split(',')
     .map((set) => set.trim())
     .filter(Boolean),
