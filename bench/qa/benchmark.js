@@ -5,7 +5,7 @@
 // the Assistant port without a language model, and the answers are scored (see score.js).
 //
 // Settings (environment):
-//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql,python,git)
+//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql,python,git,django)
 //   GURU_BENCH_QA_DATA     a folder to keep each set's ingested guru in (<folder>/<set>) and reuse
 //                          on the next run, so that answering can be tried again without ingesting
 //                          (default: a temporary folder, removed afterwards)
@@ -40,7 +40,7 @@ const TRUST_FITTED_ON = new Set(['sqlite', 'postgresql', 'python', 'git']);
  */
 
 export const qaSettings = () => ({
-  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git')
+  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git,django')
     .split(',')
     .map((set) => set.trim())
     .filter(Boolean),
@@ -64,6 +64,8 @@ function htmlPages(dir) {
 const pageText = (html) =>
   html
     .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    // Highlighted code is a run of <span>s, one a token: a browser shows `admin.site.register(`, not `admin . site . register (`.
+    .replace(/<\/?span\b[^>]*>/gi, '')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
