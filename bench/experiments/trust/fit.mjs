@@ -2,8 +2,10 @@
 // "the answer is right" on the answer's signals, over every answered question (an answered
 // off-topic question counts as wrong), with a ridge penalty on standardized signals.
 // Prints, for each set, how well a model fitted to the other sets ranks its answers (AUC, from
-// 0.5 for chance to 1) beside the trust score the rows were collected with, then the model fitted
-// to all sets as trust.ts holds it.
+// 0.5 for chance to 1) beside the trust score the rows were collected with. A model is surer of
+// the sets it was fitted to than it should be of new ones, so its chances are then rescaled to
+// match how often the left-out sets' answers were right (Platt scaling of the out-of-set
+// predictions), and the model fitted to all sets is printed, so rescaled, as trust.ts holds it.
 //   node bench/experiments/trust/fit.mjs rows.json [RIDGE]
 import console from 'node:console';
 import { readFileSync } from 'node:fs';
@@ -40,14 +42,13 @@ function solve(A, b) {
   return x;
 }
 
-/** Ridge logistic regression by Newton's method; returns raw-scale { intercept, weights }. */
-function fit(train) {
-  const X = train.map(values);
-  const y = train.map(right);
-  const mean = names.map((_, j) => X.reduce((s, x) => s + x[j], 0) / X.length);
-  const sd = names.map((_, j) => Math.sqrt(X.reduce((s, x) => s + (x[j] - mean[j]) ** 2, 0) / X.length) || 1);
+/** Ridge logistic regression of y on the columns of X by Newton's method; returns raw-scale { intercept, coefficients }. */
+function logistic(X, y, penalty) {
+  const columns = X[0].length;
+  const mean = Array.from({ length: columns }, (_, j) => X.reduce((s, x) => s + x[j], 0) / X.length);
+  const sd = Array.from({ length: columns }, (_, j) => Math.sqrt(X.reduce((s, x) => s + (x[j] - mean[j]) ** 2, 0) / X.length) || 1);
   const Z = X.map((x) => [1, ...x.map((v, j) => (v - mean[j]) / sd[j])]);
-  let beta = new Array(names.length + 1).fill(0);
+  let beta = new Array(columns + 1).fill(0);
   for (let step = 0; step < 50; step++) {
     const gradient = new Array(beta.length).fill(0);
     const hessian = beta.map(() => new Array(beta.length).fill(0));
@@ -60,33 +61,85 @@ function fit(train) {
       });
     });
     for (let k = 1; k < beta.length; k++) {
-      gradient[k] += ridge * beta[k];
-      hessian[k][k] += ridge;
+      gradient[k] += penalty * beta[k];
+      hessian[k][k] += penalty;
     }
     const delta = solve(hessian, gradient);
     beta = beta.map((b, k) => b - delta[k]);
     if (Math.max(...delta.map(Math.abs)) < 1e-9) break;
   }
-  const weights = Object.fromEntries(names.map((name, j) => [name, beta[j + 1] / sd[j]]));
-  const intercept = beta[0] - names.reduce((s, name, j) => s + weights[name] * mean[j], 0);
-  return { intercept, weights };
+  const coefficients = sd.map((deviation, j) => beta[j + 1] / deviation);
+  return { intercept: beta[0] - coefficients.reduce((s, c, j) => s + c * mean[j], 0), coefficients };
+}
+
+/**
+ * The direction a signal must move trust in, when it has one: more of the question's words in the
+ * passage, its title or heading, or more agreement never lowers trust; a close runner-up page or
+ * candidates crowding on one page never raise it. Without this, signals that move together (the
+ * words in the passage and in its quote) take opposite signs, and an answer would gain trust by
+ * holding fewer of the question's words: off-topic questions that slip through hold few.
+ */
+const DIRECTION = {
+  coverage: 1, titleCoverage: 1, headingCoverage: 1, anchorCoverage: 1, proximity: 1, lexical: 1, support: 1, quoteWorth: 1,
+  runnerUp: -1, concentration: -1,
+};
+
+/**
+ * The trust model fitted to rows: { intercept, weights by signal name }. A signal whose weight comes
+ * out against its direction is left out (weight 0) and the rest fitted again, until none is.
+ */
+function fit(train) {
+  const used = new Set(names);
+  for (;;) {
+    const kept = names.filter((name) => used.has(name));
+    const { intercept, coefficients } = logistic(train.map((row) => kept.map((name) => Number(row.signals[name]))), train.map(right), ridge);
+    const weights = Object.fromEntries(names.map((name) => [name, used.has(name) ? coefficients[kept.indexOf(name)] : 0]));
+    const against = kept.filter((name) => (DIRECTION[name] ?? 0) * weights[name] < 0);
+    if (against.length === 0) return { intercept, weights };
+    // The one most against its direction goes first: dropping it may right the others.
+    const worst = against.reduce((a, b) => (DIRECTION[a] * weights[a] <= DIRECTION[b] * weights[b] ? a : b));
+    used.delete(worst);
+  }
 }
 
 /** AUC of scores against the rows' labels. */
 const auc = (scores, labels) => rankingAuc(scores.filter((_, i) => labels[i]), scores.filter((_, i) => !labels[i])) ?? NaN;
 
-const chance = (model, row) => 1 / (1 + Math.exp(-values(row).reduce((s, v, j) => s + v * model.weights[names[j]], model.intercept)));
+const logit = (model, row) => values(row).reduce((s, v, j) => s + v * model.weights[names[j]], model.intercept);
+const chance = (model, row) => 1 / (1 + Math.exp(-logit(model, row)));
+
+/** How often answers were right, by the chance given them. */
+function reliability(chances, labels) {
+  const bands = [0, 0.2, 0.4, 0.6, 0.7, 1.01];
+  return bands.slice(0, -1).map((low, i) => {
+    const inBand = labels.filter((_, k) => chances[k] >= low && chances[k] < bands[i + 1]);
+    return `${Math.round(low * 100)}–${Math.min(100, Math.round(bands[i + 1] * 100))} %: ${inBand.filter(Boolean).length} of ${inBand.length}`;
+  }).join(', ');
+}
 
 const sets = [...new Set(rows.map((row) => row.set))];
 console.log(`${rows.length} answered questions, ${rows.filter(right).length} right; ridge ${ridge}`);
 console.log('set'.padEnd(12), 'answered', 'right', 'AUC fitted without it', 'AUC of the rows\' trust');
+const outOfSet = [];
 for (const set of sets) {
   const test = rows.filter((row) => row.set === set);
   const model = fit(rows.filter((row) => row.set !== set));
   const labels = test.map(right);
+  for (const row of test) outOfSet.push({ logit: logit(model, row), right: right(row) });
   console.log(set.padEnd(12), String(test.length).padStart(8), String(labels.filter(Boolean).length).padStart(5), auc(test.map((row) => chance(model, row)), labels).toFixed(3).padStart(21), auc(test.map((row) => row.trust), labels).toFixed(3).padStart(22));
 }
+const labels = outOfSet.map((item) => item.right);
+const platt = logistic(outOfSet.map((item) => [item.logit]), labels, 0);
+const [slope] = platt.coefficients;
+const sigmoid = (z) => 1 / (1 + Math.exp(-z));
+console.log(`\nOut of set, right answers by the chance given (fitted without their set): ${reliability(outOfSet.map((item) => sigmoid(item.logit)), labels)}`);
+console.log(`Rescaled (logit × ${slope.toFixed(3)} + ${platt.intercept.toFixed(3)}): ${reliability(outOfSet.map((item) => sigmoid(slope * item.logit + platt.intercept)), labels)}`);
+
 const model = fit(rows);
 const round = (n) => Number(n.toFixed(4));
-console.log('\nFitted to all sets (trust.ts TRUST_MODEL):');
-console.log(JSON.stringify({ intercept: round(model.intercept), weights: Object.fromEntries(Object.entries(model.weights).map(([k, v]) => [k, round(v)])) }, null, 2));
+const rescaled = {
+  intercept: round(slope * model.intercept + platt.intercept),
+  weights: Object.fromEntries(Object.entries(model.weights).map(([name, weight]) => [name, round(slope * weight)])),
+};
+console.log('\nFitted to all sets and rescaled (trust.ts TRUST_MODEL):');
+console.log(JSON.stringify(rescaled, null, 2));

@@ -67,33 +67,39 @@ export interface TrustSignals {
 
 /**
  * The trust estimate: a logistic model of whether an extractive answer holds what the question
- * needs, fitted to the answers of the QA benchmark's four manuals (bench/experiments/trust: fit.mjs
- * prints these numbers; NOTES.md says how well they rank answers on a manual left out of the fit).
- * Word evidence alone ranks poorly: a wrong page often holds the question's words as fully as the
- * right one, so no single signal decides.
+ * needs, fitted to the answers of the QA benchmark's four manuals and rescaled to how often the
+ * answers of a manual left out of the fit were right (bench/experiments/trust: fit.mjs prints these
+ * numbers, NOTES.md what they give). Word evidence alone ranks poorly: a wrong page often holds the
+ * question's words as fully as the right one, so no single signal decides. A weight of 0: the fit
+ * left the signal out, as it would have lowered trust for more of the question's words.
  */
 const TRUST_MODEL: { readonly intercept: number; readonly weights: Readonly<Record<keyof TrustSignals, number>> } = {
-  intercept: -4.4758,
+  intercept: -3.5743,
   weights: {
-    coverage: -1.5716,
-    titleCoverage: 4.7222,
-    headingCoverage: 1.8501,
-    anchorCoverage: 2.961,
-    proximity: -0.57,
-    lexical: 4.4203,
-    support: -0.0765,
-    runnerUp: -0.486,
-    concentration: -3.5996,
-    quoteWorth: 1.9408,
-    showsCode: -1.1894,
-    asksHow: -1.3247,
-    questionWords: 0.2631,
+    coverage: 0,
+    titleCoverage: 2.4365,
+    headingCoverage: 1.1023,
+    anchorCoverage: 1.4529,
+    proximity: 0,
+    lexical: 2.6368,
+    support: 0,
+    runnerUp: -0.261,
+    concentration: -2.0569,
+    quoteWorth: 0.6802,
+    showsCode: -0.4743,
+    asksHow: -0.7113,
+    questionWords: 0.1973,
   },
 };
 
 export const EXTRACTIVE_CEILING = 90;
 /** The highest trust of an answer that says it covers the question only in part. */
 export const PARTIAL_CEILING = 49;
+/**
+ * From this score on, an answer says "rely on me": it takes strong evidence (judge) as well as the
+ * estimate. The right page's wrong section still looks like the right answer to the estimate.
+ */
+export const RELIABLE_TRUST = 70;
 
 export function judge(best: Evidence | undefined, key: KeyTerms): Verdict {
   if (!best) return { kind: 'decline' };
@@ -115,12 +121,13 @@ export function judge(best: Evidence | undefined, key: KeyTerms): Verdict {
 
 /**
  * The trust score of an answer the verdict lets through: the estimated chance, in percent, that it
- * holds what the question needs; at least 1, at most 49 for a partial answer and 90 for any.
+ * holds what the question needs; at least 1, at most 49 for a partial answer, 69 for one without
+ * strong evidence and 90 for any.
  */
 export function trustScore(signals: TrustSignals, verdict: Exclude<Verdict, { kind: 'decline' }>): number {
   let logit = TRUST_MODEL.intercept;
   for (const [name, weight] of Object.entries(TRUST_MODEL.weights) as [keyof TrustSignals, number][]) logit += weight * Number(signals[name]);
   const chance = 1 / (1 + Math.exp(-logit));
-  const ceiling = verdict.kind === 'partial' ? PARTIAL_CEILING : EXTRACTIVE_CEILING;
+  const ceiling = verdict.kind === 'partial' ? PARTIAL_CEILING : verdict.strong ? EXTRACTIVE_CEILING : RELIABLE_TRUST - 1;
   return Math.max(1, Math.min(ceiling, Math.round(100 * chance)));
 }

@@ -167,14 +167,20 @@ describe('trustScore', () => {
   /** The same words met in passing on a page about something else, which holds them in passage after passage. */
   const inPassing: TrustSignals = { ...about, titleCoverage: 0, headingCoverage: 0, anchorCoverage: 0, lexical: 0.6, concentration: 1, quoteWorth: 0.4 };
   const answer = { kind: 'answer', strong: false } as const;
+  const strong = { kind: 'answer', strong: true } as const;
 
   it('trusts the page about the question more than words met in passing on a catch-all page', () => {
-    expect(trustScore(about, answer)).toBeGreaterThan(trustScore(inPassing, answer) + 30);
+    expect(trustScore(about, strong)).toBeGreaterThan(trustScore(inPassing, strong) + 30);
+  });
+
+  it('says "rely on me" (70 or more) only with strong evidence', () => {
+    expect(trustScore(about, strong)).toBeGreaterThanOrEqual(70);
+    expect(trustScore(about, answer)).toBe(69);
   });
 
   it('keeps a partial answer below 50 and every answer between 1 and 90', () => {
     expect(trustScore(about, { kind: 'partial' })).toBe(49);
-    expect(trustScore({ ...about, questionWords: 40 }, answer)).toBe(90);
-    expect(trustScore({ ...inPassing, questionWords: 0, asksHow: true, showsCode: true }, answer)).toBe(1);
+    expect(trustScore({ ...about, questionWords: 40 }, strong)).toBe(90);
+    expect(trustScore({ ...inPassing, questionWords: 0, asksHow: true, showsCode: true }, strong)).toBe(1);
   });
 });
