@@ -139,9 +139,11 @@ export function markedQuote(passage: Passage, weights: ReadonlyMap<string, numbe
   }
 
   // A lead-in whose block did not come along is dropped rather than left hanging, unless it is all
-  // there is to quote: then its block comes along, however long.
+  // there is to quote: then its block comes along, however long. Read from the end, so that a
+  // lead-in introducing a dropped lead-in goes too.
   const ordered = [...chosen].sort((a, b) => a - b).flatMap((i) => blocks[i] ?? []);
-  const complete = ordered.filter((block, n) => !isLeadIn(block) || ordered[n + 1]?.index === block.index + 1);
+  const complete: Scored[] = [];
+  for (const block of ordered.reverse()) if (!isLeadIn(block) || complete[0]?.index === block.index + 1) complete.unshift(block);
   const kept = complete.length > 0 ? complete : [anchor, ...(blocks[anchor.index + 1] ? [blocks[anchor.index + 1] as Scored] : [])];
   const shortenable = kept.filter((block) => block.kind !== 'code');
   const room = Math.max(MIN_TRIMMED_WORDS, budget - kept.filter((b) => b.kind === 'code').reduce((sum, b) => sum + wordCount(b.text), 0));

@@ -24,6 +24,15 @@ describe('selectBlocks', () => {
     expect(quoted.some((block) => block.endsWith(':'))).toBe(false);
   });
 
+  it('leaves out a lead-in that introduces a lead-in left out', () => {
+    // "This image shows an added slot:" (the image is not text), then "change it to read:" before a long listing.
+    const code = ['```', ...Array.from({ length: 40 }, (_, i) => `step ${i}`), '```'].join('\n');
+    const text = `To ${mark('vacuum')} a table, click Add. This image shows the ${mark('full')} form:\n\nOne problem: it is slow. To fix it, change the settings to read:`;
+    const quoted = selectBlocks(passage(`Intro on ${mark('vacuum')}.\n\n${text}`, code), weights, 150);
+    expect(quoted.length).toBeGreaterThan(0);
+    expect(quoted.some((block) => block.endsWith(':'))).toBe(false);
+  });
+
   it('quotes a long code block after all when its lead-in is the only thing to quote, shortened to its first lines', () => {
     const code = ['```', ...Array.from({ length: 40 }, (_, i) => `step ${i}`), '```'].join('\n');
     const quoted = selectBlocks(passage(`Use ${mark('vacuum')} ${mark('full')} as follows:`, code), weights, 150);

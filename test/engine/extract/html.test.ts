@@ -95,6 +95,44 @@ describe('extractHtml: permalinks', () => {
   });
 });
 
+describe('extractHtml: documentation written as sections headed by an <h1>', () => {
+  // Django's documentation theme: no <main> nor role="main"; each page is one or more sections,
+  // each headed by an <h1>, beside a sidebar with headings of its own. Readability kept the largest
+  // subsection and passed over one whose id holds "meta".
+  const entry = (name: string) =>
+    `<div class="section" id="s-${name}"><h3>${name}</h3><dl class="py attribute"><dt id="Options.${name}">Options.${name}</dt><dd><p>Sets the model's ${name}, as a list or a name.</p></dd></dl></div>`;
+  const html = `<html><head><title>Model Meta options | Django documentation</title></head><body>
+    <div id="custom-doc"><div id="hd"><h1><a href="/">Django documentation</a></h1></div>
+    <div id="bd"><div id="yui-main"><div class="yui-b"><div class="yui-g" id="ref-models-options">
+      <div class="section" id="s-model-meta-options"><h1>Model <code>Meta</code> options</h1>
+        <p>This document explains all the possible metadata options that you can give your model in its internal Meta class.</p>
+        <div class="section" id="s-available-meta-options"><h2>Available Meta options</h2>
+          ${['abstract', 'app_label', 'db_table', 'ordering', 'permissions', 'unique_together'].map(entry).join('\n')}
+          <div class="section" id="s-table-names"><h4>Table names</h4><p>${'To save you time, Django automatically derives the name of the database table from the name of your model class and the app that contains it. '.repeat(5)}</p></div>
+        </div>
+      </div>
+      <div class="section" id="s-field-attribute-reference"><h1>Field attribute reference</h1>
+        <p>Every Field instance contains several attributes that allow introspecting its behavior, such as related_model and many_to_many.</p>
+      </div>
+    </div></div></div>
+    <div class="yui-b" id="sidebar"><h3>Contents</h3><ul><li><a href="#">SIDEBAR-CONTENTS</a></li></ul><h3>Browse</h3><ul><li><a href="/">SIDEBAR-BROWSE</a></li></ul></div>
+    </div></div></body></html>`;
+  const { markdown } = extractHtml(html, 'https://docs.django.test/ref/models/options.html');
+
+  it('keeps every section of the page, those named after a chrome word too', () => {
+    expect(markdown).toContain('# Model `Meta` options');
+    for (const name of ['abstract', 'app_label', 'db_table', 'ordering', 'permissions', 'unique_together']) {
+      expect(markdown).toContain(`Options.${name.replaceAll('_', '\\_')}`);
+    }
+    expect(markdown).toContain('#### Table names');
+    expect(markdown).toContain('# Field attribute reference');
+  });
+
+  it('leaves the sidebar and the site header out', () => {
+    expect(markdown).not.toMatch(/SIDEBAR|Django documentation\]/);
+  });
+});
+
 describe('extractHtml: pages without a content container', () => {
   it('finds a blog post with Readability and leaves the navigation and the sidebar out', () => {
     const { title, markdown } = extractHtml(BLOG_PAGE, 'https://blog.acme.test/p/sqlite');

@@ -1,6 +1,7 @@
 /**
  * The readable content of a web page as Markdown, with its title. Pages that mark their content
- * (<main>, role="main", #docContent, a single <article>) are taken from that container with
+ * (<main>, role="main", #docContent, a single <article>, or the outermost sections headed by an
+ * <h1>, as documentation generators write a page) are taken from that container with
  * navigation, banners and the like removed: fast and predictable. Other pages go through
  * Readability. When neither finds content, the <main>/<article>/<body> is cleaned and used as is.
  * Never throws: odd HTML gives less Markdown, not an error.
@@ -117,12 +118,42 @@ function contentContainer(document: Doc): El | undefined {
   for (const isContainer of CONTAINERS) {
     const found = candidates.filter(isContainer);
     const [candidate] = found;
-    if (found.length !== 1 || !candidate) continue;
-    const text = textLength(candidate, MIN_CONTAINER_CHARACTERS);
-    if (text >= MIN_CONTAINER_CHARACTERS) return candidate;
-    if (text > 0 && text >= textLength(body) / 3) return candidate;
+    if (found.length === 1 && candidate && holdsContent(candidate, body)) return candidate;
   }
-  return undefined;
+  const sections = titledSections(candidates);
+  return sections !== undefined && holdsContent(sections, body) ? sections : undefined;
+}
+
+function holdsContent(container: El, body: El): boolean {
+  const text = textLength(container, MIN_CONTAINER_CHARACTERS);
+  return text >= MIN_CONTAINER_CHARACTERS || (text > 0 && text >= textLength(body) / 3);
+}
+
+/**
+ * The sections an <h1> heads, as Sphinx and other documentation generators write a page: the one
+ * outermost section holding an <h1>, or the element holding several side by side. Readability, left
+ * to find the text, keeps the largest subsection and drops its siblings, or passes over a section
+ * whose id holds one of its chrome words ("meta" in `s-model-meta-options`).
+ */
+function titledSections(candidates: readonly El[]): El | undefined {
+  const titled = candidates.filter((element) => isSection(element) && !insideSection(element) && element.querySelector('h1') !== null);
+  const [first] = titled;
+  if (first === undefined) return undefined;
+  if (titled.length === 1) return first;
+  const parent = first.parentElement;
+  return parent !== null && titled.every((section) => section.parentElement === parent) ? parent : undefined;
+}
+
+const SECTION_CLASS = /(?:^|\s)section(?:\s|$)/;
+
+/** A <section>, or an element of class "section" (as older Sphinx writes them). */
+function isSection(element: El): boolean {
+  return element.localName === 'section' || SECTION_CLASS.test(element.getAttributeNode('class')?.value ?? '');
+}
+
+function insideSection(element: El): boolean {
+  for (let parent = element.parentElement; parent !== null; parent = parent.parentElement) if (isSection(parent)) return true;
+  return false;
 }
 
 /**
@@ -131,7 +162,7 @@ function contentContainer(document: Doc): El | undefined {
  */
 function mayBeContainer(element: El): boolean {
   for (const isContainer of CONTAINERS) if (isContainer(element)) return true;
-  return false;
+  return isSection(element);
 }
 
 /** Whether elements nest more than `limit` deep below `root`; stops looking once they do. */
