@@ -6,9 +6,10 @@
  *   when that word is the question's heaviest, more of the rest is needed), or
  *   the words it holds are scattered in a passage about something else.
  * - Otherwise the trust score is the estimated chance, in percent, that the
- *   answer holds what the question needs (trustScore below), at most 49 when
+ *   answer holds what the question needs (trustScore below): at most 49 when
  *   the passage misses some key words (the answer says it covers the question
- *   in part) and at most 90: extractive answers quote, they do not reason.
+ *   in part), 69 unless the evidence is strong, and 90 in all: extractive
+ *   answers quote, they do not reason.
  */
 import type { Evidence, KeyTerms } from './evidence.js';
 
