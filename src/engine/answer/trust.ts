@@ -40,14 +40,8 @@ const STRONG = { coverage: 0.9, heading: 0.3, proximity: 0.5, support: 2 } as co
  * What the trust estimate reads: the best passage's evidence (see evidence.ts), how the rest of
  * the ranking stands around it, and what the quote it gives shows.
  */
-export interface TrustSignals {
-  readonly coverage: number;
-  readonly titleCoverage: number;
-  readonly headingCoverage: number;
-  readonly anchorCoverage: number;
-  readonly proximity: number;
-  readonly lexical: number;
-  readonly support: number;
+export interface TrustSignals
+  extends Pick<Evidence, 'coverage' | 'titleCoverage' | 'headingCoverage' | 'anchorCoverage' | 'proximity' | 'lexical' | 'support'> {
   /** The best passage of another page, by its score relative to the best one's; 0 when there is none. */
   readonly runnerUp: number;
   /**
