@@ -69,7 +69,9 @@ function trustSignals(question: string, key: KeyTerms, best: Evidence, evidence:
     lexical: best.lexical,
     support: best.support,
     runnerUp: runnerUp === undefined || best.score <= 0 ? 0 : runnerUp.score / best.score,
-    concentration: leading.filter((item) => item.hit.sourceId === best.hit.sourceId).length / leading.length,
+    // Out of ten places, not out of the candidates there are: in a small knowledge base every
+    // candidate comes from its few pages, which says nothing of a catch-all page.
+    concentration: leading.filter((item) => item.hit.sourceId === best.hit.sourceId).length / LEADING_CANDIDATES,
     quoteWorth: focus.worth,
     showsCode: focus.showsCode,
     asksHow: asksHow(question),

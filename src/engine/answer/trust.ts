@@ -45,7 +45,7 @@ export interface TrustSignals
   /** The best passage of another page, by its score relative to the best one's; 0 when there is none. */
   readonly runnerUp: number;
   /**
-   * The share of the ten best candidates that come from the quoted page. A page holding the
+   * How many of the ten best candidates come from the quoted page, as a share of ten. A page holding the
    * question's words in passage after passage is often a catch-all (a reference, a manual's one
    * long page) rather than the page about the question.
    */

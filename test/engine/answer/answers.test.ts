@@ -189,3 +189,50 @@ describe('extractive answers', () => {
     expect(answer.content).toMatch(/^The knowledge base covers this only in part/);
   });
 });
+
+/** The README's example: one short document whose sections each answer one question. */
+const BILLING = `# Billing
+
+## Invoices
+
+Invoices are sent on the first day of each month to the billing email of the account.
+
+## Refunds
+
+Refunds are possible within 30 days of payment. Open a ticket with the invoice number, and the refund reaches your card within 5 business days.
+
+## Payment methods
+
+We accept credit cards and bank transfers.
+`;
+
+describe('extractive answers from a knowledge base of one short document', () => {
+  let dir: string;
+  let engine: LocalEngine;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-answers-'));
+    engine = LocalEngine.open({ dataDir: dir });
+    await engine.createGuru({ slug: 'acme', name: 'Acme Docs' });
+    await engine.createDataSources('acme', { text_sources: [{ name: 'billing.md', content: BILLING }] });
+    await engine.whenIdle();
+  });
+
+  afterEach(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Every passage comes from the one page there is: that is no sign of a catch-all page.
+  it('trusts the section that answers as more likely right than not', async () => {
+    const answer = await engine.ask('acme', { question: 'How do I get a refund?', fetch_existing: false });
+    expect(answer.content).toContain('Refunds are possible within 30 days of payment.');
+    expect(answer.trust_score).toBeGreaterThanOrEqual(50);
+  });
+
+  it('still declines a question the document does not cover', async () => {
+    const answer = await engine.ask('acme', { question: 'Who won the 2018 World Cup?', fetch_existing: false });
+    expect(answer.trust_score).toBe(0);
+    expect(answer.references).toEqual([]);
+  });
+});
