@@ -57,7 +57,7 @@ interface Focus {
 }
 
 /** What the trust score is estimated from: the best passage, the ranking around it and the quote. */
-function trustSignals(question: string, key: KeyTerms, best: Evidence, evidence: readonly Evidence[], focus: Focus): TrustSignals {
+function trustSignals(question: string, key: KeyTerms, best: Evidence, evidence: readonly Evidence[], focus: Focus, pageShare: number): TrustSignals {
   const runnerUp = evidence.find((item) => item.hit.sourceId !== best.hit.sourceId);
   const leading = evidence.slice(0, LEADING_CANDIDATES);
   return {
@@ -69,9 +69,9 @@ function trustSignals(question: string, key: KeyTerms, best: Evidence, evidence:
     lexical: best.lexical,
     support: best.support,
     runnerUp: runnerUp === undefined || best.score <= 0 ? 0 : runnerUp.score / best.score,
-    // Out of ten places, not out of the candidates there are: in a small knowledge base every
-    // candidate comes from its few pages, which says nothing of a catch-all page.
-    concentration: leading.filter((item) => item.hit.sourceId === best.hit.sourceId).length / LEADING_CANDIDATES,
+    // Out of ten places, and beyond the page's share of the knowledge: in a knowledge base of a few
+    // documents every candidate comes from them, which says nothing of a catch-all page.
+    concentration: Math.max(0, leading.filter((item) => item.hit.sourceId === best.hit.sourceId).length / LEADING_CANDIDATES - pageShare),
     quoteWorth: focus.worth,
     showsCode: focus.showsCode,
     asksHow: asksHow(question),
@@ -114,7 +114,8 @@ export class Answerer {
       .slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 
-    const key = keyTerms(graded.terms, this.#chunkCount(context.guruId), (term) => this.#retriever.documentFrequency(context.guruId, term));
+    const knowledgeChunks = this.#chunkCount(context.guruId);
+    const key = keyTerms(graded.terms, knowledgeChunks, (term) => this.#retriever.documentFrequency(context.guruId, term));
     const evidence = this.#weigh(context.guruId, candidates, graded, key, related);
     const [best] = evidence;
     const verdict = judge(best, key);
@@ -124,7 +125,8 @@ export class Answerer {
     const others = this.#complement(best, evidence, verdict.kind === 'answer' && verdict.strong).map((item) => this.#passage(graded, item.hit));
     const focus = this.#focus(context.question, best, evidence, graded, key, weights);
     const { content, references } = composeExtractive([focus.passage, ...others], weights, verdict.kind === 'partial');
-    const signals = trustSignals(context.question, key, best, evidence, focus);
+    const pageShare = this.#retriever.sourceChunkCount(best.hit.sourceId) / Math.max(1, knowledgeChunks);
+    const signals = trustSignals(context.question, key, best, evidence, focus, pageShare);
     return { content, references, trustScore: trustScore(signals, verdict), answered: true, signals };
   }
 

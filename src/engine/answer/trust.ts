@@ -45,9 +45,10 @@ export interface TrustSignals
   /** The best passage of another page, by its score relative to the best one's; 0 when there is none. */
   readonly runnerUp: number;
   /**
-   * How many of the ten best candidates come from the quoted page, as a share of ten. A page holding the
-   * question's words in passage after passage is often a catch-all (a reference, a manual's one
-   * long page) rather than the page about the question.
+   * How many of the ten best candidates come from the quoted page, as a share of ten, less the
+   * page's share of the knowledge's chunks. A page holding the question's words in passage after
+   * passage is often a catch-all (a reference, a manual's one long page) rather than the page about
+   * the question; a page that is most of the knowledge holds most passages of any question.
    */
   readonly concentration: number;
   /** What the quote shows of the question (focus.ts, quoteWorth). */

@@ -82,6 +82,10 @@ export class AttachedRetriever extends Retriever {
     return sourceId < 0 ? this.#attached.chunksAround(-sourceId, from, to).map(outward) : super.chunksAround(sourceId, from, to);
   }
 
+  override sourceChunkCount(sourceId: number): number {
+    return sourceId < 0 ? this.#attached.sourceChunkCount(-sourceId) : super.sourceChunkCount(sourceId);
+  }
+
   override nearby(chunkId: number, radius: number): NearbyChunk[] {
     return chunkId < 0 ? this.#attached.nearby(-chunkId, radius).map(outward) : super.nearby(chunkId, radius);
   }

@@ -94,6 +94,7 @@ export class Retriever {
   readonly #sources;
   readonly #chunksById;
   readonly #chunksAround;
+  readonly #chunksOfSource;
   readonly #sourcesById;
   readonly #termFrequency;
   readonly #highlight;
@@ -114,6 +115,7 @@ export class Retriever {
        FROM chunks c JOIN data_sources s ON s.id = c.source_id
        WHERE c.source_id = ? AND c.position BETWEEN ? AND ? ORDER BY c.position`,
     );
+    this.#chunksOfSource = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks WHERE source_id = ?');
     this.#sourcesById = db.prepare<[string], SourceHit>(
       `SELECT s.id AS sourceId, s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels, 0 AS score
        FROM data_sources s WHERE s.id IN (SELECT value FROM json_each(?))`,
@@ -179,6 +181,11 @@ export class Retriever {
   /** The chunks of a source from one position to another, in order. */
   chunksAround(sourceId: number, from: number, to: number): ChunkHit[] {
     return this.#chunksAround.all(sourceId, from, to);
+  }
+
+  /** How many chunks a source has. */
+  sourceChunkCount(sourceId: number): number {
+    return this.#chunksOfSource.get(sourceId)?.n ?? 0;
   }
 
   /** The sources of these ids, in the order given. */

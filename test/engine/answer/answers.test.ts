@@ -190,7 +190,7 @@ describe('extractive answers', () => {
   });
 });
 
-/** The README's example: one short document whose sections each answer one question. */
+/** The README's example: one document whose sections each answer one question, and mention refunds in passing. */
 const BILLING = `# Billing
 
 ## Invoices
@@ -204,9 +204,11 @@ Refunds are possible within 30 days of payment. Open a ticket with the invoice n
 ## Payment methods
 
 We accept credit cards and bank transfers.
-`;
+${['Annual plans', 'Add-ons', 'Seats', 'Taxes', 'Currencies', 'Discounts', 'Trials', 'Upgrades', 'Downgrades', 'Cancellations', 'Disputes', 'Receipts']
+  .map((topic) => `\n## ${topic}\n\n${topic} follow the general billing terms; a refund for them is handled like any other payment.\n`)
+  .join('')}`;
 
-describe('extractive answers from a knowledge base of one short document', () => {
+describe('extractive answers from a knowledge base of one document', () => {
   let dir: string;
   let engine: LocalEngine;
 
@@ -227,6 +229,7 @@ describe('extractive answers from a knowledge base of one short document', () =>
   it('trusts the section that answers as more likely right than not', async () => {
     const answer = await engine.ask('acme', { question: 'How do I get a refund?', fetch_existing: false });
     expect(answer.content).toContain('Refunds are possible within 30 days of payment.');
+    expect(answer.references).toHaveLength(1);
     expect(answer.trust_score).toBeGreaterThanOrEqual(50);
   });
 
