@@ -29,7 +29,7 @@ const setsDir = fileURLToPath(new URL('.', import.meta.url));
  * answers is measured in-sample. bench/experiments/trust/NOTES.md gives each one's figure from a
  * fit that left it out.
  */
-const TRUST_FITTED_ON = new Set(['sqlite', 'postgresql', 'python', 'git']);
+const TRUST_FITTED_ON = new Set(['sqlite', 'postgresql', 'python', 'git', 'django', 'apache']);
 
 /**
  * @typedef {import('./score.js').OnTopicQuestion} OnTopicQuestion

@@ -6,17 +6,20 @@
 // the sets it was fitted to than it should be of new ones, so its chances are then rescaled to
 // match how often the left-out sets' answers were right (Platt scaling of the out-of-set
 // predictions), and the model fitted to all sets is printed, so rescaled, as trust.ts holds it.
-//   node bench/experiments/trust/fit.mjs rows.json [RIDGE]
+//   node bench/experiments/trust/fit.mjs rows.json [RIDGE] [SIGNALS]
+// SIGNALS: a comma list of the signals the model may use (default: all); the rest weigh 0.
 import console from 'node:console';
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { rankingAuc } from '../../qa/score.js';
 
-const [file, ridgeText = '1'] = process.argv.slice(2);
-if (!file) throw new Error('usage: fit.mjs rows.json [RIDGE]');
+const [file, ridgeText = '1', allowed] = process.argv.slice(2);
+if (!file) throw new Error('usage: fit.mjs rows.json [RIDGE] [SIGNALS]');
 const ridge = Number(ridgeText);
 const rows = JSON.parse(readFileSync(file, 'utf8')).filter((row) => row.signals !== undefined);
 const names = Object.keys(rows[0].signals);
+const usable = allowed === undefined ? names : allowed.split(',');
+for (const name of usable) if (!names.includes(name)) throw new Error(`no signal ${name}; the rows have ${names.join(', ')}`);
 const values = (row) => names.map((name) => Number(row.signals[name]));
 const right = (row) => (row.kind === 'on-topic' && row.correct ? 1 : 0);
 
@@ -89,7 +92,7 @@ const DIRECTION = {
  * out against its direction is left out (weight 0) and the rest fitted again, until none is.
  */
 function fit(train) {
-  const used = new Set(names);
+  const used = new Set(usable);
   for (;;) {
     const kept = names.filter((name) => used.has(name));
     const { intercept, coefficients } = logistic(train.map((row) => kept.map((name) => Number(row.signals[name]))), train.map(right), ridge);
@@ -121,13 +124,17 @@ const sets = [...new Set(rows.map((row) => row.set))];
 console.log(`${rows.length} answered questions, ${rows.filter(right).length} right; ridge ${ridge}`);
 console.log('set'.padEnd(12), 'answered', 'right', 'AUC fitted without it', 'AUC of the rows\' trust');
 const outOfSet = [];
+const setAucs = [];
 for (const set of sets) {
   const test = rows.filter((row) => row.set === set);
   const model = fit(rows.filter((row) => row.set !== set));
   const labels = test.map(right);
   for (const row of test) outOfSet.push({ logit: logit(model, row), right: right(row) });
-  console.log(set.padEnd(12), String(test.length).padStart(8), String(labels.filter(Boolean).length).padStart(5), auc(test.map((row) => chance(model, row)), labels).toFixed(3).padStart(21), auc(test.map((row) => row.trust), labels).toFixed(3).padStart(22));
+  setAucs.push(auc(test.map((row) => chance(model, row)), labels));
+  console.log(set.padEnd(12), String(test.length).padStart(8), String(labels.filter(Boolean).length).padStart(5), setAucs.at(-1).toFixed(3).padStart(21), auc(test.map((row) => row.trust), labels).toFixed(3).padStart(22));
 }
+const meanAuc = setAucs.reduce((sum, value) => sum + value, 0) / setAucs.length;
+console.log(`fitted without the set: mean AUC ${meanAuc.toFixed(3)}, lowest ${Math.min(...setAucs).toFixed(3)}`);
 const labels = outOfSet.map((item) => item.right);
 const platt = logistic(outOfSet.map((item) => [item.logit]), labels, 0);
 const [slope] = platt.coefficients;

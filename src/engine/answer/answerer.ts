@@ -13,7 +13,7 @@ import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
 import { markedTerms } from './marks.js';
-import { asksHow, chooseFocus, quoteWorth, samePageOptions, showsCode, type FocusOption } from './focus.js';
+import { asksHow, chooseFocus, quoteWorth, samePageOptions, type FocusOption } from './focus.js';
 import { judge, trustScore, type TrustSignals } from './trust.js';
 
 /** Lexical candidates per query: enough that the page about the topic is among them. */
@@ -53,11 +53,10 @@ interface Focus {
   readonly passage: Passage;
   /** What the quote shows of the question (focus.ts, quoteWorth). */
   readonly worth: number;
-  readonly showsCode: boolean;
 }
 
 /** What the trust score is estimated from: the best passage, the ranking around it and the quote. */
-function trustSignals(question: string, key: KeyTerms, best: Evidence, evidence: readonly Evidence[], focus: Focus, pageShare: number): TrustSignals {
+function trustSignals(key: KeyTerms, best: Evidence, evidence: readonly Evidence[], focus: Focus, pageShare: number): TrustSignals {
   const runnerUp = evidence.find((item) => item.hit.sourceId !== best.hit.sourceId);
   const leading = evidence.slice(0, LEADING_CANDIDATES);
   return {
@@ -73,8 +72,6 @@ function trustSignals(question: string, key: KeyTerms, best: Evidence, evidence:
     // documents every candidate comes from them, which says nothing of a catch-all page.
     concentration: Math.max(0, leading.filter((item) => item.hit.sourceId === best.hit.sourceId).length / LEADING_CANDIDATES - pageShare),
     quoteWorth: focus.worth,
-    showsCode: focus.showsCode,
-    asksHow: asksHow(question),
     questionWords: key.terms.length,
   };
 }
@@ -126,7 +123,7 @@ export class Answerer {
     const focus = this.#focus(context.question, best, evidence, graded, key, weights);
     const { content, references } = composeExtractive([focus.passage, ...others], weights, verdict.kind === 'partial');
     const pageShare = this.#retriever.sourceChunkCount(best.hit.sourceId) / Math.max(1, knowledgeChunks);
-    const signals = trustSignals(context.question, key, best, evidence, focus, pageShare);
+    const signals = trustSignals(key, best, evidence, focus, pageShare);
     return { content, references, trustScore: trustScore(signals, verdict), answered: true, signals };
   }
 
@@ -154,7 +151,7 @@ export class Answerer {
     const quote = (option: FocusOption) => markedQuote(option.passage, weights, WORD_BUDGET.first).join('\n\n');
     const worth = (option: FocusOption) => quoteWorth(`${marked.get(option.hit.chunkId)?.headings ?? ''}\n\n${quote(option)}`, question);
     const chosen = chooseFocus(options, worth) ?? { hit: best.hit, passage: this.#passage(query, best.hit) };
-    return { passage: chosen.passage, worth: worth(chosen), showsCode: showsCode(quote(chosen)) };
+    return { passage: chosen.passage, worth: worth(chosen) };
   }
 
   #weigh(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {

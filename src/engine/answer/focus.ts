@@ -44,10 +44,6 @@ export function showsIntroducedCommand(quote: string): boolean {
   });
 }
 
-/** Whether the quote shows code (a fenced block, or one quoted). */
-export const showsCode = (quote: string): boolean =>
-  splitBlocks(quote).some((block) => block.kind === 'code' || (block.kind === 'quote' && quotesCode(block)));
-
 export interface FocusOption {
   readonly hit: ChunkHit;
   readonly passage: Passage;

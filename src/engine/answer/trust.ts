@@ -38,7 +38,10 @@ const STRONG = { coverage: 0.9, heading: 0.3, proximity: 0.5, support: 2 } as co
 
 /**
  * What the trust estimate reads: the best passage's evidence (see evidence.ts), how the rest of
- * the ranking stands around it, and what the quote it gives shows.
+ * the ranking stands around it, and how much of the question its quote shows. Only evidence that
+ * the passage answers this question: the kind of question or of quote (a how-question, a quote
+ * showing code) was right more often on one manual and less often on another, so it does not carry
+ * over to a knowledge base the fit never saw.
  */
 export interface TrustSignals
   extends Pick<Evidence, 'coverage' | 'titleCoverage' | 'headingCoverage' | 'anchorCoverage' | 'proximity' | 'lexical' | 'support'> {
@@ -53,38 +56,32 @@ export interface TrustSignals
   readonly concentration: number;
   /** What the quote shows of the question (focus.ts, quoteWorth). */
   readonly quoteWorth: number;
-  /** The quote shows code. */
-  readonly showsCode: boolean;
-  /** The question asks how to do something. */
-  readonly asksHow: boolean;
   /** How many content words the question has. */
   readonly questionWords: number;
 }
 
 /**
  * The trust estimate: a logistic model of whether an extractive answer holds what the question
- * needs, fitted to the answers of the QA benchmark's four manuals and rescaled to how often the
+ * needs, fitted to the answers of the QA benchmark's six manuals and rescaled to how often the
  * answers of a manual left out of the fit were right (bench/experiments/trust: fit.mjs prints these
  * numbers, NOTES.md what they give). Word evidence alone ranks poorly: a wrong page often holds the
  * question's words as fully as the right one, so no single signal decides. A weight of 0: the fit
  * left the signal out, as it would have lowered trust for more of the question's words.
  */
 const TRUST_MODEL: { readonly intercept: number; readonly weights: Readonly<Record<keyof TrustSignals, number>> } = {
-  intercept: -3.5743,
+  intercept: -3.0299,
   weights: {
     coverage: 0,
-    titleCoverage: 2.4365,
-    headingCoverage: 1.1023,
-    anchorCoverage: 1.4529,
-    proximity: 0,
-    lexical: 2.6368,
+    titleCoverage: 1.4337,
+    headingCoverage: 0.6561,
+    anchorCoverage: 0.4582,
+    proximity: 0.1639,
+    lexical: 2.1784,
     support: 0,
-    runnerUp: -0.261,
-    concentration: -2.0569,
-    quoteWorth: 0.6802,
-    showsCode: -0.4743,
-    asksHow: -0.7113,
-    questionWords: 0.1973,
+    runnerUp: -0.3018,
+    concentration: -1.0466,
+    quoteWorth: 0.0666,
+    questionWords: 0.0979,
   },
 };
 

@@ -160,8 +160,6 @@ describe('trustScore', () => {
     runnerUp: 0.5,
     concentration: 0.3,
     quoteWorth: 1,
-    showsCode: false,
-    asksHow: false,
     questionWords: 3,
   };
   /** The same words met in passing on a page about something else, which holds them in passage after passage. */
@@ -181,6 +179,6 @@ describe('trustScore', () => {
   it('keeps a partial answer below 50 and every answer between 1 and 90', () => {
     expect(trustScore(about, { kind: 'partial' })).toBe(49);
     expect(trustScore({ ...about, questionWords: 40 }, strong)).toBe(90);
-    expect(trustScore({ ...inPassing, questionWords: 0, asksHow: true, showsCode: true }, strong)).toBe(1);
+    expect(trustScore({ ...inPassing, lexical: 0, proximity: 0, runnerUp: 1, quoteWorth: 0, questionWords: 0 }, strong)).toBe(1);
   });
 });
