@@ -13,7 +13,7 @@ const { openDatabase } = await dist('engine/store/database.js');
 const { Retriever } = await dist('engine/search/retriever.js');
 const { Answerer } = await dist('engine/answer/answerer.js');
 
-const [dataRoot, sets = 'sqlite,postgresql,python,git'] = process.argv.slice(2);
+const [dataRoot, sets = 'sqlite,postgresql,python,git,django,apache'] = process.argv.slice(2);
 if (!dataRoot) throw new Error('usage: collect.mjs DATA_DIR [SETS]');
 const rows = [];
 for (const name of sets.split(',')) {
