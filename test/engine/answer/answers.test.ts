@@ -112,7 +112,8 @@ CREATE TABLE prices(net INT, tax INT, gross INT DERIVED FROM (net + tax));
 The clause takes any expression over the row.
 `;
 
-describe('extractive answers', () => {
+/** Asks a guru holding these texts, in an engine opened before each test and removed after it. */
+function askingGuruOf(texts: readonly { name: string; content: string }[]): (question: string) => ReturnType<LocalEngine['ask']> {
   let dir: string;
   let engine: LocalEngine;
 
@@ -120,17 +121,7 @@ describe('extractive answers', () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-answers-'));
     engine = LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'docs', name: 'Docs' });
-    await engine.createDataSources('docs', {
-      text_sources: [
-        { name: 'Indexes', content: INDEXES },
-        { name: 'Release notes', content: RELEASES },
-        { name: 'Server', content: SERVER },
-        { name: 'Compiling', content: COMPILE },
-        { name: 'Strings', content: STRINGS },
-        { name: 'Shadow paging', content: SHADOW },
-        { name: 'Derived fields', content: DERIVED },
-      ],
-    });
+    await engine.createDataSources('docs', { text_sources: [...texts] });
     await engine.whenIdle();
   });
 
@@ -139,7 +130,19 @@ describe('extractive answers', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const ask = (question: string) => engine.ask('docs', { question, fetch_existing: false });
+  return (question) => engine.ask('docs', { question, fetch_existing: false });
+}
+
+describe('extractive answers', () => {
+  const ask = askingGuruOf([
+    { name: 'Indexes', content: INDEXES },
+    { name: 'Release notes', content: RELEASES },
+    { name: 'Server', content: SERVER },
+    { name: 'Compiling', content: COMPILE },
+    { name: 'Strings', content: STRINGS },
+    { name: 'Shadow paging', content: SHADOW },
+    { name: 'Derived fields', content: DERIVED },
+  ]);
 
   it('quotes the example a lead-in sentence introduces, even from the next chunk', async () => {
     const answer = await ask('How do I build an index without locking out writes?');
@@ -209,32 +212,18 @@ ${['Annual plans', 'Add-ons', 'Seats', 'Taxes', 'Currencies', 'Discounts', 'Tria
   .join('')}`;
 
 describe('extractive answers from a knowledge base of one document', () => {
-  let dir: string;
-  let engine: LocalEngine;
-
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'guru-answers-'));
-    engine = LocalEngine.open({ dataDir: dir });
-    await engine.createGuru({ slug: 'acme', name: 'Acme Docs' });
-    await engine.createDataSources('acme', { text_sources: [{ name: 'billing.md', content: BILLING }] });
-    await engine.whenIdle();
-  });
-
-  afterEach(async () => {
-    await engine.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const ask = askingGuruOf([{ name: 'billing.md', content: BILLING }]);
 
   // Every passage comes from the one page there is: that is no sign of a catch-all page.
   it('trusts the section that answers as more likely right than not', async () => {
-    const answer = await engine.ask('acme', { question: 'How do I get a refund?', fetch_existing: false });
+    const answer = await ask('How do I get a refund?');
     expect(answer.content).toContain('Refunds are possible within 30 days of payment.');
     expect(answer.references).toHaveLength(1);
     expect(answer.trust_score).toBeGreaterThanOrEqual(50);
   });
 
   it('still declines a question the document does not cover', async () => {
-    const answer = await engine.ask('acme', { question: 'Who won the 2018 World Cup?', fetch_existing: false });
+    const answer = await ask('Who won the 2018 World Cup?');
     expect(answer.trust_score).toBe(0);
     expect(answer.references).toEqual([]);
   });
