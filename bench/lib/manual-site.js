@@ -39,13 +39,15 @@ export function ensureDebianPackage(name, dir, alternative = '') {
   console.log(`${dir} is missing; installing ${name}...`);
   const aptGet = (...args) =>
     spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  let installed = aptGet('install', '-y', '--no-install-recommends', name);
+  // Never at the cost of an installed package: Debian's nodejs-doc replaces NodeSource's nodejs,
+  // the Node.js that runs this bench.
+  const install = () => aptGet('install', '-y', '--no-install-recommends', '--no-remove', name);
+  let installed = install();
   // A fresh system may not know the package yet.
-  if (!installed.error && installed.status !== 0 && aptGet('update').status === 0) {
-    installed = aptGet('install', '-y', '--no-install-recommends', name);
-  }
+  if (!installed.error && installed.status !== 0 && aptGet('update').status === 0) installed = install();
   if (installed.error || installed.status !== 0 || !existsSync(dir)) {
-    return `${name} could not be installed (${installed.error?.message ?? `apt-get exited with ${installed.status}`})`;
+    const why = installed.error?.message ?? `apt-get exited with ${installed.status}; it refuses a package that would remove another`;
+    return `${name} could not be installed (${why}): install it by hand if that is what you want`;
   }
   return undefined;
 }
