@@ -1,11 +1,11 @@
 // Question answering on real documentation: each set (bench/qa/<set>.json) names a Debian package
-// holding an HTML manual (optionally the language of the pages to take from it), questions in a user's words with the pages that answer them and the
+// holding an HTML manual (optionally the language of the pages to take from it and pages to leave out), questions in a user's words with the pages that answer them and the
 // terms a right answer must contain, and questions off the manual's topic. The manual is served
 // on 127.0.0.1 and added to a fresh guru as website sources; every question is asked once through
 // the Assistant port without a language model, and the answers are scored (see score.js).
 //
 // Settings (environment):
-//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql,python,git,django,apache)
+//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql,python,git,django,apache,node)
 //   GURU_BENCH_QA_DATA     a folder to keep each set's ingested guru in (<folder>/<set>) and reuse
 //                          on the next run, so that answering can be tried again without ingesting
 //                          (default: a temporary folder, removed afterwards)
@@ -34,13 +34,13 @@ const TRUST_FITTED_ON = new Set(['sqlite', 'postgresql', 'python', 'git', 'djang
 /**
  * @typedef {import('./score.js').OnTopicQuestion} OnTopicQuestion
  * @typedef {{
- *   name: string, package: string, dir: string, language?: string, heldOut?: boolean, note?: string,
+ *   name: string, package: string, dir: string, language?: string, leaveOut?: string[], heldOut?: boolean, note?: string,
  *   questions: OnTopicQuestion[], offTopic: string[]
  * }} QuestionSet
  */
 
 export const qaSettings = () => ({
-  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git,django,apache')
+  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git,django,apache,node')
     .split(',')
     .map((set) => set.trim())
     .filter(Boolean),
@@ -66,11 +66,15 @@ const inLanguage = (file, language) => {
   return declared === undefined || declared === language || declared.startsWith(`${language}-`);
 };
 
-/** Every HTML page below the folder (in the language, when given), as paths relative to it. */
-function htmlPages(dir, language) {
-  return readdirSync(dir, { recursive: true })
+/**
+ * Every HTML page below the set's folder (in its language, when given), as paths relative to it,
+ * but for the pages it leaves out (Node.js's all.html repeats every other page in one).
+ */
+function htmlPages(set) {
+  const leaveOut = new Set(set.leaveOut ?? []);
+  return readdirSync(set.dir, { recursive: true })
     .map(String)
-    .filter((path) => path.endsWith('.html') && inLanguage(join(dir, path), language))
+    .filter((path) => path.endsWith('.html') && !leaveOut.has(path.split(sep).join('/')) && inLanguage(join(set.dir, path), set.language))
     .sort();
 }
 
@@ -88,7 +92,7 @@ const pageText = (html) =>
     .replace(/&amp;/g, '&');
 
 /**
- * Mistakes in the question file itself: a page that does not exist or is not in the set's language, a required term that none of
+ * Mistakes in the question file itself: a page that does not exist, is left out or is not in the set's language, a required term that none of
  * the question's pages contains (then no answer quoted from them could be right).
  */
 export function checkSet(set) {
@@ -98,6 +102,7 @@ export function checkSet(set) {
     for (const page of question.pages) {
       const file = join(set.dir, page);
       if (!existsSync(file)) problems.push(`${question.question}: page ${page} does not exist`);
+      else if (set.leaveOut?.includes(page)) problems.push(`${question.question}: page ${page} is left out of the set`);
       else if (!inLanguage(file, set.language)) problems.push(`${question.question}: page ${page} is not in ${set.language}`);
       else texts.push(pageText(readFileSync(file, 'utf8')));
     }
@@ -116,7 +121,7 @@ export async function ingest(backend, set, slug, dir) {
   const root = resolve(set.dir);
   const site = await serveFolder(root);
   try {
-    const urls = htmlPages(root, set.language).map((page) => `${site.origin}/${page.split(sep).join('/')}`);
+    const urls = htmlPages({ ...set, dir: root }).map((page) => `${site.origin}/${page.split(sep).join('/')}`);
     console.log(`  ingesting ${urls.length} pages of ${set.name} from ${site.origin} into ${dir}...`);
     const started = performance.now();
     for (let offset = 0; offset < urls.length; offset += batchSize) {
@@ -161,7 +166,7 @@ export async function runQaSet(name, settings = qaSettings()) {
       scored.push(scoreAnswer({ question: text, pages: [], terms: [] }, answer, 'off-topic', ms));
       answers.push({ question: text, content: answer.content, trust: answer.trust_score });
     }
-    return { set: name, name: set.name, heldOut: set.heldOut === true, pages: htmlPages(set.dir, set.language).length, ingestSeconds, summary: summarize(scored), scored, answers };
+    return { set: name, name: set.name, heldOut: set.heldOut === true, pages: htmlPages(set).length, ingestSeconds, summary: summarize(scored), scored, answers };
   } finally {
     await backend.close();
     if (!settings.keepDir) rmSync(dataDir, { recursive: true, force: true });
