@@ -1,6 +1,7 @@
 // Question answering on real documentation: each set (bench/qa/<set>.json) names a Debian package
-// holding an HTML manual (optionally the language of the pages to take from it and pages to leave out), questions in a user's words with the pages that answer them and the
-// terms a right answer must contain, and questions off the manual's topic. The manual is served
+// holding an HTML manual (optionally the language of the pages to take from it and pages to leave
+// out), questions in a user's words with the pages that answer them and the terms a right answer
+// must contain, and questions off the manual's topic. The manual is served
 // on 127.0.0.1 and added to a fresh guru as website sources; every question is asked once through
 // the Assistant port without a language model, and the answers are scored (see score.js).
 //
@@ -92,8 +93,9 @@ const pageText = (html) =>
     .replace(/&amp;/g, '&');
 
 /**
- * Mistakes in the question file itself: a page that does not exist, is left out or is not in the set's language, a required term that none of
- * the question's pages contains (then no answer quoted from them could be right).
+ * Mistakes in the question file itself: a page that does not exist, is left out or is not in the
+ * set's language, a required term that none of the question's pages contains (then no answer quoted
+ * from them could be right).
  */
 export function checkSet(set) {
   const problems = [];
