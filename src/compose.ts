@@ -63,6 +63,8 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
 export interface BackendOnFirstUse extends OpenedBackend {
   /** Opens it now, unless it is open or opening; resolves once open, rejects with the GuruError its calls get. */
   open(): Promise<void>;
+  /** Whether a call or `open()` has begun opening it (and it has not failed since). */
+  isOpening(): boolean;
 }
 
 /**
@@ -102,6 +104,7 @@ export function openBackendOnFirstUse(config: Config, logger: Logger, options: B
     open: async () => {
       await opened();
     },
+    isOpening: () => opening !== undefined,
     close: async () => {
       closed = true;
       const backend = await opening?.catch(() => undefined);

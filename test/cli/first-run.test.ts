@@ -73,7 +73,9 @@ describe('a first run', () => {
       stderr: 'pipe',
     });
     let stderr = '';
-    (transport.stderr as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const stderrStream = transport.stderr as Readable;
+    stderrStream.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const stderrEnded = once(stderrStream, 'end');
     const client = new Client({ name: 'first-run', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -85,6 +87,8 @@ describe('a first run', () => {
     } finally {
       await client.close();
     }
+    // All the server wrote, however long its exit took on a busy machine.
+    await stderrEnded;
     expect(stderr).toMatch(/^No guru yet\. Create one, and see what to do next, with: .+ guru create docs --data-dir /m);
   });
 });

@@ -23,11 +23,9 @@ export async function run(context: CommandContext): Promise<number> {
   // The handshake and tools/list need no data: the backend opens shortly after the first response
   // (so that queued work is taken up), on the first call that needs it, or after a second, whichever comes first.
   const backend = openBackendOnFirstUse(config, logger, { processing: true });
-  let started = false;
+  let opened: Promise<void> | undefined;
   const openInBackground = () => {
-    if (started) return;
-    started = true;
-    backend
+    opened ??= backend
       .open()
       .then(() => sayHowToStart(backend, config, context.terminal.stderr))
       // A failed opening is logged by the backend, and every call that needs it answers with the reason.
@@ -39,6 +37,10 @@ export async function run(context: CommandContext): Promise<number> {
     const openAfterFirstResponse = () => setTimeout(openInBackground, OPEN_AFTER_FIRST_RESPONSE_MS).unref();
     await Promise.race([runStdioServer(backend, logger, openAfterFirstResponse), stopped]);
   } finally {
+    // A client's first call may have opened the backend before the timers fired, and the client may
+    // have left at once: the hint still reaches stderr before the process ends.
+    if (backend.isOpening()) openInBackground();
+    await opened;
     await backend.close();
   }
   return 0;

@@ -100,8 +100,12 @@ const htmlPage = (url: string, html: string): WebPage => ({
  */
 const HUGE_PAGE = `<html><body><main>${'<p>Some words of text here, <b>bold</b> and <i>more</i>.</p>'.repeat(100_000)}</main></body></html>`;
 
-/** Under 128 KB (so that a worker is sent more behind it), yet some 0.4-0.6 s of a fresh worker's time. */
-const LINKS_PAGE = `<html><body><main>${'<a href="#">x</a> '.repeat(7_000)}</main></body></html>`;
+/**
+ * Under 128 KB (so that a worker is sent more behind it), yet seconds of a worker's time: each
+ * unclosed `<p><b>` nests the rest of the page one level deeper. Links or paragraphs of that size
+ * take a warm worker 50-150 ms, which a fast machine finishes inside the test's 150 ms limit.
+ */
+const NESTED_PAGE = `<html><body><main>${'<p><b>x '.repeat(12_000)}</main></body></html>`;
 
 /** Some 200 KB of paragraphs: a tenth of a second or so of a fresh worker's time. */
 const MEDIUM_PAGE = `<html><body><main>${'<p>Some words of text here, <b>bold</b> and <i>more</i>.</p>'.repeat(3_000)}</main></body></html>`;
@@ -252,7 +256,7 @@ describe('ExtractionPool: failures stay with their task', () => {
     let slow: Promise<unknown> = Promise.resolve();
     let waiting: Promise<string[]> = Promise.resolve([]);
     const workers = await watchWorkers(async () => {
-      slow = pool.extractPage(htmlPage('https://slow.acme.test/', LINKS_PAGE)).then(() => undefined, (error: unknown) => error);
+      slow = pool.extractPage(htmlPage('https://slow.acme.test/', NESTED_PAGE)).then(() => undefined, (error: unknown) => error);
       // Small enough to be sent to the same worker at once, to wait there behind the slow page.
       waiting = Promise.all(['<p>one</p>', '<p>two</p>'].map((markup) => pool.markupToMarkdown(markup, 'html')));
       await slow;
