@@ -7,8 +7,10 @@
  */
 import { linkTexts, markdownLinks, withoutLinks } from './links.js';
 
-/** A passage with fewer links is text that links, not a list of links. */
+/** A passage with fewer links is text that links, not a list of links, */
 const MIN_LINKS = 3;
+/** unless it is nothing but them (an index letter with one or two entries). */
+const ONLY_LINKS_SHARE = 0.9;
 /** The share of the passage's words that are link text, from which it is a list of links. */
 const MIN_LINK_SHARE = 0.6;
 /** An entry of an index or a table of contents is a name, a few words; a longer link text is prose made a link. */
@@ -34,10 +36,10 @@ export function isLinkList(markdown: string): boolean {
     links++;
     linkWords += words;
   }
-  if (links < MIN_LINKS || linkWords / links > MAX_ENTRY_WORDS) return false;
-  const text = linkTexts(markdown);
-  const allWords = wordsIn(text);
-  if (allWords === 0 || linkWords / allWords < MIN_LINK_SHARE) return false;
+  if (links === 0 || linkWords / links > MAX_ENTRY_WORDS) return false;
+  const allWords = wordsIn(linkTexts(markdown));
+  const share = linkWords / Math.max(allWords, 1);
+  if (share < (links < MIN_LINKS ? ONLY_LINKS_SHARE : MIN_LINK_SHARE)) return false;
   // The prose around the links: a few lines of it still make a page that answers.
   return (withoutLinks(markdown).match(SENTENCE_END)?.length ?? 0) <= MAX_SENTENCES;
 }
