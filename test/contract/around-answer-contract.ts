@@ -64,9 +64,10 @@ Zero means success, three a failure, four an unreadable input file.
       const answer = await assistant().ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
       const first = await examples({ question_slug: answer.slug });
       expect(FollowUpResponse.parse(first)).toEqual(first);
-      // The answer quoted both sections of the install guide; what is left around it is the configuration.
+      // The answer quoted the installation section: the requirements beside it are left, then the configuration.
       expect(first).toEqual({
         follow_up_examples: [
+          'What should I know about requirements when installing Frobnicator?',
           'What should I know about the configuration file when configuring Frobnicator?',
           'What should I know about environment variables when configuring Frobnicator?',
         ],

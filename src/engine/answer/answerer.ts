@@ -10,6 +10,7 @@ import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
 import { withSynonyms, type ExpandedQuery } from '../search/synonyms.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
+import { isLinkList } from '../text/link-lists.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
 import { markedTerms } from './marks.js';
@@ -30,6 +31,12 @@ function onlyRepeatsHeading(hit: ChunkHit): boolean {
   const body = bare(hit.body);
   return body === '' || body === bare(hit.title) || body === bare(hit.headings.split(HEADING_SEPARATOR).at(-1) ?? '');
 }
+
+/**
+ * A passage that answers nothing: one that only repeats its heading, or a list of links (a
+ * generated index, a table of contents): it names where answers are and holds none.
+ */
+const answersNothing = (hit: ChunkHit): boolean => onlyRepeatsHeading(hit) || isLinkList(hit.body);
 
 /** The question words' weights, each synonym the search added weighing as much as its word. */
 function withAliasWeights(weights: ReadonlyMap<string, number>, aliases: ReadonlyMap<string, string>): Map<string, number> {
@@ -84,17 +91,28 @@ export interface QuestionContext {
   readonly previousQuestion?: string;
 }
 
+export interface AnswererOptions {
+  /**
+   * Takes out of a question the words that point at the files sent with it ("my app log says"):
+   * they name the file, not what to find in it (attachments/references.ts).
+   */
+  readonly withoutFileWords?: (question: string) => string;
+}
+
 export class Answerer {
   readonly #retriever: Retriever;
   readonly #chunkCount: (guruId: number) => number;
+  readonly #withoutFileWords: ((question: string) => string) | undefined;
 
-  constructor(retriever: Retriever, chunkCount: (guruId: number) => number) {
+  constructor(retriever: Retriever, chunkCount: (guruId: number) => number, options: AnswererOptions = {}) {
     this.#retriever = retriever;
     this.#chunkCount = chunkCount;
+    this.#withoutFileWords = options.withoutFileWords;
   }
 
   /** `related` are chunks found by meaning (vector search), fused with the word matches. */
-  draft(context: QuestionContext, related: readonly ChunkHit[] = []): AnswerDraft {
+  draft(original: QuestionContext, related: readonly ChunkHit[] = []): AnswerDraft {
+    const context = this.#withoutPointers(original);
     const own = parseQuery(context.question);
     const withContext = context.previousQuestion === undefined ? undefined : parseQuery(`${context.previousQuestion} ${context.question}`);
     // A question made only of function words ("and why?") takes its topic from the one before it.
@@ -107,7 +125,7 @@ export class Answerer {
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
     if (related.length > 0) lists.push([...related]);
     const candidates = fuseRanked(lists, (hit) => hit.chunkId)
-      .filter((hit) => !onlyRepeatsHeading(hit))
+      .filter((hit) => !answersNothing(hit))
       .slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 
@@ -128,6 +146,24 @@ export class Answerer {
   }
 
   /**
+   * The question and the one before it without the words that point at the files sent with them,
+   * unless nothing else is left ("What does this error mean?": then the file's words are the topic).
+   */
+  #withoutPointers(context: QuestionContext): QuestionContext {
+    const strip = this.#withoutFileWords;
+    if (strip === undefined) return context;
+    const kept = (text: string) => {
+      const stripped = strip(text);
+      return parseQuery(stripped).onlyStopWords ? text : stripped;
+    };
+    return {
+      ...context,
+      question: kept(context.question),
+      ...(context.previousQuestion === undefined ? {} : { previousQuestion: kept(context.previousQuestion) }),
+    };
+  }
+
+  /**
    * The passage of the best page to quote: among the page's close candidates and the sections
    * starting right after them, the one whose quote answers best (see focus.ts).
    */
@@ -138,7 +174,7 @@ export class Answerer {
     const seen = new Set(close.map((hit) => hit.chunkId));
     for (const hit of close) {
       for (const next of this.#retriever.chunksAround(hit.sourceId, hit.position + 1, hit.position + 1)) {
-        if (next.headings === hit.headings || seen.has(next.chunkId)) continue;
+        if (next.headings === hit.headings || seen.has(next.chunkId) || isLinkList(next.body)) continue;
         seen.add(next.chunkId);
         hits.push(next);
       }
@@ -178,7 +214,9 @@ export class Answerer {
 
   /** The chunk with its neighbours of the same section, matched words marked. */
   #passage(query: TextQuery, hit: ChunkHit): Passage {
-    const around = this.#retriever.chunksAround(hit.sourceId, hit.position - 1, hit.position + 1).filter((chunk) => chunk.headings === hit.headings);
+    const around = this.#retriever
+      .chunksAround(hit.sourceId, hit.position - 1, hit.position + 1)
+      .filter((chunk) => chunk.headings === hit.headings && (chunk.chunkId === hit.chunkId || !isLinkList(chunk.body)));
     const marked = this.#retriever.highlighted(
       query,
       around.map((chunk) => chunk.chunkId),

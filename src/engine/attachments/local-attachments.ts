@@ -25,6 +25,7 @@ import { AttachedRetriever, type IndexedAttachment } from './attached-retriever.
 import type { Retriever } from '../search/retriever.js';
 import { decode, decodedSize, parseDataUrl, type DataUrl } from './data-url.js';
 import { attachmentNote, quotedNote, refusePdfsOverLimit, withinLimit, type ImageReading } from './limits.js';
+import { attachmentReferences } from './references.js';
 import { AttachmentRepository } from './repository.js';
 
 type AttachmentLimits = GuruSettings['attachment_limits'];
@@ -146,7 +147,11 @@ export class LocalAttachments {
     return {
       sessionId: session,
       retriever,
-      answerer: retriever && new Answerer(retriever, (guruId) => knowledgeChunks(guruId) + retriever.chunkCount),
+      answerer:
+        retriever &&
+        new Answerer(retriever, (guruId) => knowledgeChunks(guruId) + retriever.chunkCount, {
+          withoutFileWords: attachmentReferences([...inherited, ...fresh].map((attachment) => attachment.name)),
+        }),
       note,
       images: readImages.map((image) => ({ name: image.name, mime: image.data.mime, dataUrl: `data:${image.data.mime};base64,${image.data.base64}` })),
       complete(draft) {

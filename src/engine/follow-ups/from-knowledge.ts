@@ -1,14 +1,17 @@
 /**
  * Follow-up examples without a language model, built from the knowledge
- * around the passages an answer cited: first the sections next to them in the
- * same documents, then the other sections the question touched in the rest of
- * the knowledge base; only where the session has not been yet. Each is asked
- * as a question of its heading, and kept only when that question finds its
- * section again (so the guru can answer it).
+ * around the passages an answer drew on: first the sections next to them in the
+ * same documents, then the other sections of those documents that the question
+ * touched and the answer left out (in a knowledge base of one document, they
+ * are all there is), then those of the rest of the knowledge base; only where
+ * the session has not been yet. Lists of links (an index, a table of contents)
+ * are never one. Each is asked as a question of its heading, and kept only when
+ * that question finds its section again (so the guru can answer it).
  */
 import type { Reference } from '../../core/schemas.js';
 import { parseQuery } from '../search/query.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
+import { isLinkList } from '../text/link-lists.js';
 import { questionAbout } from './phrasing.js';
 
 const MAX_FOLLOW_UPS = 3;
@@ -38,19 +41,19 @@ const sameQuestion = (a: string, b: string) => a.trim().toLowerCase() === b.trim
  */
 export function suggestFromKnowledge(retriever: Retriever, guruId: number, turn: AnsweredTurn, session: readonly AnsweredTurn[]): string[] {
   if (turn.references.length === 0) return [];
-  const { cited, elsewhere } = passagesOf(retriever, guruId, turn, session);
+  const { drawnOn, samePages, elsewhere } = passagesOf(retriever, guruId, turn, session);
   const sessionWords = wordsOf(session.map((earlier) => `${earlier.question}\n${earlier.content}`).join('\n'));
-  const seen = new Set(cited.map(sectionOf));
+  const seen = new Set(drawnOn.map(sectionOf));
   const asked = session.map((earlier) => earlier.question);
 
   const examples: string[] = [];
-  const nearby = cited.flatMap((passage) => retriever.nearby(passage.chunkId, NEIGHBOUR_RADIUS));
-  for (const candidate of [...nearby, ...elsewhere]) {
+  const nearby = drawnOn.flatMap((passage) => retriever.nearby(passage.chunkId, NEIGHBOUR_RADIUS));
+  for (const candidate of [...nearby, ...samePages, ...elsewhere]) {
     if (examples.length === MAX_FOLLOW_UPS) break;
     const section = sectionOf(candidate);
     if (seen.has(section)) continue;
     seen.add(section);
-    if (covered(candidate, sessionWords)) continue;
+    if (isLinkList(candidate.body) || covered(candidate, sessionWords)) continue;
     const question = questionAbout(candidate.headings);
     if (question === undefined || [...asked, ...examples].some((other) => sameQuestion(other, question))) continue;
     if (answerable(retriever, guruId, question, candidate)) examples.push(question);
@@ -63,15 +66,21 @@ const sectionOf = (chunk: ChunkHit): string => `${chunk.sourceId}\0${chunk.headi
 
 /**
  * The best passages for the question as it was answered (after the one before
- * it): those of the sources the answer cited, and the others.
+ * it): of the sources the answer cited, those it drew on (their words are in the
+ * answer; else the best one) and the others; then those of other sources.
  */
 function passagesOf(retriever: Retriever, guruId: number, turn: AnsweredTurn, session: readonly AnsweredTurn[]) {
   const previous = session.at(-2);
   const query = parseQuery(previous ? `${previous.question}\n${turn.question}` : turn.question);
   const citedBy = (hit: ChunkHit) =>
     turn.references.some((reference) => (reference.link !== '' ? reference.link === hit.url : reference.title === hit.title));
-  const hits = retriever.search(guruId, query, { limit: 4 * CITED_PASSAGES });
-  return { cited: hits.filter(citedBy).slice(0, CITED_PASSAGES), elsewhere: hits.filter((hit) => !citedBy(hit)) };
+  const hits = retriever.search(guruId, query, { limit: 4 * CITED_PASSAGES }).filter((hit) => !isLinkList(hit.body));
+  const cited = hits.filter(citedBy).slice(0, CITED_PASSAGES);
+  // A generated answer says it in its own words: then the best passage of a cited source stands for what it drew on.
+  const answerWords = wordsOf(turn.content);
+  const quoted = cited.filter((hit) => covered(hit, answerWords));
+  const drawnOn = quoted.length > 0 ? quoted : cited.slice(0, 1);
+  return { drawnOn, samePages: cited.filter((hit) => !drawnOn.includes(hit)), elsewhere: hits.filter((hit) => !citedBy(hit)) };
 }
 
 function covered(chunk: ChunkHit, sessionWords: ReadonlySet<string>): boolean {
@@ -85,6 +94,8 @@ function covered(chunk: ChunkHit, sessionWords: ReadonlySet<string>): boolean {
 /** Whether asking `question` finds the section it was made from. */
 function answerable(retriever: Retriever, guruId: number, question: string, section: ChunkHit): boolean {
   return retriever
-    .search(guruId, parseQuery(question), { limit: ANSWERABLE_WITHIN })
+    .search(guruId, parseQuery(question), { limit: 2 * ANSWERABLE_WITHIN })
+    .filter((hit) => !isLinkList(hit.body))
+    .slice(0, ANSWERABLE_WITHIN)
     .some((hit) => hit.chunkId === section.chunkId || (hit.sourceId === section.sourceId && hit.headings === section.headings));
 }

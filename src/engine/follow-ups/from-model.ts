@@ -9,6 +9,7 @@ import { jsonReply } from '../answer/model/json-reply.js';
 import { followUpMessages } from '../answer/model/prompts.js';
 import { parseQuery } from '../search/query.js';
 import type { Retriever } from '../search/retriever.js';
+import { isLinkList } from '../text/link-lists.js';
 import type { AnsweredTurn } from './from-knowledge.js';
 
 const MAX_FOLLOW_UPS = 3;
@@ -38,7 +39,8 @@ export async function suggestFromModel(
     const question = raw.trim().replace(/\s+/g, ' ');
     if (question === '' || question.length > MAX_QUESTION_CHARS || [...asked, ...examples].some((other) => sameQuestion(other, question))) continue;
     const query = parseQuery(question);
-    if (query.match === undefined || retriever.search(guruId, query, { limit: 1 }).length === 0) continue;
+    // Found only in a list of links (an index), it would be declined.
+    if (query.match === undefined || !retriever.search(guruId, query, { limit: 3 }).some((hit) => !isLinkList(hit.body))) continue;
     examples.push(question);
     if (examples.length === MAX_FOLLOW_UPS) break;
   }

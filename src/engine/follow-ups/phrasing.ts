@@ -21,13 +21,24 @@ function lowerFirst(text: string, names: ReadonlySet<string>): string {
   return /^\p{Lu}\p{Ll}*$/u.test(first) && !names.has(first) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 }
 
+/** A word of two letters or more: a heading without one ("M", "_", "#", "1.2") names no topic to ask about. */
+const WORD = /\p{L}{2,}/u;
+/** A generated index's entry made a heading: "abort() (in module flask)", "aborter (flask.Flask attribute)". */
+const INDEX_ENTRY = /\((?:in module [\w.]+|class in [\w.]+|[\w.]+ (?:attribute|method|property|class method|static method))\)$/;
+
+/** Whether a heading names something a user would ask about: not a letter of an A–Z index, a symbol or an index entry. */
+function asksAbout(heading: string): boolean {
+  const text = heading.replace(/\\(.)/g, '$1');
+  return WORD.test(text) && !INDEX_ENTRY.test(text);
+}
+
 const clean = (heading: string): string => heading.trim().replace(/\s+/g, ' ').replace(/[\s:;,.!]+$/u, '');
 
 /** The question a section's heading path asks, or undefined when it has no heading to ask about. */
 export function questionAbout(headingPath: string): string | undefined {
   const headings = headingPath.split(HEADING_SEPARATOR).map(clean).filter((heading) => heading !== '');
   const section = headings.at(-1);
-  if (section === undefined) return undefined;
+  if (section === undefined || !asksAbout(section)) return undefined;
   if (section.endsWith('?')) return section;
   if (QUESTION_WORD.test(section)) return `${section}?`;
   const names = namesIn(headings);

@@ -14,6 +14,9 @@ export function linkTexts(markdown: string): string {
   return markdown.replace(LINK, '$2').replace(LINK, '$2');
 }
 
+/** The text with its links and images left out: what is written around them. */
+export const withoutLinks = (markdown: string): string => (markdown.includes('](') ? markdown.replace(LINK, ' ') : markdown);
+
 export interface MarkdownLink {
   /** As written, Markdown included. */
   readonly text: string;

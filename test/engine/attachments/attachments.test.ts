@@ -75,6 +75,19 @@ describe('attachments in ask', () => {
       expect(answer.attachment_note).toBeUndefined();
     });
 
+    it.each([
+      'Why does my app log say the pool is exhausted?',
+      'The attached file says the pool is exhausted. Why?',
+      'My log says pool exhausted, what should I change?',
+      'Why is the pool exhausted in app.log?',
+    ])('answers from the log when the question points at it in everyday words: %s', async (question) => {
+      const log = '2024-01-01 ERROR pool exhausted: max_connections reached';
+      const answer = await ask({ question, log_files: [{ name: 'app.log', data: log }] });
+      expect(answer.can_receive_feedback).toBe(true);
+      expect(answer.content).toContain(log);
+      expect(answer.references[0]).toMatchObject({ title: 'app.log', link: `guru://frob/sessions/${answer.session_id}/attachments/1` });
+    });
+
     it('without the log, the same question finds nothing', async () => {
       const answer = await ask({ question: 'Why did the quasargrid plugin fail?' });
       expect(answer.trust_score).toBe(0);

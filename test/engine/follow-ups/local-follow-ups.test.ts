@@ -61,3 +61,57 @@ describe('LocalFollowUps', () => {
     expect(withDatabase((db) => db.prepare('SELECT count(*) AS n FROM follow_up_examples').get())).toEqual({ n: 0 });
   });
 });
+
+/** One document is all the knowledge: every section names the keeper, so the question touches them all. */
+const LIGHTHOUSE = `## The lamp
+
+The keeper polishes the lens and the brass of the lamp every morning, trims the wick and fills the reservoir with
+paraffin before dusk. A clean lens carries the beam twenty miles out to sea.
+
+## Fog signals
+
+When fog rolls in, the keeper starts the diaphone and sounds it every thirty seconds until the air clears. The
+keeper checks the compressor of the diaphone each week.
+
+## The log book
+
+The keeper writes every watch in the log book: the weather, the ships that passed, and the hours the beam burned.
+Inspectors read the log book on their visits.
+
+## Relief and supplies
+
+A relief boat brings fresh water, food and paraffin to the keeper every fortnight, weather permitting, and takes the
+outgoing keeper ashore.
+`;
+
+describe('follow-ups in a guru of one document', () => {
+  let dir: string;
+  let engine: LocalEngine;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-follow-ups-one-'));
+    engine = LocalEngine.open({ dataDir: dir });
+    await engine.createGuru({ slug: 'light', name: 'Lighthouse' });
+    await engine.createDataSources('light', { text_sources: [{ name: 'Keeping the light', content: LIGHTHOUSE }] });
+    await engine.whenIdle();
+  });
+
+  afterEach(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('suggests the sections of the page that the answer did not cover', async () => {
+    const answer = await engine.ask('light', { question: 'What does a keeper polish?', fetch_existing: false });
+    expect(answer.content).toContain('polishes the lens');
+    const { follow_up_examples: examples } = await engine.followUpExamples('light', { question_slug: answer.slug });
+    expect(examples).toEqual(['What should I know about fog signals?', 'What should I know about the log book?', 'What should I know about relief and supplies?']);
+
+    // Asked, each finds its own section.
+    const next = await engine.ask('light', { question: examples[0]!, session_id: answer.session_id, fetch_existing: false });
+    expect(next.content).toContain('diaphone');
+    const { follow_up_examples: later } = await engine.followUpExamples('light', { question_slug: next.slug });
+    expect(later).not.toContain('What should I know about fog signals?');
+    expect(later).not.toContain('What should I know about the lamp?');
+  });
+});

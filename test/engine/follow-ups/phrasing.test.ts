@@ -23,4 +23,11 @@ describe('questionAbout', () => {
     expect(questionAbout('')).toBeUndefined();
     expect(questionAbout(' › ')).toBeUndefined();
   });
+
+  it.each(['M', 'Index › m', '\\_', '#', '1.2', 'Index › abort() (in module flask)', 'aborter (flask.Flask attribute)', 'AppGroup (class in flask.cli)'])(
+    'has no question for an index letter, a symbol or an index entry: %s',
+    (headings) => {
+      expect(questionAbout(headings)).toBeUndefined();
+    },
+  );
 });
