@@ -59,6 +59,15 @@ export class SourceReading {
     return (await this.#extractionPool()).extractDocument(kind, data);
   }
 
+  /**
+   * The text of an HTML file or text, through the extraction web pages get (in a worker thread):
+   * its content without menus and markup. `name` stands in for the page's address.
+   */
+  async extractHtml(name: string, html: string): Promise<SourceText> {
+    const page = { url: name, mimeType: 'text/html', contentType: 'text/html; charset=utf-8', body: Buffer.from(html, 'utf8') };
+    return (await this.#extractionPool()).extractPage(page);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const fetcher = this.#fetcher;

@@ -1,0 +1,68 @@
+/**
+ * What a file or a text from a caller's disk is, and so how it is read: the one rule for every
+ * surface that adds local files or texts (the CLI's add and upload, REST, MCP add_sources, the web
+ * interface's upload). PDF, Word and Excel files are documents; HTML goes through the extraction
+ * web pages get; Markdown and other text is kept as it is; images and other binary files are
+ * refused with the reason. The kind comes from the bytes first, the name's extension after.
+ */
+import { documentKindOf, unsupportedDocumentMessage, type DocumentKind } from './extract/document.js';
+
+export type TextKind = 'html' | 'text';
+
+export type FileKind =
+  | { readonly kind: TextKind; readonly text: string }
+  | { readonly kind: 'document'; readonly document: DocumentKind }
+  | { readonly kind: 'refused'; readonly reason: string };
+
+const HTML_EXTENSIONS = new Set(['.html', '.htm', '.xhtml', '.shtml']);
+
+/** Text formats that are pictures or data for programs, not prose to answer from. */
+const IMAGE_EXTENSIONS = new Set(['.svg', '.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.ico', '.tif', '.tiff', '.avif', '.heic']);
+
+/** Whether text with no declared type is an HTML document, by how it starts. */
+export function looksLikeHtml(text: string): boolean {
+  return /^\s*(?:<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text.slice(0, 1024));
+}
+
+/** A text is HTML when its name says so or when it starts as an HTML document does. */
+export function textKindOf(name: string, text: string): TextKind {
+  return HTML_EXTENSIONS.has(extensionOf(name)) || looksLikeHtml(text) ? 'html' : 'text';
+}
+
+/** What a file is, from its bytes and its name; a refusal says why it cannot be added. */
+export function fileKindOf(name: string, data: Uint8Array): FileKind {
+  const document = documentKindOf(name, data);
+  if (document !== undefined) return { kind: 'document', document };
+  const extension = extensionOf(name);
+  const base = name.split(/[\\/]/).pop() ?? name;
+  if (IMAGE_EXTENSIONS.has(extension)) return { kind: 'refused', reason: `${base} is an image; images have no text to add.` };
+  const text = utf8Text(data);
+  if (text === undefined) {
+    // A misnamed or damaged document, an archive, an old Office file: the upload's own reasons.
+    if (extension === '.pdf' || extension === '.docx' || extension === '.xlsx' || extension === '.doc' || extension === '.xls' || isZip(data)) {
+      return { kind: 'refused', reason: unsupportedDocumentMessage(name, data) };
+    }
+    return {
+      kind: 'refused',
+      reason: `${base} is not text (an image, archive or other binary file); add text, Markdown, HTML, PDF, Word (.docx) or Excel (.xlsx) files.`,
+    };
+  }
+  return { kind: textKindOf(name, text), text };
+}
+
+/** The file as UTF-8 text (a byte-order mark dropped), or undefined when it is not text: NUL bytes or invalid UTF-8. */
+function utf8Text(data: Uint8Array): string | undefined {
+  if (data.subarray(0, 8192).includes(0)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(data);
+  } catch {
+    return undefined;
+  }
+}
+
+const isZip = (data: Uint8Array): boolean => data[0] === 0x50 && data[1] === 0x4b;
+
+function extensionOf(name: string): string {
+  const match = /\.[^./\\]+$/.exec(name);
+  return match === null ? '' : match[0].toLowerCase();
+}
