@@ -35,7 +35,7 @@ export function fileKindOf(name: string, data: Uint8Array): FileKind {
   if (document !== undefined) return { kind: 'document', document };
   const extension = extensionOf(name);
   const base = name.split(/[\\/]/).pop() ?? name;
-  if (IMAGE_EXTENSIONS.has(extension)) return { kind: 'refused', reason: `${base} is an image; images have no text to add.` };
+  if (IMAGE_EXTENSIONS.has(extension)) return { kind: 'refused', reason: `${base} is an image, not a supported document; images have no text to add.` };
   const text = utf8Text(data);
   if (text === undefined) {
     // A misnamed or damaged document, an archive, an old Office file: the upload's own reasons.
