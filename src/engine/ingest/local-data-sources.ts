@@ -222,7 +222,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
    * source, failed with `error`.
    */
   async #readFile(file: UploadFile, kind: Exclude<FileKind, { kind: 'refused' }>): Promise<{ title: string | undefined; markdown: string; error?: string }> {
-    if (kind.kind !== 'document') return kind.kind === 'html' ? this.#reading.extractHtml(file.name, kind.text) : { title: undefined, markdown: kind.text };
+    if (kind.kind !== 'document') return kind.kind === 'html' ? this.#reading.extractHtml(file.name, file.data) : { title: undefined, markdown: kind.text };
     try {
       return await this.#reading.extractDocument(kind.document, file.data);
     } catch (error) {

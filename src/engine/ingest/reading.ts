@@ -61,10 +61,14 @@ export class SourceReading {
 
   /**
    * The text of an HTML file or text, through the extraction web pages get (in a worker thread):
-   * its content without menus and markup. `name` stands in for the page's address.
+   * its content without menus and markup. `name` stands in for the page's address. A file's bytes
+   * are decoded as a page's are (byte-order mark, the charset it declares, else UTF-8).
    */
-  async extractHtml(name: string, html: string): Promise<SourceText> {
-    const page = { url: name, mimeType: 'text/html', contentType: 'text/html; charset=utf-8', body: Buffer.from(html, 'utf8') };
+  async extractHtml(name: string, html: string | Uint8Array): Promise<SourceText> {
+    const page =
+      typeof html === 'string'
+        ? { url: name, mimeType: 'text/html', contentType: 'text/html; charset=utf-8', body: Buffer.from(html, 'utf8') }
+        : { url: name, mimeType: 'text/html', contentType: undefined, body: html };
     return (await this.#extractionPool()).extractPage(page);
   }
 
