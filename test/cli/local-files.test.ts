@@ -7,12 +7,12 @@ import Database from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimiter } from '../../src/compose.js';
 import { Config } from '../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
+import { titledPdf } from '../support/documents.js';
 import { runCli } from './run-cli.js';
 
 let dir: string;
@@ -55,14 +55,6 @@ async function sourcesFound(guru: string, ...words: string[]): Promise<string[]>
   return (JSON.parse(result.stdout) as { sources: { title: string }[] }).sources.map((source) => source.title);
 }
 
-async function pdfOf(title: string, text: string): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  pdf.setTitle(title);
-  pdf.addPage().drawText(text, { x: 50, y: 700, size: 12, font });
-  return pdf.save();
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'guru-cli-files-'));
   dataDir = join(dir, 'data');
@@ -77,7 +69,7 @@ beforeAll(async () => {
   writeFileSync(join(manual, 'index.md'), '# Manual\n\nThe okapi gateway forwards every request to the backend.\n');
   writeFileSync(join(manual, 'guide', 'install.html'), QUICKSTART.replace('Quickstart — Flask Documentation', 'Installing').replace('marmoset', 'capybara'));
   writeFileSync(join(manual, 'guide', 'advanced', 'tuning.txt'), 'Tuning: raise the quokka pool to 64 connections under load.\n');
-  writeFileSync(join(manual, 'guide', 'advanced', 'handbook.pdf'), await pdfOf('Pangolin handbook', 'The pangolin rolls into a ball when threatened.'));
+  writeFileSync(join(manual, 'guide', 'advanced', 'handbook.pdf'), await titledPdf('Pangolin handbook', 'The pangolin rolls into a ball when threatened.'));
   writeFileSync(join(manual, '.git', 'notes.md'), 'The axolotl secret lives in the hidden folder.\n');
   writeFileSync(join(manual, 'node_modules', 'left-pad', 'README.md'), 'The wombat package pads strings on the left.\n');
   writeFileSync(join(manual, 'images', 'diagram.png'), new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]));
@@ -116,7 +108,7 @@ describe('guru-mcp add with a local HTML file', () => {
   });
 
   it('adds a PDF named on the command line as a document', async () => {
-    writeFileSync(join(dir, 'tapir.pdf'), await pdfOf('Tapir sightings', 'The tapir bathes in the river at dawn.'));
+    writeFileSync(join(dir, 'tapir.pdf'), await titledPdf('Tapir sightings', 'The tapir bathes in the river at dawn.'));
     const result = await cli(['add', 'docs', join(dir, 'tapir.pdf')]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^\d+\s+PDF\s+SUCCESS\s+Tapir sightings\s*$/m);
