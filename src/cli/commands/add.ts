@@ -1,4 +1,4 @@
-/** `guru-mcp add [<slug>] [FILE|URL...] [--kind KIND] [--name NAME] [--label L]... [--no-wait] [--json]` */
+/** `guru-mcp add [<slug>] [FILE|FOLDER|URL...] [--kind KIND] [--name NAME] [--label L]... [--no-wait] [--json]` */
 import { extname } from 'node:path';
 import type { GuruAdmin } from '../../core/assistant.js';
 import type { CreateDataSourcesRequest, TextSourceInput, UploadedType } from '../../core/schemas.js';

@@ -97,8 +97,8 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
         this.#jobs.enqueue('process_source', row.id, plan.host, Date.now());
         return { type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title };
       }),
-      ...texts.map(({ name, content }): CreatedDataSource => {
-        const { row, status } = this.#store({ guruId: guru.id, type: 'TEXT', name, title: name, content, labels: sourceLabels('Text', request.labels), now });
+      ...texts.map(({ name, content, error }): CreatedDataSource => {
+        const { row, status } = this.#store({ guruId: guru.id, type: 'TEXT', name, title: name, content, labels: sourceLabels('Text', request.labels), now }, error);
         return { type: 'Text', status, id: row.id, title: row.title, content: row.content ?? content };
       }),
     ]);
@@ -205,14 +205,22 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     return results;
   }
 
-  /** The texts of a create request as they are indexed: HTML through the web page extraction, the others as sent. */
-  async #readTexts(texts: readonly TextSourceInput[]): Promise<TextSourceInput[]> {
+  /**
+   * The texts of a create request as they are indexed: HTML through the web page extraction, the
+   * others as sent. HTML whose extraction fails (its worker stopped) is stored failed with the reason.
+   */
+  async #readTexts(texts: readonly TextSourceInput[]): Promise<(TextSourceInput & { readonly error?: string })[]> {
     if (texts.length === 0) return [];
     const { textKindOf } = await import('./files.js');
     return Promise.all(
-      texts.map(async ({ name, content }) =>
-        textKindOf(name, content) === 'html' ? { name, content: (await this.#reading.extractHtml(name, content)).markdown } : { name, content },
-      ),
+      texts.map(async ({ name, content }) => {
+        if (textKindOf(name, content) !== 'html') return { name, content };
+        try {
+          return { name, content: (await this.#reading.extractHtml(name, content)).markdown };
+        } catch (error) {
+          return { name, content: '', error: error instanceof Error ? error.message : String(error) };
+        }
+      }),
     );
   }
 
@@ -236,7 +244,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
    * text keeps the privacy of the one it replaces unless `private` says otherwise; `error` stores
    * it failed instead of queued.
    */
-  #store(source: NewDocumentSource | (Omit<NewDocumentSource, 'private'> & { readonly private?: boolean }), error?: string): { row: SourceRow; status: 'success' | 'exists' } {
+  #store(source: Omit<NewDocumentSource, 'private'> & { readonly private?: boolean }, error?: string): { row: SourceRow; status: 'success' | 'exists' } {
     const existing = this.#sources.findStored(source.guruId, source.type, source.name);
     const isPrivate = source.private ?? existing?.private === 1;
     const unchanged =
