@@ -102,7 +102,10 @@ class Walk {
     if (depth > this.#limits.depth) {
       throw new CommandFailure(`cannot add ${path}: it is nested more than ${this.#limits.depth} folders deep`, 'Add its subfolders one by one.');
     }
-    const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const listed = await readdir(path, { withFileTypes: true }).catch((error: unknown) => {
+      throw readFailure(path, error);
+    });
+    const entries = listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const entryPath = join(path, entry.name);
       const entryName = `${name}/${entry.name}`;
