@@ -34,7 +34,7 @@ export async function readFiles(paths: readonly string[], verb: string): Promise
   return Promise.all(
     paths.map(async (path) => {
       try {
-        if ((await stat(path)).isDirectory()) throw new CommandFailure(`cannot ${verb} ${path}: it is a directory`, 'Name the files in it.');
+        if ((await stat(path)).isDirectory()) throw new CommandFailure(`cannot ${verb} ${path}: it is a directory`, `Name the files in it, or add the folder: guru-mcp add <slug> ${path}`);
         return { name: basename(path), data: await readFile(path) };
       } catch (error) {
         if (error instanceof CommandFailure) throw error;

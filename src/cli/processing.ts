@@ -3,7 +3,7 @@
  * a progress display on stderr while waiting, then one row per source.
  */
 import type { DataSources } from '../core/assistant.js';
-import type { CreatedDataSource, DataSource } from '../core/schemas.js';
+import type { DataSource } from '../core/schemas.js';
 import { waitForSources, type SourceOutcome } from '../core/wait-for-sources.js';
 import { columns, writeJson, writeLines } from './output.js';
 import { createProgress } from './progress.js';
@@ -40,13 +40,22 @@ export interface SourceRow {
   readonly added?: string;
 }
 
+/** A source a command added, as the service answered: a created source, or a file read as a document (type `PDF`, `Word`, `Excel`). */
+export interface AddedSource {
+  readonly id: number;
+  readonly type: string;
+  readonly status: string;
+  readonly title: string | null;
+  readonly url?: string | undefined;
+}
+
 /**
  * The sources a create request answered, one per source: a URL given twice
  * (also as `URL#fragment`) is one source, answered `exists` the second time;
  * it counts as new when any of its answers says so.
  */
-export function distinctSources(created: readonly CreatedDataSource[]): CreatedDataSource[] {
-  const byId = new Map<number, CreatedDataSource>();
+export function distinctSources<Source extends AddedSource>(created: readonly Source[]): Source[] {
+  const byId = new Map<number, Source>();
   for (const item of created) {
     const seen = byId.get(item.id);
     if (seen === undefined) byId.set(item.id, item);
@@ -68,7 +77,7 @@ export function rowOf(id: number, type: string, fallback: string, source: DataSo
 }
 
 /** A created source as accepted, before any processing: NOT_PROCESSED, or EXISTS when it was already added. */
-export function acceptedRow(item: CreatedDataSource): SourceRow {
+export function acceptedRow(item: AddedSource): SourceRow {
   return {
     id: item.id,
     type: item.type,
@@ -85,7 +94,7 @@ export async function followCreated(
   context: CommandContext,
   sources: DataSources,
   slug: string,
-  created: readonly CreatedDataSource[],
+  created: readonly AddedSource[],
 ): Promise<SourceRow[]> {
   const outcomes = created.length === 0 ? [] : await waitWithProgress(context, sources, slug, created.map((item) => item.id));
   return created.map((item, index) => ({

@@ -105,12 +105,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'add',
-    summary: 'add text files, URLs (web pages, videos, Jira, Zendesk, Confluence) or stdin, and wait until they are processed',
+    summary: 'add files, folders, URLs (web pages, videos, Jira, Zendesk, Confluence) or stdin, and wait until they are processed',
     details: [
-      'Each FILE becomes one text source named after the file; without any argument the text is read from stdin and --name is required.',
+      'Each FILE becomes one source named after the file, read by what it is: HTML as a web page is (its text, under its title), Markdown and text as they are, PDF, Word and Excel as documents; an image or other binary file is refused with the reason. Without any argument the text is read from stdin and --name is required.',
+      'A FOLDER adds every file below it, named by its path from the folder. Hidden files and folders, node_modules, empty files, files over 50 MB, images and other unsupported files, and links leading outside the folder or back into it are skipped and counted on stderr; a folder over 1000 files, 200 MB or 16 levels deep is refused whole. Adding it again answers "already added" for unchanged files and reads the changed ones again.',
       'Arguments starting with http:// or https:// are URL sources: YouTube URLs become videos (title and transcript), any other URL a web page. With --kind every URL is of that kind; jira, zendesk and confluence need the guru\'s integration (guru-mcp integration set).',
       'Everything goes in one request. A URL already added is shown as "already added" (in --json, "added": "exists"; with --no-wait its status is EXISTS), and a URL given twice, also as URL#fragment, is one source; adding a text with an existing name replaces its content. Over 20 sources show as counts by status and the failures (every one with --verbose or --json). Exits with 1 when a source fails to process.',
-      'PDF, Word and Excel files go through guru-mcp upload.',
     ],
     positionals: [
       { name: 'slug', required: true, guru: true },
@@ -127,6 +127,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     audience: 'people',
     examples: [
       'guru-mcp add docs README.md guide.md --label manual',
+      'guru-mcp add docs ./manual',
       'guru-mcp add docs https://example.com/docs/install https://youtu.be/dQw4w9WgXcQ',
       'guru-mcp add docs --kind jira https://example.atlassian.net/browse/OPS-12',
       'curl -s https://example.com/faq.txt | guru-mcp add docs --name FAQ',
@@ -135,9 +136,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'upload',
-    summary: 'upload PDF, Word (.docx) and Excel (.xlsx) files as sources and wait until they are processed',
+    summary: 'upload files (PDF, Word .docx, Excel .xlsx, HTML, Markdown, text) as sources and wait until they are processed',
     details: [
-      'The kind of each file is read from its content. A file of another kind is refused with the reason, the others are still added.',
+      'The kind of each file is read from its content, then its name, as add does. A file of another kind is refused with the reason, the others are still added; a file of the same name whose text is unchanged is not read again.',
       'Every file is read before anything is sent: a directory or an unreadable path uploads nothing. Private documents are answered from but never linked or named to end users.',
       'Prints one row per file; exits with 1 when a file is refused or fails to process. Local engine only.',
     ],

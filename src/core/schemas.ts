@@ -653,9 +653,16 @@ export type Integration = z.infer<typeof Integration>;
 export const DocumentType = lazySchema(() => z.enum(['PDF', 'WORD', 'EXCEL']));
 export type DocumentType = z.infer<typeof DocumentType>;
 
-/** What became of one uploaded file: a source (processed asynchronously), or a refusal saying why. */
+/** What an uploaded file became: a document, or a text (HTML, Markdown, plain text). */
+export const UploadedType = lazySchema(() => z.enum(['PDF', 'WORD', 'EXCEL', 'TEXT']));
+export type UploadedType = z.infer<typeof UploadedType>;
+
+/**
+ * What became of one uploaded file: a source (processed asynchronously; `exists` when a file of
+ * that name was already added with the same text), or a refusal saying why.
+ */
 export const UploadedDocument = lazySchema(() => z.union([
-  z.object({ name: z.string(), status: z.literal('success'), id: z.number().int(), type: DocumentType, title: z.string(), private: z.boolean() }),
+  z.object({ name: z.string(), status: z.enum(['success', 'exists']), id: z.number().int(), type: UploadedType, title: z.string(), private: z.boolean() }),
   z.object({ name: z.string(), status: z.literal('refused'), error: z.string() }),
 ]));
 export type UploadedDocument = z.infer<typeof UploadedDocument>;

@@ -159,10 +159,6 @@ describe('guru-mcp add with URLs', () => {
     expect(nameForUrl.code).toBe(2);
     expect(nameForUrl.stderr).toContain('URL sources are named after their pages');
 
-    const pdf = await cli(['add', 'docs', join(dir, 'notes.pdf')]);
-    expect(pdf.code).toBe(2);
-    expect(pdf.stderr).toContain("add PDF, Word and Excel files with 'guru-mcp upload <slug> FILE...'");
-
     const notAUrl = await cli(['add', 'docs', 'https://']);
     expect(notAUrl.code).toBe(1);
     expect(notAUrl.stderr).toMatch(/guru-mcp: Invalid request parameters\nhint: website_urls: /);

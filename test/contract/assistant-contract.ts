@@ -102,6 +102,28 @@ export function assistantContract(open: OpenHarness): void {
       expect((await assistant.semanticSearch('frob', { question: 'quuxinator' })).total_sources).toBe(1);
     });
 
+    it('reads a text that is HTML as a web page is read: its words, not its markup', async () => {
+      const page = '<!doctype html><html><head><title>Quickstart</title><script>track()</script></head>' +
+        '<body><nav><a href="/">Home</a></nav><main><h1>Quickstart</h1><p>The zorblax listens on port 5000 once started.</p></main></body></html>';
+      const [created] = await assistant.createDataSources('frob', { text_sources: [{ name: 'quickstart.html', content: page }] });
+      await harness.whenIdle();
+      expect(created?.content).toContain('The zorblax listens on port 5000 once started.');
+      expect(created?.content).not.toMatch(/<\/?(?:html|head|body|main|p|script)\b|doctype|track\(\)/i);
+      const answer = await assistant.ask('frob', { question: 'Which port does the zorblax listen on?', fetch_existing: false });
+      expect(answer.content).toContain('port 5000');
+      expect(answer.content).not.toMatch(/<\/?(?:html|body|main|p)\b|doctype/i);
+    });
+
+    it('answers exists for a text sent again unchanged, without reading it again', async () => {
+      const text = { name: 'Notes', content: 'The zorblax runs nightly.' };
+      const [first] = await assistant.createDataSources('frob', { text_sources: [text] });
+      await harness.whenIdle();
+      const [again] = await assistant.createDataSources('frob', { text_sources: [text] });
+      expect(again).toMatchObject({ id: first?.id, status: 'exists' });
+      const [listed] = (await assistant.listDataSources('frob', FIRST_PAGE)).results;
+      expect(listed).toMatchObject({ id: first?.id, status: 'SUCCESS' });
+    });
+
     it('fails a source with no text, telling why', async () => {
       await assistant.createDataSources('frob', { text_sources: [{ name: 'Blank', content: '   \n\n  ' }] });
       await harness.whenIdle();

@@ -26,6 +26,15 @@ export async function imagePage(pdf: PDFDocument): Promise<void> {
   pdf.addPage([595, 842]).drawImage(image, { x: 50, y: 400, width: 300, height: 300 });
 }
 
+/** A one-page PDF with a title and one line of text. */
+export async function titledPdf(title: string, text: string): Promise<Uint8Array> {
+  const pdf = await PDFDocument.create();
+  const font = await pdf.embedFont(StandardFonts.Helvetica);
+  pdf.setTitle(title);
+  pdf.addPage().drawText(text, { x: 50, y: 700, size: 12, font });
+  return pdf.save();
+}
+
 export async function reportPdf(): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   pdf.setTitle('Quarterly Report');

@@ -10,7 +10,7 @@ import { flag, stringList } from '../values.js';
 /** What became of one file. */
 interface UploadRow {
   readonly file: string;
-  /** NOT_PROCESSED, SUCCESS or FAIL once accepted; REFUSED when the service would not take it. */
+  /** NOT_PROCESSED, SUCCESS or FAIL once accepted (EXISTS with --no-wait for a file already added unchanged); REFUSED when the service would not take it. */
   readonly status: string;
   readonly id?: number;
   readonly type?: string;
@@ -21,7 +21,7 @@ interface UploadRow {
 
 function acceptedRow(path: string, uploaded: UploadedDocument): UploadRow {
   if (uploaded.status === 'refused') return { file: path, status: 'REFUSED', error: uploaded.error };
-  return { file: path, status: 'NOT_PROCESSED', id: uploaded.id, type: uploaded.type, title: uploaded.title, private: uploaded.private, error: '' };
+  return { file: path, status: uploaded.status === 'exists' ? 'EXISTS' : 'NOT_PROCESSED', id: uploaded.id, type: uploaded.type, title: uploaded.title, private: uploaded.private, error: '' };
 }
 
 function writeRows(context: CommandContext, rows: readonly UploadRow[]): void {

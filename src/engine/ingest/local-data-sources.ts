@@ -12,6 +12,7 @@ import {
   type CreatedDataSource,
   type DocumentType,
   type MessageResponse,
+  type TextSourceInput,
   type UploadedDocument,
 } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
@@ -20,7 +21,8 @@ import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import { writeWhenFree } from '../store/database.js';
 import { JobRepository } from '../store/jobs.js';
-import { SourceRepository, toListedSource } from '../store/sources.js';
+import { SourceRepository, toListedSource, type NewDocumentSource, type SourceRow } from '../store/sources.js';
+import type { FileKind } from './files.js';
 import type { LocalIntegrations } from './local-integrations.js';
 import { SourceReading } from './reading.js';
 import { canonicalUrls, SOURCE_LIMITS, URL_KIND_TYPES, URL_KINDS, type UrlSourcePlan } from './url-sources.js';
@@ -85,6 +87,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const guru = this.#gurus.find('create_sources', slug);
     const request = parseRequest(CreateDataSourcesRequest, input, 'create_sources');
     const planned = await this.#planUrlSources(guru, request);
+    const texts = await this.#readTexts(request.text_sources ?? []);
     const now = timestamp(this.#context);
     const create = this.#context.db.transaction((): CreatedDataSource[] => [
       ...planned.map((plan): CreatedDataSource => {
@@ -94,14 +97,9 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
         this.#jobs.enqueue('process_source', row.id, plan.host, Date.now());
         return { type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title };
       }),
-      ...(request.text_sources ?? []).map(({ name, content }): CreatedDataSource => {
-        const labels = sourceLabels('Text', request.labels);
-        const existing = this.#sources.findText(guru.id, name);
-        const row = existing
-          ? this.#sources.replaceText(existing.id, content, labels)
-          : this.#sources.insertText({ guruId: guru.id, name, content, labels, now });
-        this.#jobs.enqueue('process_source', row.id, null, Date.now());
-        return { type: 'Text', status: 'success', id: row.id, title: row.title, content };
+      ...texts.map(({ name, content, error }): CreatedDataSource => {
+        const { row, status } = this.#store({ guruId: guru.id, type: 'TEXT', name, title: name, content, labels: sourceLabels('Text', request.labels), now }, error);
+        return { type: 'Text', status, id: row.id, title: row.title, content: row.content ?? content };
       }),
     ]);
     const created = await writeWhenFree(this.#context.db, () => create.immediate());
@@ -163,48 +161,106 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     return { count: this.#sources.count(guru.id), page: query.page, page_size: query.page_size, results: rows.map(toListedSource) };
   }
 
+  /**
+   * Adds files by what they are (see files.ts): PDF, Word and Excel as documents, HTML through the
+   * web page extraction, Markdown and text as texts. A file sent again under the same name is
+   * answered `exists` when its text is unchanged and read again when it changed.
+   */
   async uploadDocuments(slug: string, files: readonly UploadFile[], options: UploadOptions = {}): Promise<UploadedDocument[]> {
     const guru = this.#gurus.find('admin', slug);
-    const { documentKindOf, unsupportedDocumentMessage } = await import('./extract/document.js');
+    const { fileKindOf } = await import('./files.js');
     const results: UploadedDocument[] = [];
     for (const file of files) {
       if (file.data.byteLength > MAX_DOCUMENT_BYTES) {
         results.push({ name: file.name, status: 'refused', error: `${file.name} is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB.` });
         continue;
       }
-      const kind = documentKindOf(file.name, file.data);
-      if (kind === undefined) {
-        results.push({ name: file.name, status: 'refused', error: unsupportedDocumentMessage(file.name, file.data) });
+      const kind = fileKindOf(file.name, file.data);
+      if (kind.kind === 'refused') {
+        results.push({ name: file.name, status: 'refused', error: kind.reason });
         continue;
       }
-      // A document whose text cannot be extracted still becomes a source, marked FAIL with the reason.
-      let extracted: { title: string | undefined; markdown: string } | Error;
-      try {
-        extracted = await this.#reading.extractDocument(kind, file.data);
-      } catch (error) {
-        extracted = error instanceof Error ? error : new Error(String(error));
-      }
-      const title = (!(extracted instanceof Error) && extracted.title) || file.name;
-      const store = this.#context.db.transaction(() => {
-        const inserted = this.#sources.insertDocument({
-          guruId: guru.id,
-          type: kind,
-          name: file.name,
-          title,
-          content: extracted instanceof Error ? '' : extracted.markdown,
-          private: options.private ?? false,
-          labels: sourceLabels(DOCUMENT_LABELS[kind], options.labels),
-          now: timestamp(this.#context),
-        });
-        if (extracted instanceof Error) this.#sources.markFailed(inserted.id, extracted.message);
-        else this.#jobs.enqueue('process_source', inserted.id, null, Date.now());
-        return inserted;
-      });
-      const row = await writeWhenFree(this.#context.db, () => store.immediate());
-      results.push({ name: file.name, status: 'success', id: row.id, type: kind, title, private: options.private ?? false });
+      const type = kind.kind === 'document' ? kind.document : 'TEXT';
+      const read = await this.#readFile(file, kind);
+      const title = read.title || file.name;
+      const store = this.#context.db.transaction(() =>
+        this.#store(
+          {
+            guruId: guru.id,
+            type,
+            name: file.name,
+            title,
+            content: read.markdown,
+            private: options.private ?? false,
+            labels: sourceLabels(type === 'TEXT' ? 'Text' : DOCUMENT_LABELS[type], options.labels),
+            now: timestamp(this.#context),
+          },
+          read.error,
+        ),
+      );
+      const { row, status } = await writeWhenFree(this.#context.db, () => store.immediate());
+      results.push({ name: file.name, status, id: row.id, type, title, private: options.private ?? false });
     }
     this.#writer.kick();
     return results;
+  }
+
+  /**
+   * The texts of a create request as they are indexed: HTML through the web page extraction, the
+   * others as sent. HTML whose extraction fails (its worker stopped) is stored failed with the reason.
+   */
+  async #readTexts(texts: readonly TextSourceInput[]): Promise<(TextSourceInput & { readonly error?: string })[]> {
+    if (texts.length === 0) return [];
+    const { textKindOf } = await import('./files.js');
+    return Promise.all(
+      texts.map(async ({ name, content }) => {
+        if (textKindOf(name, content) !== 'html') return { name, content };
+        try {
+          return { name, content: (await this.#reading.extractHtml(name, content)).markdown };
+        } catch (error) {
+          return { name, content: '', error: error instanceof Error ? error.message : String(error) };
+        }
+      }),
+    );
+  }
+
+  /**
+   * A file's title and text: a document's extracted in a worker, HTML through the web page
+   * extraction, other text as it is. A document whose text cannot be extracted still becomes a
+   * source, failed with `error`.
+   */
+  async #readFile(file: UploadFile, kind: Exclude<FileKind, { kind: 'refused' }>): Promise<{ title: string | undefined; markdown: string; error?: string }> {
+    if (kind.kind !== 'document') return kind.kind === 'html' ? this.#reading.extractHtml(file.name, file.data) : { title: undefined, markdown: kind.text };
+    try {
+      return await this.#reading.extractDocument(kind.document, file.data);
+    } catch (error) {
+      return { title: undefined, markdown: '', error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * Stores a text or document under its name, inside the caller's transaction: new, replaced and
+   * queued again when its text, labels or privacy changed, else left as it is (`exists`). A new
+   * text keeps the privacy of the one it replaces unless `private` says otherwise; `error` stores
+   * it failed instead of queued.
+   */
+  #store(source: Omit<NewDocumentSource, 'private'> & { readonly private?: boolean }, error?: string): { row: SourceRow; status: 'success' | 'exists' } {
+    const existing = this.#sources.findStored(source.guruId, source.type, source.name);
+    const isPrivate = source.private ?? existing?.private === 1;
+    const unchanged =
+      existing !== undefined &&
+      error === undefined &&
+      existing.status !== 'FAIL' &&
+      existing.content === source.content &&
+      existing.labels === JSON.stringify(source.labels) &&
+      existing.private === (isPrivate ? 1 : 0);
+    if (unchanged) return { row: existing, status: 'exists' };
+    const row = existing
+      ? this.#sources.replaceStored(existing.id, { title: source.title, content: source.content, private: isPrivate, labels: source.labels })
+      : this.#sources.insertDocument({ ...source, private: isPrivate });
+    if (error !== undefined) this.#sources.markFailed(row.id, error);
+    else this.#jobs.enqueue('process_source', row.id, null, Date.now());
+    return { row, status: 'success' };
   }
 
   // -------------------------------------------------------------------------

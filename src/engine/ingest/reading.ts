@@ -59,6 +59,19 @@ export class SourceReading {
     return (await this.#extractionPool()).extractDocument(kind, data);
   }
 
+  /**
+   * The text of an HTML file or text, through the extraction web pages get (in a worker thread):
+   * its content without menus and markup. `name` stands in for the page's address. A file's bytes
+   * are decoded as a page's are (byte-order mark, the charset it declares, else UTF-8).
+   */
+  async extractHtml(name: string, html: string | Uint8Array): Promise<SourceText> {
+    const page =
+      typeof html === 'string'
+        ? { url: name, mimeType: 'text/html', contentType: 'text/html; charset=utf-8', body: Buffer.from(html, 'utf8') }
+        : { url: name, mimeType: 'text/html', contentType: undefined, body: html };
+    return (await this.#extractionPool()).extractPage(page);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const fetcher = this.#fetcher;

@@ -39,14 +39,6 @@ export interface NewDocumentSource {
   readonly now: string;
 }
 
-export interface NewTextSource {
-  readonly guruId: number;
-  readonly name: string;
-  readonly content: string;
-  readonly labels: readonly string[];
-  readonly now: string;
-}
-
 const COLUMNS = `id, guru_id, type, url, name, title, content, labels, status, error, private,
   date_created, last_reindex_date, reindex_count`;
 
@@ -71,9 +63,6 @@ export const parseLabels = (json: string): string[] => JSON.parse(json) as strin
 
 export class SourceRepository {
   readonly #get;
-  readonly #textByName;
-  readonly #insertText;
-  readonly #replaceText;
   readonly #page;
   readonly #count;
   readonly #succeed;
@@ -81,23 +70,14 @@ export class SourceRepository {
   readonly #byUrl;
   readonly #insertUrl;
   readonly #insertDocument;
+  readonly #storedByName;
+  readonly #replaceStored;
   readonly #countType;
   readonly #succeedWithRead;
   readonly #reindex;
 
   constructor(db: Db) {
     this.#get = db.prepare<[number], SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE id = ?`);
-    this.#textByName = db.prepare<[number, string], SourceRow>(
-      `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND type = 'TEXT' AND name = ?`,
-    );
-    this.#insertText = db.prepare<[number, string, string, string, string, string], SourceRow>(
-      `INSERT INTO data_sources (guru_id, type, name, title, content, labels, date_created)
-       VALUES (?, 'TEXT', ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-    );
-    this.#replaceText = db.prepare<[string, string, number], SourceRow>(
-      `UPDATE data_sources SET content = ?, labels = ?, status = 'NOT_PROCESSED', error = ''
-       WHERE id = ? RETURNING ${COLUMNS}`,
-    );
     this.#page = db.prepare<[number, number, number], SourceRow>(
       `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
     );
@@ -112,6 +92,13 @@ export class SourceRepository {
       `INSERT INTO data_sources (guru_id, type, name, title, content, private, labels, date_created)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     );
+    this.#storedByName = db.prepare<[number, string, string], SourceRow>(
+      `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND type = ? AND name = ? ORDER BY id DESC LIMIT 1`,
+    );
+    this.#replaceStored = db.prepare<[string, string, number, string, number], SourceRow>(
+      `UPDATE data_sources SET title = ?, content = ?, private = ?, labels = ?, status = 'NOT_PROCESSED', error = ''
+       WHERE id = ? RETURNING ${COLUMNS}`,
+    );
     this.#countType = db.prepare<[number, string], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ? AND type = ?');
     this.#succeedWithRead = db.prepare<[string, string, number]>(
       `UPDATE data_sources SET title = ?, content = ?, status = 'SUCCESS', error = '' WHERE id = ?`,
@@ -124,23 +111,6 @@ export class SourceRepository {
 
   get(id: number): SourceRow | undefined {
     return this.#get.get(id);
-  }
-
-  findText(guruId: number, name: string): SourceRow | undefined {
-    return this.#textByName.get(guruId, name);
-  }
-
-  insertText(source: NewTextSource): SourceRow {
-    const row = this.#insertText.get(source.guruId, source.name, source.name, source.content, JSON.stringify(source.labels), source.now);
-    if (!row) throw new Error('insert returned no row');
-    return row;
-  }
-
-  /** New content for a text source: it goes back to NOT_PROCESSED until indexed again. */
-  replaceText(id: number, content: string, labels: readonly string[]): SourceRow {
-    const row = this.#replaceText.get(content, JSON.stringify(labels), id);
-    if (!row) throw new Error(`data source ${id} vanished`);
-    return row;
   }
 
   findByUrl(guruId: number, url: string): SourceRow | undefined {
@@ -165,6 +135,18 @@ export class SourceRepository {
       source.now,
     );
     if (!row) throw new Error('insert returned no row');
+    return row;
+  }
+
+  /** The newest text or document of this type stored under this name (a file's name or path), if any. */
+  findStored(guruId: number, type: DataSourceType, name: string): SourceRow | undefined {
+    return this.#storedByName.get(guruId, type, name);
+  }
+
+  /** New text for a text or document read from a file again: it goes back to NOT_PROCESSED until indexed again. */
+  replaceStored(id: number, source: Pick<NewDocumentSource, 'title' | 'content' | 'private' | 'labels'>): SourceRow {
+    const row = this.#replaceStored.get(source.title, source.content, source.private ? 1 : 0, JSON.stringify(source.labels), id);
+    if (!row) throw new Error(`data source ${id} vanished`);
     return row;
   }
 

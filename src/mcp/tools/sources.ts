@@ -48,7 +48,7 @@ const AddSourcesParameters = lazySchema(() => z.object({
     .max(MAX_TEXT_SOURCES)
     .optional()
     .describe(
-      'Texts to add: [{name, content}]. name is the title the answers cite; content is plain text or Markdown (headings help the guru cite sections). A name that already exists replaces that source\'s content.',
+      'Texts to add: [{name, content}]. name is the title the answers cite; content is plain text or Markdown (headings help the guru cite sections), or an HTML page (a name ending in .html or content starting as an HTML document), which is read as a web page is: its text, not its tags. A name that already exists replaces that source\'s content; the same content again answers exists.',
     ),
   ...URL_SOURCES,
   labels: Labels.optional().describe('Labels attached to every source of this call, e.g. ["release-notes"]; semantic_search can filter on them.'),
@@ -107,7 +107,7 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
         'Processing is asynchronous: a source is usable once list_sources shows it as SUCCESS (FAIL carries the error).',
         'Pass wait: true to return only when processing has ended.',
         `More than ${MAX_LISTED_SOURCES} items are summarised: counts by status and the failures with their errors; list_sources pages through all sources.`,
-        "Sending an existing text name replaces that source's content.",
+        "Sending an existing text name replaces that source's content (the same content answers exists).",
         'URL sources are fetched from the web or from Jira, Zendesk and Confluence; Jira, Zendesk and Confluence need the guru\'s integration for that service (`guru-mcp integration set`).',
       ].join(' '),
       inputSchema: AddSourcesParameters,

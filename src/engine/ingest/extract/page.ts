@@ -4,6 +4,7 @@
  * the extraction workers, so that the thread serving requests neither decodes nor parses pages.
  */
 import { decodeBody } from '../../../net/charset.js';
+import { looksLikeHtml } from '../files.js';
 import { extractHtml, type ExtractedHtml } from './html.js';
 
 export interface WebPage {
@@ -23,10 +24,6 @@ export function extractPage(page: WebPage): ExtractedHtml {
   const text = decodeBody(body, page.contentType, page.mimeType);
   if (HTML_TYPES.includes(page.mimeType) || (page.mimeType === '' && looksLikeHtml(text))) return extractHtml(text, page.url);
   return { title: firstHeading(text) ?? fileName(page.url), markdown: text.trim() };
-}
-
-function looksLikeHtml(text: string): boolean {
-  return /^\s*(?:<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(text.slice(0, 1024));
 }
 
 /** The text of the first Markdown heading (ATX `# Title` or setext `Title` over `===`). */

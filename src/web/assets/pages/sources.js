@@ -139,7 +139,7 @@ export async function render(main) {
         if (fileLabels.value.trim()) query.set('labels', labelsOf(fileLabels.value).join(','));
         try {
           const result = await getJson(`/web/api/documents?${query}`, { method: 'POST', body: file });
-          outcomes.push(result.status === 'success' ? `${file.name}: uploaded` : `${file.name}: ${result.error}`);
+          outcomes.push(`${file.name}: ${result.status === 'success' ? 'uploaded' : result.status === 'exists' ? 'already added, unchanged' : result.error}`);
         } catch (error) {
           outcomes.push(`${file.name}: ${error.message}`);
         }
