@@ -1,10 +1,13 @@
 /** Drives the built `guru-mcp` bin as a child process; the build is kept fresh by test/global-setup.ts. */
 import { spawn } from 'node:child_process';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN } from '../global-setup.js';
+import { BIN, PATH_BIN_DIR } from '../global-setup.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = BIN;
+/** `guru-mcp` on the PATH (global-setup.ts), as after `npm link`: what runCli starts. */
+const ON_PATH = join(PATH_BIN_DIR, 'guru-mcp');
 
 export interface CliResult {
   readonly code: number | null;
@@ -20,7 +23,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 export function runCli(args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = { ...cleanEnv(options.env), PATH: `${PATH_BIN_DIR}${delimiter}${process.env.PATH ?? ''}` };
+    const child = spawn(process.execPath, [ON_PATH, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
