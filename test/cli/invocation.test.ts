@@ -2,7 +2,7 @@
  * Hints name the command as it was run: `guru-mcp` only from the PATH, `npx guru-mcp` from a
  * project's node_modules, else the bin or script itself. The printed follow-up works as printed.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandLine, stdioEntry } from '../../src/cli/invocation.js';
 import { program } from '../../src/cli/program.js';
 import { loadConfig } from '../../src/config.js';
-import { MAIN, ROOT, cleanEnv } from './run-cli.js';
+import { ROOT, cleanEnv, runCli } from './run-cli.js';
 
 let dir: string;
 
@@ -73,17 +73,7 @@ describe('the program hints name', () => {
 
 describe('hints run as printed', () => {
   /** Runs the built command from the project directory as `node dist/bin/guru-mcp.js`, as after a clone. */
-  const run = (args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(input);
-    });
+  const run = (args: string[], input = '') => runCli(args, { input, asCloned: true });
 
   it('prints a follow-up and a vote that a shell without guru-mcp on its PATH runs', async () => {
     const dataDir = join(dir, 'hints');

@@ -21,10 +21,15 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-export function runCli(args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+/**
+ * Runs `guru-mcp` from the PATH; `asCloned` runs `node dist/bin/guru-mcp.js` from the project
+ * directory instead, as a person does after a clone (guru-mcp then is on no PATH).
+ */
+export function runCli(args: readonly string[], options: { input?: string; env?: Record<string, string>; asCloned?: boolean } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env = { ...cleanEnv(options.env), PATH: `${PATH_BIN_DIR}${delimiter}${process.env.PATH ?? ''}` };
-    const child = spawn(process.execPath, [ON_PATH, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = options.asCloned ? cleanEnv(options.env) : { ...cleanEnv(options.env), PATH: `${PATH_BIN_DIR}${delimiter}${process.env.PATH ?? ''}` };
+    const argv = options.asCloned ? [MAIN, ...args] : [ON_PATH, ...args];
+    const child = spawn(process.execPath, argv, { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.asCloned ? { cwd: ROOT } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
