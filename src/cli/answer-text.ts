@@ -7,7 +7,9 @@
  */
 import { MarkdownBlocks } from './markdown-blocks.js';
 import type { RenderMarkdown } from './markdown.js';
+import { writeText } from './output.js';
 import type { OutputStream } from './spec.js';
+import type { Controlled } from './terminal-text.js';
 
 export interface AnswerText {
   write(delta: string): void;
@@ -55,13 +57,13 @@ export function renderedAnswerText(stdout: OutputStream, renderer: Promise<Rende
     if (markdown.trim() === '') return;
     queue = queue.then(async () => {
       const render = await renderer;
-      let text: string;
+      let text: string | Controlled;
       try {
         text = render === undefined ? `${markdown.trimEnd()}\n` : render(markdown);
       } catch {
         text = `${markdown.trimEnd()}\n`;
       }
-      stdout.write(`${shownAny ? '\n' : ''}${text}`);
+      writeText(stdout, shownAny ? '\n' : '', text);
       shownAny = true;
     });
   };

@@ -1,8 +1,10 @@
 /** What the crawl commands share: the crawl id argument, a crawl as text, and the discovery counter. */
 import type { Crawl } from '../core/schemas.js';
 import { UsageError } from './failures.js';
+import type { CommandLine } from './invocation.js';
 import { shellQuote } from './output.js';
 import type { ProgressStream } from './progress.js';
+import { controlled, writeControlled } from './terminal-text.js';
 
 export function crawlIdOf(argument: string, command: string): number {
   const id = Number(argument);
@@ -12,15 +14,20 @@ export function crawlIdOf(argument: string, command: string): number {
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
-/** The status line, the error if any (unless `withError` is false), then (unless `withUrls` is false) every URL found. */
-export function renderCrawl(crawl: Crawl, slug: string, options: { readonly withUrls?: boolean; readonly withError?: boolean } = {}): string[] {
+/** The status line, the error if any (unless `withError` is false), how to follow a running one, then (unless `withUrls` is false) every URL found. */
+export function renderCrawl(
+  crawl: Crawl,
+  slug: string,
+  command: CommandLine,
+  options: { readonly withUrls?: boolean; readonly withError?: boolean } = {},
+): string[] {
   const queries = crawl.ignore_query_params ? 'query strings ignored' : 'query strings kept';
   const found = crawl.status === 'RUNNING' ? 'discovered so far' : 'discovered';
   const lines = [`Crawl ${crawl.id} ${crawl.status}: ${plural(crawl.discovered_urls.length, 'URL')} ${found} under ${crawl.url} (${queries})`];
   if (crawl.error_message && options.withError !== false) lines.push(`Error: ${crawl.error_message}`);
   if (crawl.status === 'RUNNING') {
     const args = `${shellQuote(slug)} ${crawl.id}`;
-    lines.push(`Follow it: guru-mcp crawl-status ${args}    Stop it: guru-mcp crawl-stop ${args}`);
+    lines.push(`Follow it: ${command(`crawl-status ${args}`)}    Stop it: ${command(`crawl-stop ${args}`)}`);
   }
   if (options.withUrls !== false) lines.push(...crawl.discovered_urls);
   return lines;
@@ -43,7 +50,8 @@ export function createDiscoveryCounter(stream: ProgressStream, url: string): Cou
     update(count) {
       if (finished || count === shown) return;
       shown = count;
-      stream.write(stream.isTTY ? `\r${text(count)}\x1b[K` : `${text(count)}\n`);
+      if (stream.isTTY) writeControlled(stream, controlled`\r${text(count)}\x1b[K`);
+      else stream.write(`${text(count)}\n`);
     },
     finish() {
       if (finished) return;

@@ -31,6 +31,6 @@ export function nextSteps(config: Config, slug: string): string[] {
     run(`ask ${quoted} "How do I get started?"`),
     '  3. Connect an MCP client: in its mcpServers (Claude Desktop, Cursor, .mcp.json):',
     `    "guru": ${JSON.stringify(stdioEntry(config, slug))}`,
-    `    or, while guru-mcp serve runs: "guru-http": {"type": "http", "url": "http://${config.host}:${config.port}/mcp"}`,
+    `    or, while ${commandLine(config, 'serve')} runs: "guru-http": {"type": "http", "url": "http://${config.host}:${config.port}/mcp"}`,
   ];
 }

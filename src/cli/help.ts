@@ -1,6 +1,7 @@
 /** The help screens, rendered from the command descriptions of registry.ts. */
 import type { HelpTopic } from './argv.js';
 import { COMMANDS, COMMON_OPTIONS, VERSION_OPTION, commandsOfGroup } from './registry.js';
+import { program } from './program.js';
 import type { CommandSpec, OptionSpecs } from './spec.js';
 
 const PROGRAM = 'guru-mcp';
@@ -89,7 +90,7 @@ export function renderHelp(topic: HelpTopic): string {
   }
 }
 
-/** The command whose help explains a usage error, as it is typed. */
+/** The command whose help explains a usage error, as it is typed: this program as it was run (program.ts). */
 export function helpCommandFor(command: string | undefined): string {
-  return command ? `${PROGRAM} ${command} --help` : `${PROGRAM} --help`;
+  return command ? `${program()} ${command} --help` : `${program()} --help`;
 }

@@ -1,34 +1,30 @@
-/** This program as the person starts it, for commands and client entries printed as the next step. */
-import { basename, isAbsolute, relative, resolve } from 'node:path';
+/** This program's commands as hints print them (program.ts), and the entry an MCP client starts it with. */
+import { resolve } from 'node:path';
 import { defaultDataDir, type Config } from '../config.js';
 import { shellQuote } from './output.js';
-
-/** The script this process runs; undefined when it was started as `guru-mcp` from the PATH. */
-function script(): string | undefined {
-  const path = process.argv[1];
-  return path === undefined || basename(path) === 'guru-mcp' ? undefined : path;
-}
+import { current, NAME, program, type Invocation } from './program.js';
 
 const hasOwnDataDir = (config: Config): boolean => config.dataDir !== defaultDataDir();
 
 /**
- * A shell command running `words`: `guru-mcp …`, or `node` and the script
- * (relative to the working directory when inside it, as after `npm start`),
- * with the data directory when it is not the one a bare command uses.
+ * A shell command running `words` (already quoted for a shell) with this program, and with the
+ * data directory when it is not the one a bare command uses: what every hint prints.
  */
-export function commandLine(config: Config, words: string): string {
-  const path = script();
-  const inside = path === undefined ? '' : relative(process.cwd(), path);
-  const program = path === undefined ? 'guru-mcp' : `node ${shellQuote(inside.startsWith('..') || isAbsolute(inside) ? path : inside)}`;
-  return `${program} ${words}${hasOwnDataDir(config) ? ` --data-dir ${shellQuote(config.dataDir)}` : ''}`;
+export function commandLine(config: Config, words: string, invocation?: Invocation): string {
+  return `${program(invocation)} ${words}${hasOwnDataDir(config) ? ` --data-dir ${shellQuote(config.dataDir)}` : ''}`;
 }
 
+/** `commandLine` for one configuration, for renderers that print hints. */
+export type CommandLine = (words: string) => string;
+export const commandLineOf = (config: Config): CommandLine => (words) => commandLine(config, words);
+
 /** The `mcpServers` entry that starts this program over stdio on `slug` (absolute paths: clients start it anywhere). */
-export function stdioEntry(config: Config, slug: string): { command: string; args: string[]; env: Record<string, string> } {
-  const path = script();
+export function stdioEntry(config: Config, slug: string, invocation: Invocation = current()): { command: string; args: string[]; env: Record<string, string> } {
+  const script = invocation.argv[1];
+  const onPath = script === undefined || program(invocation) === NAME;
   return {
-    command: path === undefined ? 'guru-mcp' : 'node',
-    args: [...(path === undefined ? [] : [path]), 'stdio'],
+    command: onPath ? NAME : 'node',
+    args: [...(onPath ? [] : [resolve(invocation.cwd, script)]), 'stdio'],
     env: { GURU_DEFAULT_GURU: slug, ...(hasOwnDataDir(config) ? { GURU_DATA_DIR: resolve(config.dataDir) } : {}) },
   };
 }

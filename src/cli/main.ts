@@ -10,6 +10,7 @@ import { CommandFailure, UsageError } from './failures.js';
 import { helpCommandFor, renderHelp } from './help.js';
 import { shareStderr } from './shared-stderr.js';
 import type { CommandContext, Terminal } from './spec.js';
+import { safeOutput } from './terminal-text.js';
 import type { Config } from '../config.js';
 import { openBackend } from '../compose.js';
 import { isGuruError } from '../core/errors.js';
@@ -18,8 +19,9 @@ import type { LogLevel } from '../log.js';
 
 type RunCommand = Extract<CommandLine, { kind: 'run' }>;
 
-const stderr = shareStderr(process.stderr);
-const terminal: Terminal = { stdin: process.stdin, stdout: process.stdout, stderr };
+// What commands write is made safe for a terminal here, once (terminal-text.ts): no command has to remember it.
+const stderr = shareStderr(safeOutput(process.stderr));
+const terminal: Terminal = { stdin: process.stdin, stdout: safeOutput(process.stdout), stderr };
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

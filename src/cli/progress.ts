@@ -4,6 +4,7 @@
  * count changes, so logs stay readable.
  */
 import type { OutputStream } from './spec.js';
+import { controlled, writeControlled } from './terminal-text.js';
 
 export type ProgressStream = OutputStream;
 
@@ -27,7 +28,7 @@ export function createProgress(stream: ProgressStream, label: string, total: num
 
   if (stream.isTTY) {
     const width = Math.max(10, Math.min(BAR_WIDTH, (stream.columns || 80) - label.length - 16));
-    const draw = (done: number) => stream.write(`\r${renderBar(label, done, total, width)}\x1b[K`);
+    const draw = (done: number) => writeControlled(stream, controlled`\r${renderBar(label, done, total, width)}\x1b[K`);
     draw(0);
     shown = 0;
     return {

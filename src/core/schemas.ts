@@ -406,6 +406,11 @@ export const ConversationTurn = lazySchema(() => z.looseObject({
   parent_slug: z.string().nullable(),
   source: z.string(),
   user_vote: Vote.nullable(),
+  /**
+   * Our extension, as on the Answer: false for a declined answer or a simple interaction, which
+   * takes no vote (and is not read aloud by the web interface). Optional: the spec's turn lacks it.
+   */
+  can_receive_feedback: z.boolean().optional(),
 }));
 export type ConversationTurn = z.infer<typeof ConversationTurn>;
 

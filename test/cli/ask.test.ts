@@ -113,7 +113,8 @@ describe('guru-mcp ask, stage lines', () => {
     expect(answer).toContain('pg_restore');
     expect(answer).not.toMatch(/\*\*|`|\\_/);
     expect(captured.stdout()).toMatch(/^Trust score: \d+\/100$/m);
-    expect(captured.stdout()).toMatch(/^Follow up: guru-mcp ask docs --session \S+ <question\.\.\.>$/m);
+    // In-process, the program is the test runner's: the hint's words and data directory are the command's.
+    expect(captured.stdout()).toMatch(new RegExp(`^Follow up: .+ ask docs --session \\S+ <question\\.\\.\\.> --data-dir ${dataDir}$`, 'm'));
   });
 
   it('keeps the Markdown in a pipe, and in --json on a terminal', async () => {

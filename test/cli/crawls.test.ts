@@ -156,7 +156,8 @@ describe('guru-mcp crawl', () => {
     expect(await closed).toBe(130);
     const id = /^Crawl (\d+) STOPPED: 0 URLs discovered under /.exec(stdout)?.[1];
     expect(id, stdout).toBeDefined();
-    expect(stderr).toContain(`guru-mcp: interrupted: crawl ${id} STOPPED; the 0 URLs found so far are kept (guru-mcp crawl-status docs ${id})`);
+    // The hint names the command as it was run: here `node` and the script, from the project directory.
+    expect(stderr).toContain(`guru-mcp: interrupted: crawl ${id} STOPPED; the 0 URLs found so far are kept (node dist/bin/guru-mcp.js crawl-status docs ${id} --data-dir ${dataDir})`);
 
     const status = await cli(['crawl-status', 'docs', id!, '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ id: Number(id), status: 'STOPPED' });
@@ -222,7 +223,7 @@ describe('crawls over the remote backend', () => {
     expect(started.code, started.stderr).toBe(0);
     const id = /^Crawl (\d+) RUNNING: 0 URLs discovered so far under /.exec(started.stdout)?.[1];
     expect(id, started.stdout).toBeDefined();
-    expect(started.stdout).toContain(`Follow it: guru-mcp crawl-status hosted ${id}    Stop it: guru-mcp crawl-stop hosted ${id}`);
+    expect(started.stdout).toContain(`Follow it: guru-mcp crawl-status hosted ${id} --data-dir ${dataDir}    Stop it: guru-mcp crawl-stop hosted ${id} --data-dir ${dataDir}`);
 
     const status = await remote(['crawl-status', 'hosted', id!, '--json']);
     expect(status.code, status.stderr).toBe(0);

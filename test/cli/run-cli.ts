@@ -1,10 +1,13 @@
 /** Drives the built `guru-mcp` bin as a child process; the build is kept fresh by test/global-setup.ts. */
 import { spawn } from 'node:child_process';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN } from '../global-setup.js';
+import { BIN, PATH_BIN_DIR } from '../global-setup.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = BIN;
+/** `guru-mcp` on the PATH (global-setup.ts), as after `npm link`: what runCli starts. */
+const ON_PATH = join(PATH_BIN_DIR, 'guru-mcp');
 
 export interface CliResult {
   readonly code: number | null;
@@ -18,9 +21,15 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-export function runCli(args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+/**
+ * Runs `guru-mcp` from the PATH; `asCloned` runs `node dist/bin/guru-mcp.js` from the project
+ * directory instead, as a person does after a clone (guru-mcp then is on no PATH).
+ */
+export function runCli(args: readonly string[], options: { input?: string; env?: Record<string, string>; asCloned?: boolean } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = options.asCloned ? cleanEnv(options.env) : { ...cleanEnv(options.env), PATH: `${PATH_BIN_DIR}${delimiter}${process.env.PATH ?? ''}` };
+    const argv = options.asCloned ? [MAIN, ...args] : [ON_PATH, ...args];
+    const child = spawn(process.execPath, argv, { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.asCloned ? { cwd: ROOT } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -27,10 +27,13 @@ const session: SessionConversation = {
   ],
 };
 
+/** Hints name the program as it was run (invocation.ts); here, as from the PATH. */
+const command = (words: string) => `guru-mcp ${words}`;
+
 describe('renderSession', () => {
   it('shows each question with its answer rendered for a terminal, its trust score and references', () => {
     // Colours depend on where the tests run; the words do not.
-    const text = stripVTControlCharacters(renderSession(session, 'pg', terminalMarkdown(80)).join('\n'));
+    const text = stripVTControlCharacters(renderSession(session, 'pg', command, terminalMarkdown(80)).join('\n'));
     expect(text).toContain('Session b1: 1 question, started 2026-01-02T10:00:00.000Z, last used 2026-01-02T10:05:00.000Z');
     expect(text).toContain('[1] 2026-01-02T10:00:00.000Z\nQ: How do I restore a dump?\n\nFrom backup.md [1]:');
     expect(text).toContain('Use pg_restore to load it: pg_restore -d db dump.');
@@ -39,6 +42,6 @@ describe('renderSession', () => {
   });
 
   it('keeps the Markdown without a renderer', () => {
-    expect(renderSession(session, 'pg').join('\n')).toContain('Use pg\\_restore to load it: `pg_restore -d db dump`.');
+    expect(renderSession(session, 'pg', command).join('\n')).toContain('Use pg\\_restore to load it: `pg_restore -d db dump`.');
   });
 });

@@ -230,7 +230,7 @@ Zero means success, three a failure, four an unreadable input file.
       expect(RecordedVote.parse(first)).toEqual(first);
       expect(first).toEqual({ vote: 'downvote', feedback: 'Misses Windows' });
       const [turn] = (await assistant().getSession('frob', answer.session_id)).conversation;
-      expect(turn?.user_vote).toBe('downvote');
+      expect(turn).toMatchObject({ user_vote: 'downvote', can_receive_feedback: true });
 
       const again = await assistant().recordVote('frob', { content_slug: answer.slug, vote_type: 'upvote' });
       expect(again).toEqual({ msg: 'Already voted', vote: 'downvote' });
@@ -284,7 +284,7 @@ Zero means success, three a failure, four an unreadable input file.
         status: 400,
         message: 'Invalid parameters: this answer takes no votes (its can_receive_feedback is false)',
       });
-      expect((await assistant().getSession('frob', nothing.session_id)).conversation[0]?.user_vote).toBeNull();
+      expect((await assistant().getSession('frob', nothing.session_id)).conversation[0]).toMatchObject({ user_vote: null, can_receive_feedback: false });
     });
 
     it.each([

@@ -4,13 +4,12 @@ import { attachmentsOf } from '../attachments.js';
 import { withGuru } from '../backend.js';
 import { renderAnswerFooter } from '../answers.js';
 import { readFiles } from '../input.js';
+import { commandLineOf } from '../invocation.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext, Terminal } from '../spec.js';
+import { controlled, writeControlled } from '../terminal-text.js';
 import { flag, stringList, stringOption } from '../values.js';
 import { renderFollowUps } from './follow-ups.js';
-
-const DIM = '\x1b[2m';
-const NORMAL = '\x1b[22m';
 
 /**
  * Shows where the answer is (searching, writing, a retry wait) to a person at a
@@ -20,7 +19,10 @@ const NORMAL = '\x1b[22m';
 function stageWriter(terminal: Terminal, textEndsMidLine: () => boolean): ((line: string) => void) | undefined {
   const { stderr } = terminal;
   if (!stderr.isTTY) return undefined;
-  return (line) => stderr.write(`${textEndsMidLine() ? '\n' : ''}${DIM}${line}${NORMAL}\n`);
+  return (line) => {
+    if (textEndsMidLine()) stderr.write('\n');
+    writeControlled(stderr, controlled`\x1b[2m${line}\x1b[22m\n`);
+  };
 }
 
 export async function run(context: CommandContext): Promise<number> {
@@ -50,7 +52,7 @@ export async function run(context: CommandContext): Promise<number> {
   }
   // A backend that does not stream hands over the whole text at the end.
   await text.end(answer.content);
-  writeLines(stdout, ...renderAnswerFooter(answer, slug));
+  writeLines(stdout, ...renderAnswerFooter(answer, slug, commandLineOf(context.config)));
   if (next !== undefined) writeLines(stdout, '', ...renderFollowUps(next));
   return 0;
 }

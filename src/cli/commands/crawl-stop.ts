@@ -1,6 +1,7 @@
 /** `guru-mcp crawl-stop [<slug>] <id> [--json]` */
 import { withGuru } from '../backend.js';
 import { crawlIdOf, renderCrawl } from '../crawls.js';
+import { commandLineOf } from '../invocation.js';
 import { writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag } from '../values.js';
@@ -11,6 +12,6 @@ export async function run(context: CommandContext): Promise<number> {
     crawl: await assistant.stopCrawl(slug, crawlIdOf(id!, 'crawl-stop')),
   }));
   if (flag(context.values, 'json')) writeJson(context.terminal.stdout, crawl);
-  else writeLines(context.terminal.stdout, ...renderCrawl(crawl, slug));
+  else writeLines(context.terminal.stdout, ...renderCrawl(crawl, slug, commandLineOf(context.config)));
   return 0;
 }

@@ -4,6 +4,7 @@ import type { Crawl } from '../../core/schemas.js';
 import { waitForCrawl } from '../../core/wait-for-crawl.js';
 import { withGuru } from '../backend.js';
 import { createDiscoveryCounter, renderCrawl } from '../crawls.js';
+import { commandLineOf } from '../invocation.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import { shellQuote, writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
@@ -59,6 +60,7 @@ export async function run(context: CommandContext): Promise<number> {
   const noWait = flag(context.values, 'no-wait');
   const json = flag(context.values, 'json');
   const { stdout, stderr } = context.terminal;
+  const command = commandLineOf(context.config);
   if (add && noWait) throw new UsageError('--add adds the pages once the crawl has ended; leave out --no-wait', 'crawl');
   if (noWait && context.config.backend === 'local') {
     throw new CommandFailure(
@@ -72,7 +74,7 @@ export async function run(context: CommandContext): Promise<number> {
     const started = await assistant.startCrawl(slug, { url: url!, ignore_query_params: !flag(context.values, 'keep-query') });
     if (noWait) {
       if (json) writeJson(stdout, started);
-      else writeLines(stdout, ...renderCrawl(started, slug));
+      else writeLines(stdout, ...renderCrawl(started, slug, command));
       return 0;
     }
 
@@ -80,10 +82,10 @@ export async function run(context: CommandContext): Promise<number> {
     const { crawl, interrupted } = await follow(context, assistant, slug, started, backend.kind === 'remote' ? 1000 : 500);
     if (interrupted) {
       if (json) writeJson(stdout, crawl);
-      else writeLines(stdout, ...renderCrawl(crawl, slug));
+      else writeLines(stdout, ...renderCrawl(crawl, slug, command));
       const found = crawl.discovered_urls.length;
       stderr.write(
-        `guru-mcp: interrupted: crawl ${crawl.id} ${crawl.status}; the ${found} URL${found === 1 ? '' : 's'} found so far are kept (guru-mcp crawl-status ${shellQuote(slug)} ${crawl.id})\n`,
+        `guru-mcp: interrupted: crawl ${crawl.id} ${crawl.status}; the ${found} URL${found === 1 ? '' : 's'} found so far are kept (${command(`crawl-status ${shellQuote(slug)} ${crawl.id}`)})\n`,
       );
       return INTERRUPTED;
     }
@@ -91,11 +93,11 @@ export async function run(context: CommandContext): Promise<number> {
     const withError = completed(crawl);
     if (!add) {
       if (json) writeJson(stdout, crawl);
-      else writeLines(stdout, ...renderCrawl(crawl, slug, { withError }));
+      else writeLines(stdout, ...renderCrawl(crawl, slug, command, { withError }));
       return exitCodeOfCrawl(context, crawl);
     }
 
-    if (!json) writeLines(stdout, ...renderCrawl(crawl, slug, { withUrls: false, withError }));
+    if (!json) writeLines(stdout, ...renderCrawl(crawl, slug, command, { withUrls: false, withError }));
     if (crawl.status !== 'COMPLETED' || crawl.discovered_urls.length === 0) {
       if (json) writeJson(stdout, { crawl, sources: [], refused: null });
       return exitCodeOfCrawl(context, crawl);

@@ -3,7 +3,8 @@ import { CreateGuruRequest } from '../../core/schemas.js';
 import { adminOf, withBackend } from '../backend.js';
 import { UsageError } from '../failures.js';
 import { nextSteps } from '../first-run.js';
-import { writeJson, writeLines } from '../output.js';
+import { commandLine } from '../invocation.js';
+import { shellQuote, writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag, stringOption } from '../values.js';
 
@@ -25,7 +26,7 @@ export async function run(context: CommandContext): Promise<number> {
       stdout,
       `Created guru ${created.slug} (${created.name}).`,
       `API key: ${created.api_key}`,
-      'Store the key now: it is shown only once. `guru-mcp key create` makes another.',
+      `Store the key now: it is shown only once. ${commandLine(context.config, `key create ${shellQuote(created.slug)}`)} makes another.`,
       '',
       ...nextSteps(context.config, created.slug),
     );

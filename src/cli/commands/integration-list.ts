@@ -1,6 +1,7 @@
 /** `guru-mcp integration list [<slug>] [--json]` */
 import { adminOf, withGuru } from '../backend.js';
-import { columns, writeJson, writeLines } from '../output.js';
+import { commandLine } from '../invocation.js';
+import { columns, shellQuote, writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag } from '../values.js';
 
@@ -10,7 +11,7 @@ export async function run(context: CommandContext): Promise<number> {
   if (flag(context.values, 'json')) {
     writeJson(stdout, integrations);
   } else if (integrations.length === 0) {
-    writeLines(stdout, `${slug} has no integrations. Set one with: guru-mcp integration set ${slug} <jira|zendesk|confluence> --url URL`);
+    writeLines(stdout, `${slug} has no integrations. Set one with: ${commandLine(context.config, `integration set ${shellQuote(slug)} <jira|zendesk|confluence> --url URL`)}`);
   } else {
     writeLines(
       stdout,

@@ -2,7 +2,8 @@
 import { adminOf, withGuru } from '../backend.js';
 import { CommandFailure } from '../failures.js';
 import { integrationKindOf } from '../integration-kinds.js';
-import { writeLines } from '../output.js';
+import { commandLine } from '../invocation.js';
+import { shellQuote, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 
 export async function run(context: CommandContext): Promise<number> {
@@ -10,7 +11,7 @@ export async function run(context: CommandContext): Promise<number> {
     const kind = integrationKindOf(kindText!, 'integration remove');
     return { slug, kind, removed: await adminOf(backend).removeIntegration(slug, kind) };
   });
-  if (!removed) throw new CommandFailure(`${slug} has no ${kind} integration`, `See the integrations with: guru-mcp integration list ${slug}`);
+  if (!removed) throw new CommandFailure(`${slug} has no ${kind} integration`, `See the integrations with: ${commandLine(context.config, `integration list ${shellQuote(slug)}`)}`);
   writeLines(context.terminal.stdout, `Removed the ${kind} integration of ${slug}. Its sources stay; reindexing them needs it again.`);
   return 0;
 }

@@ -2,14 +2,15 @@
 import type { DataSourcePage } from '../../core/assistant.js';
 import { MAX_SOURCE_PAGE_SIZE } from '../../core/schemas.js';
 import { withGuru } from '../backend.js';
-import { columns, writeJson, writeLines } from '../output.js';
+import { commandLineOf, type CommandLine } from '../invocation.js';
+import { columns, shellQuote, writeJson, writeLines } from '../output.js';
 import type { CommandContext } from '../spec.js';
 import { flag, positiveInteger } from '../values.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 
-export function renderSources(page: DataSourcePage): string[] {
-  if (page.count === 0) return ['No sources yet. Add some with: guru-mcp add <slug> FILE|URL...'];
+export function renderSources(page: DataSourcePage, slug: string, command: CommandLine): string[] {
+  if (page.count === 0) return [`No sources yet. Add some with: ${command(`add ${shellQuote(slug)} FILE|URL...`)}`];
   if (page.results.length === 0) return [`Page ${page.page} is past the end: ${page.count} sources, ${page.page_size} per page.`];
   const first = (page.page - 1) * page.page_size + 1;
   const last = first + page.results.length - 1;
@@ -34,8 +35,11 @@ export function renderSources(page: DataSourcePage): string[] {
 export async function run(context: CommandContext): Promise<number> {
   const page = positiveInteger(context.values, 'page', 'sources') ?? 1;
   const pageSize = positiveInteger(context.values, 'page-size', 'sources', MAX_SOURCE_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-  const listing = await withGuru(context, ({ assistant }, { slug }) => assistant.listDataSources(slug, { page, page_size: pageSize }));
+  const { slug, listing } = await withGuru(context, async ({ assistant }, { slug }) => ({
+    slug,
+    listing: await assistant.listDataSources(slug, { page, page_size: pageSize }),
+  }));
   if (flag(context.values, 'json')) writeJson(context.terminal.stdout, listing);
-  else writeLines(context.terminal.stdout, ...renderSources(listing));
+  else writeLines(context.terminal.stdout, ...renderSources(listing, slug, commandLineOf(context.config)));
   return 0;
 }

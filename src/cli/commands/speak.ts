@@ -5,13 +5,14 @@ import { withGuru } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import type { CommandContext, OutputStream } from '../spec.js';
 import { readStdin } from '../input.js';
+import { commandLine } from '../invocation.js';
 import { flag, stringOption } from '../values.js';
 
 export async function run(context: CommandContext): Promise<number> {
   const out = stringOption(context.values, 'out');
   const { stdout } = context.terminal;
   if (out === undefined && stdout.isTTY === true) {
-    throw new UsageError('refusing to write MP3 audio to a terminal: give --out FILE or redirect stdout (guru-mcp speak docs "Hello" > hello.mp3)', 'speak');
+    throw new UsageError(`refusing to write MP3 audio to a terminal: give --out FILE or redirect stdout (${commandLine(context.config, 'speak docs "Hello"')} > hello.mp3)`, 'speak');
   }
   await withGuru(context, async (backend, { slug, args }) => {
     const words = args.join(' ').trim();

@@ -129,6 +129,7 @@ export class LocalSessions implements Sessions {
         parent_slug: turn.parent_id === null ? null : (slugOf.get(turn.parent_id) ?? null),
         source: turn.source,
         user_vote: turn.user_vote,
+        can_receive_feedback: turn.can_receive_feedback === 1,
       })),
     };
   }

@@ -1,8 +1,10 @@
 // The parts shown under an answer, on the Ask page and in a session: references, trust
-// score, votes and the speech button.
+// score (with what its band means), votes and the speech button. Votes and speech are only for
+// answers that can receive feedback: a declined answer has nothing to vote on or read aloud.
 import { getJson, guruApi, request } from './api.js';
 import { busy, field, fill, h, notice } from './dom.js';
 import { safeHref } from './markdown.js';
+import { TRUST_BANDS, trustBand } from './trust-bands.js';
 
 /** The spec's cap on text read aloud. */
 const MAX_SPEECH_CHARS = 20000;
@@ -16,9 +18,17 @@ export function referencesList(references) {
     })));
 }
 
-export function trustScore(score) {
-  const level = score >= 70 ? 'high' : score >= 40 ? 'medium' : 'low';
-  return h('p', { class: `trust ${level}` }, 'Trust score: ', h('strong', {}, `${Math.round(score)}`), ' / 100');
+/** The score, coloured by its band and followed by the band's name; the band's meaning as a tooltip. */
+export function trustScore(score, { canReceiveFeedback = true } = {}) {
+  const band = trustBand(score, { canReceiveFeedback });
+  return h('p', { class: `trust ${band.name}`, title: band.meaning },
+    'Trust score: ', h('strong', {}, `${Math.round(score)}`), ' / 100 · ', h('span', { class: 'band' }, band.label));
+}
+
+/** What each band of the trust score means, in the colours the scores are shown in. */
+export function trustLegend() {
+  return h('details', { class: 'trust-legend' }, h('summary', {}, 'What the trust score says'),
+    h('dl', {}, TRUST_BANDS.map((band) => [h('dt', { class: `trust ${band.name}` }, h('strong', {}, band.label)), h('dd', {}, band.meaning)])));
 }
 
 /** Upvote or downvote an answer (its slug), with optional feedback; a vote already given is shown instead. */

@@ -1,7 +1,7 @@
 // Ask: the answer streams in as it is written, then its references, trust score, follow-up
 // examples, votes and speech. Later questions continue the conversation until a new one starts.
 import { getJson, guruApi, request } from '../api.js';
-import { referencesList, speechButton, trustScore, votes } from '../answer-parts.js';
+import { referencesList, speechButton, trustLegend, trustScore, votes } from '../answer-parts.js';
 import { busy, field, fill, h, notice } from '../dom.js';
 import { renderMarkdown } from '../markdown.js';
 
@@ -83,7 +83,7 @@ export function render(main) {
     });
   });
 
-  main.append(h('h1', {}, 'Ask'), form, status.element, turns);
+  main.append(h('h1', {}, 'Ask'), form, status.element, turns, trustLegend());
   if (sessionId !== undefined) {
     status.info('Questions continue ', h('a', { href: `/sessions/${encodeURIComponent(sessionId)}` }, 'your last conversation'), '; New conversation starts another.');
   }
@@ -187,11 +187,12 @@ async function askStreaming(turns, input, attachments, signal) {
   });
   progress.remove();
   // The text opens with the attachment note (a quoted line), if there is one: it is not shown again.
+  const takesFeedback = answer.can_receive_feedback;
   fill(after,
     referencesList(answer.references),
-    trustScore(answer.trust_score),
-    answer.can_receive_feedback ? votes({ slug: answer.slug, sessionId: answer.session_id }) : null,
-    speechButton(() => content.textContent ?? ''),
+    trustScore(answer.trust_score, { canReceiveFeedback: takesFeedback }),
+    takesFeedback ? votes({ slug: answer.slug, sessionId: answer.session_id }) : null,
+    takesFeedback ? speechButton(() => content.textContent ?? '') : null,
     followUps(answer),
     /^https?:/.test(answer.question_url) ? h('p', {}, h('a', { href: new URL(answer.question_url).pathname }, 'Open this conversation in Sessions')) : null);
   return answer;

@@ -50,7 +50,7 @@ export async function render(main, { navigate }) {
     await load();
   } catch (error) {
     // The routes exist only on a loopback bind.
-    status.error(error.status === 404 ? new Error('Gurus can be listed and created here only when guru-mcp serve listens on a loopback address (127.0.0.1, the default). Use `guru-mcp guru create` on the server.') : error);
+    status.error(error.status === 404 ? new Error('Gurus can be listed and created here only when guru-mcp serve listens on a loopback address (127.0.0.1, the default). Use the command guru-mcp guru create on the server.') : error);
     form.hidden = true;
   }
 }

@@ -1,6 +1,6 @@
 // One session: every question with its answer, references, trust score and votes; delete it.
 import { getJson, request } from '../api.js';
-import { referencesList, speechButton, trustScore, votes } from '../answer-parts.js';
+import { referencesList, speechButton, trustLegend, trustScore, votes } from '../answer-parts.js';
 import { confirmedAction, fill, formatDate, h, notice } from '../dom.js';
 import { renderMarkdown } from '../markdown.js';
 import { forgetConversation } from './ask.js';
@@ -39,15 +39,18 @@ export async function render(main, { params: [sessionId], navigate }) {
     h('p', { class: 'muted' }, `Started ${formatDate(session.date_created)} · last used ${formatDate(session.last_used)}`),
     ...session.conversation.map((turn) => {
       const content = renderMarkdown(h('div', { class: 'answer markdown' }), turn.answer);
+      // A backend whose turns do not say (the spec's turn lacks the field) takes votes as the service decides.
+      const takesFeedback = turn.can_receive_feedback ?? true;
       return h('article', { class: 'turn card' },
         h('h2', { class: 'question' }, turn.user_question || turn.question),
         h('p', { class: 'muted' }, `${formatDate(turn.date_created)} · via ${turn.source}`),
         content,
         referencesList(turn.references),
-        trustScore(turn.trust_score),
-        votes({ slug: turn.slug, sessionId, current: turn.user_vote }),
-        speechButton(() => content.textContent ?? ''));
+        trustScore(turn.trust_score, { canReceiveFeedback: takesFeedback }),
+        takesFeedback ? votes({ slug: turn.slug, sessionId, current: turn.user_vote }) : null,
+        takesFeedback ? speechButton(() => content.textContent ?? '') : null);
     }),
+    trustLegend(),
     confirmBox,
     h('p', {}, h('a', { href: '/sessions' }, 'Back to sessions')),
   );

@@ -7,7 +7,7 @@ export function render(main, { navigate }) {
   const status = notice();
   const button = h('button', { type: 'submit' }, 'Sign in');
   const form = h('form', { class: 'card narrow' },
-    field('API key', key, 'A key of the guru you run, from `guru-mcp guru create` or `guru-mcp key create`.'),
+    field('API key', key, ['A key of the guru you run, from ', h('code', {}, 'guru-mcp guru create'), ' or ', h('code', {}, 'guru-mcp key create'), '.']),
     h('div', { class: 'actions' }, button),
     status.element);
   form.addEventListener('submit', (event) => {
