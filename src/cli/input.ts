@@ -2,6 +2,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { CommandFailure } from './failures.js';
+import { shellQuote } from './output.js';
+import { program } from './program.js';
 import type { Terminal } from './spec.js';
 
 /** All of stdin as text; on a terminal, `prompt` first says what to type and how to end it. */
@@ -34,7 +36,7 @@ export async function readFiles(paths: readonly string[], verb: string): Promise
   return Promise.all(
     paths.map(async (path) => {
       try {
-        if ((await stat(path)).isDirectory()) throw new CommandFailure(`cannot ${verb} ${path}: it is a directory`, `Name the files in it, or add the folder: guru-mcp add <slug> ${path}`);
+        if ((await stat(path)).isDirectory()) throw new CommandFailure(`cannot ${verb} ${path}: it is a directory`, `Name the files in it, or add the folder: ${program()} add <slug> ${shellQuote(path)}`);
         return { name: basename(path), data: await readFile(path) };
       } catch (error) {
         if (error instanceof CommandFailure) throw error;

@@ -5,6 +5,7 @@ import type { CreateDataSourcesRequest, TextSourceInput, UploadedType } from '..
 import { withGuru } from '../backend.js';
 import { CommandFailure, UsageError } from '../failures.js';
 import { readStdin } from '../input.js';
+import { program } from '../program.js';
 import { collectFiles, isBlank, skippedSummary, type LocalFile, type Skipped } from '../local-files.js';
 import { acceptedRow, type AddedSource, distinctSources, exitCodeOf, followCreated, writeSourceRows } from '../processing.js';
 import type { CommandContext } from '../spec.js';
@@ -114,7 +115,7 @@ function filesAsTexts(files: readonly LocalFile[]): { texts: TextSourceInput[]; 
     if (content !== undefined && !isDocument) texts.push({ name: file.name, content });
     else if (file.inFolder) skipped.push({ name: file.name, reason: 'unsupported file' });
     else if (isDocument) {
-      throw new UsageError(`${file.path} is a document; add PDF, Word and Excel files with 'guru-mcp upload <slug> FILE...' on the server that holds the guru`, 'add');
+      throw new UsageError(`${file.path} is a document; add PDF, Word and Excel files with '${program()} upload <slug> FILE...' on the server that holds the guru`, 'add');
     } else {
       throw new CommandFailure(`cannot add ${file.path}: it is not text`, 'This backend takes text, Markdown and HTML files; add documents on the server that holds the guru.');
     }
