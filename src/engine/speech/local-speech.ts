@@ -45,11 +45,12 @@ export class LocalSpeech implements Speech {
       if (!this.#gurus.settingsOf(guru).speech_provider) throw Errors.textToSpeechDisabled();
       return this.#providerSpeech(text, options.signal);
     }
-    const sentences = sentencesOf(speechText(text));
-    if (sentences.length === 0) throw noWords();
-    const voice = { ...DEFAULT_VOICE, ...this.#context.settings.speech };
+    // Before any work on the text: a caller over its cap costs next to nothing.
     const slot = this.#slots.take(options.caller ?? `guru:${guru}`);
     try {
+      const sentences = sentencesOf(speechText(text));
+      if (sentences.length === 0) throw noWords();
+      const voice = { ...DEFAULT_VOICE, ...this.#context.settings.speech };
       const [{ mp3Speech }, { Mp3Encoders }] = await Promise.all([import('./mp3-speech.js'), import('./mp3-encoders.js')]);
       this.#encoders ??= new Mp3Encoders();
       return await this.#startedStream(mp3Speech(sentences, voice, this.#encoders, options.signal), options.signal, slot);
