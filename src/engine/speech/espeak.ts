@@ -1,9 +1,9 @@
 /**
- * One sentence spoken by the eSpeak NG program (`espeak-ng`, GPL-3.0, installed
- * apart from this package: Debian and Ubuntu `apt-get install espeak-ng`,
- * Homebrew `brew install espeak-ng`). It runs as a separate process per
- * sentence, reading the text on stdin and writing a WAV file on stdout, at a
- * lower priority than the thread that serves requests. The WAV is read (readWav)
+ * A piece of text (a sentence or a few) spoken by the eSpeak NG program
+ * (`espeak-ng`, GPL-3.0, installed apart from this package: Debian and Ubuntu
+ * `apt-get install espeak-ng`, Homebrew `brew install espeak-ng`). It runs as a
+ * separate process per piece, reading the text on stdin and writing a WAV file
+ * on stdout, at a lower priority than the thread that serves requests. The WAV is read (readWav)
  * where it is encoded, in an encoder thread: its samples are millions of numbers.
  */
 import { spawn } from 'node:child_process';
@@ -28,8 +28,8 @@ export class SynthesizerMissing extends Error {
   override readonly name = 'SynthesizerMissing';
 }
 
-/** The sentence spoken, as the WAV file the program wrote. */
-export function synthesize(sentence: string, voice: VoiceSettings, signal: AbortSignal): Promise<Uint8Array> {
+/** The text spoken, as the WAV file the program wrote. */
+export function synthesize(text: string, voice: VoiceSettings, signal: AbortSignal): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const child = spawn(voice.program, ['--stdout', '--stdin', '-b', '1', '-v', voice.voice, '-s', String(voice.wordsPerMinute)], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -61,7 +61,7 @@ export function synthesize(sentence: string, voice: VoiceSettings, signal: Abort
       }
       resolve(wav);
     });
-    child.stdin.end(sentence, 'utf8');
+    child.stdin.end(text, 'utf8');
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * MP3 encoding in worker threads, so that the thread serving searches and answers never runs it
- * (LAME takes a few hundred milliseconds of CPU for a long sentence). A stream leases a thread
- * for its whole length, since the encoder carries state from one sentence to the next; the
+ * (LAME takes a few hundred milliseconds of CPU for a minute of audio). A stream leases a thread
+ * for its whole length, since the encoder carries state from one piece of text to the next; the
  * number of threads is bounded by the number of streams open at once (speech-slots.ts). A thread
  * left idle waits a while for the next stream (starting one and loading its WebAssembly costs
  * tens of milliseconds), then stops.
@@ -18,7 +18,7 @@ const IDLE_MS = 30_000;
 
 /** One stream's encoder, in a thread of its own until release(). */
 export interface Mp3Encoding {
-  /** MP3 bytes for one sentence's WAV audio; may be empty while the encoder fills a frame. */
+  /** MP3 bytes for one piece's WAV audio; may be empty while the encoder fills a frame. */
   encode(wav: Uint8Array): Promise<Uint8Array>;
   /** The last frames. */
   finish(): Promise<Uint8Array>;

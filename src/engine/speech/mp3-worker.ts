@@ -1,5 +1,5 @@
 /**
- * The entry of an MP3 encoder thread (see mp3-encoders.ts): reads each sentence's WAV audio and
+ * The entry of an MP3 encoder thread (see mp3-encoders.ts): reads each piece's WAV audio and
  * encodes it with LAME, at a lower priority than the thread that serves requests. Encoding is
  * most of what speech costs (about 8 ms of CPU per second of audio, three times eSpeak NG's own
  * time), so it must not run where searches and answers are served. Built into
@@ -19,7 +19,7 @@ const answer = (reply: EncoderReply): void => {
   else port.postMessage(reply);
 };
 
-/** The stream being encoded, from its first sentence to its end. */
+/** The stream being encoded, from its first piece to its end. */
 let stream: { readonly encoder: Mp3Stream; readonly sampleRate: number } | undefined;
 
 async function encode(wav: Uint8Array): Promise<Uint8Array> {
