@@ -1,7 +1,7 @@
 // The attacking client of the speech-load part, in a process of its own so that it does not share
 // an event loop with the client whose searches are timed: node speech-attacker.js JSON_ARGS, with
 // { origin, key, streams, text }. It keeps `streams` offline-voice streams in flight, each read as
-// fast as it comes, a refused one sent again 250 ms later, until its stdin closes; then it leaves
+// fast as it comes, a refused one sent again 250 ms later (a broken one at once), until its stdin closes; then it leaves
 // the streams under way and writes its tally as JSON to stdout.
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +9,7 @@ import { fetch } from 'undici';
 
 const { AbortController } = globalThis;
 const { origin, key, streams, text } = JSON.parse(process.argv[2]);
-const tally = { accepted: 0, finished: 0, audioBytes: 0, refused: {} };
+const tally = { accepted: 0, finished: 0, broken: 0, audioBytes: 0, refused: {} };
 const stop = new AbortController();
 
 async function attacker(signal) {
@@ -30,8 +30,9 @@ async function attacker(signal) {
         tally.refused[response.status] = (tally.refused[response.status] ?? 0) + 1;
         await sleep(250, undefined, { signal });
       }
-    } catch (error) {
-      if (!signal.aborted) throw error;
+    } catch {
+      // A stream the server cut (one that failed after its first bytes): counted, and sent again.
+      if (!signal.aborted) tally.broken++;
     }
   }
 }

@@ -230,7 +230,7 @@ function print(result) {
   const ms = (s) => `${fixed(s.p50, 1)} / ${fixed(s.p99, 1)} / ${fixed(s.max, 0)}`;
   console.log(
     table(
-      ['build', 'search p50/p99/max ms idle', 'busy', 'searches busy', 'streams 200', 'finished', '429', '503', 'audio MB', 'most espeak', 'espeak left', 'CPU s main/all', 'load 1 min'],
+      ['build', 'search p50/p99/max ms idle', 'busy', 'searches busy', 'streams 200', 'finished', 'broken', '429', '503', 'audio MB', 'most espeak', 'espeak left', 'CPU s main/all', 'load 1 min'],
       result.runs.map((run) => [
         run.label,
         ms(run.idle),
@@ -238,6 +238,7 @@ function print(result) {
         run.busy.samples,
         run.streams.accepted,
         run.streams.finished,
+        run.streams.broken,
         run.streams.refused[429] ?? 0,
         run.streams.refused[503] ?? 0,
         fixed(run.streams.audioMb, 1),
