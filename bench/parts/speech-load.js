@@ -20,6 +20,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch } from 'undici';
 import { fixed, latencyStats, positiveInt, repoRoot, table } from '../lib/common.js';
+import { cpuSeconds, startServe } from '../lib/serve-process.js';
 
 const runs = positiveInt(process.env.GURU_BENCH_SPEECH_LOAD_RUNS, 1);
 const seconds = positiveInt(process.env.GURU_BENCH_SPEECH_LOAD_SECONDS, 20);
@@ -59,30 +60,8 @@ async function startServer(cli, dataDir) {
   const created = spawnSync(process.execPath, [cli, 'guru', 'create', 'docs', '--json'], { env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`guru create failed: ${created.stderr}`);
   const key = JSON.parse(created.stdout).api_key;
-  // A session of its own, as a service has (on Linux, its own autogroup: the scheduler shares the
-  // CPU between sessions first, so the client's and the server's work do not share one share).
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  const origin = await new Promise((done, fail) => {
-    child.stderr.on('data', (text) => {
-      stderr += text;
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (match) done(match[1]);
-    });
-    child.once('exit', (code) => fail(new Error(`serve exited with code ${code}: ${stderr}`)));
-  });
-  return {
-    origin,
-    key,
-    pid: child.pid,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const server = await startServe(cli, env, { detached: true });
+  return { ...server, key };
 }
 
 function post(server, path, body, signal) {
@@ -107,15 +86,6 @@ function espeakProcesses(pid) {
     }
   }
   return count;
-}
-
-/** CPU seconds of the server so far: all its threads, and its main (serving) thread. */
-function cpuSeconds(pid) {
-  const of = (file) => {
-    const fields = readFileSync(file, 'utf8').split(') ').at(-1).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  };
-  return { process: of(`/proc/${pid}/stat`), main: of(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 /** Sequential searches until `done()` (at least `minimum`): their latencies in ms. */

@@ -1,6 +1,6 @@
 /**
  * Text to speech. Version 1: the text made ready for speech, read by the
- * offline eSpeak NG voice sentence by sentence and encoded to MP3 as it goes,
+ * offline eSpeak NG voice a few sentences at a time and encoded to MP3 as it goes,
  * in encoder threads; a caller reads a few texts at once and the server a few
  * more (speech-slots.ts), since each takes a core while it is synthesized.
  * Version 2: the speech provider (an OpenAI-compatible `/audio/speech`), for
@@ -127,7 +127,7 @@ class StartedStream implements AsyncIterableIterator<Uint8Array> {
   #ended: Promise<void> | undefined;
   readonly #onAbort = () => {
     this.#slot(); // at once: the place is free even while the audio winds down
-    void this.#end();
+    this.#end().catch(() => {}); // whatever ends the audio now, the stream is over
   };
 
   constructor(first: IteratorResult<Uint8Array>, audio: AsyncGenerator<Uint8Array>, signal: AbortSignal | undefined, slot: SpeechSlot, logger: Logger) {
