@@ -88,20 +88,26 @@ function espeakProcesses(pid) {
   return count;
 }
 
-/** Sequential searches until `done()` (at least `minimum`): their latencies in ms. */
+/** Sequential searches until `done()` (at least `minimum`): their latencies in ms; failures are counted apart. */
 async function searchLoop(server, done, minimum = 0) {
   const samples = [];
+  let failed = 0;
   for (let index = 0; samples.length < minimum || !done(); index++) {
     const started = performance.now();
-    const response = await post(server, 'semantic-search', { question: QUESTIONS[index % QUESTIONS.length] });
-    await response.text();
-    if (!response.ok) throw new Error(`search answered ${response.status}`);
-    samples.push(performance.now() - started);
+    try {
+      const response = await post(server, 'semantic-search', { question: QUESTIONS[index % QUESTIONS.length] });
+      await response.text();
+      if (!response.ok) throw new Error(`search answered ${response.status}`);
+      samples.push(performance.now() - started);
+    } catch (error) {
+      if (++failed > 1000) throw error;
+      await sleep(10);
+    }
   }
-  return samples;
+  return Object.assign(samples, { failed });
 }
 
-const stats = (samples) => ({ ...latencyStats(samples), max: Math.max(...samples) });
+const stats = (samples) => ({ ...latencyStats(samples), max: Math.max(...samples), failed: samples.failed });
 
 /** The attacking client, in a child process: `stop()` makes it leave its streams and resolves to its tally. */
 function startAttacker(server) {
@@ -112,6 +118,7 @@ function startAttacker(server) {
     detached: true,
   });
   let out = '';
+  child.stdin.on('error', () => {}); // it may have ended first; its exit code says so
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (text) => {
     out += text;
@@ -200,12 +207,13 @@ function print(result) {
   const ms = (s) => `${fixed(s.p50, 1)} / ${fixed(s.p99, 1)} / ${fixed(s.max, 0)}`;
   console.log(
     table(
-      ['build', 'search p50/p99/max ms idle', 'busy', 'searches busy', 'streams 200', 'finished', 'broken', '429', '503', 'audio MB', 'most espeak', 'espeak left', 'CPU s main/all', 'load 1 min'],
+      ['build', 'search p50/p99/max ms idle', 'busy', 'searches busy', 'failed', 'streams 200', 'finished', 'broken', '429', '503', 'audio MB', 'most espeak', 'espeak left', 'CPU s main/all', 'load 1 min'],
       result.runs.map((run) => [
         run.label,
         ms(run.idle),
         ms(run.busy),
         run.busy.samples,
+        run.busy.failed,
         run.streams.accepted,
         run.streams.finished,
         run.streams.broken,
