@@ -3,8 +3,9 @@
  * (`espeak-ng`, GPL-3.0, installed apart from this package: Debian and Ubuntu
  * `apt-get install espeak-ng`, Homebrew `brew install espeak-ng`). It runs as a
  * separate process per piece, reading the text on stdin and writing a WAV file
- * on stdout, at a lower priority than the thread that serves requests. The WAV is read (readWav)
- * where it is encoded, in an encoder thread: its samples are millions of numbers.
+ * on stdout, at a lower priority than the thread that serves requests. The WAV
+ * is read (readWav) where it is encoded, in an encoder thread: its samples are
+ * millions of numbers.
  */
 import { spawn } from 'node:child_process';
 import { lowerPriorityOf } from '../lower-priority.js';

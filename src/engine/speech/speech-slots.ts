@@ -16,16 +16,16 @@ export interface SpeechStreamLimits {
   readonly total?: number;
 }
 
-export const DEFAULT_STREAMS_PER_CALLER = 2;
+const DEFAULT_STREAMS_PER_CALLER = 2;
 /** About one stream per core: each keeps a core busy while it synthesizes (at a lower priority than serving). */
-export const defaultTotalStreams = (): number => Math.max(2, availableParallelism());
+const defaultTotalStreams = (): number => Math.max(2, availableParallelism());
 
 /**
  * Retry-After of a refused stream. A stream ends when its text is read or its client leaves;
  * the server cannot tell when that will be. A 200-word answer takes about half a second, a
  * 20,000-character text about ten at rest.
  */
-export const SPEECH_RETRY_SECONDS = 5;
+const SPEECH_RETRY_SECONDS = 5;
 
 /** A stream's place; giving it back more than once is harmless. */
 export type SpeechSlot = () => void;
@@ -47,9 +47,7 @@ export class SpeechSlots {
   /** A place for one more stream of `caller`, or the GuruError that refuses it. */
   take(caller: string): SpeechSlot {
     const mine = this.#open.get(caller) ?? 0;
-    if (mine >= this.#perCaller) {
-      throw Errors.speechStreamsOfKey(SPEECH_RETRY_SECONDS, this.#perCaller);
-    }
+    if (mine >= this.#perCaller) throw Errors.speechStreamsOfKey(SPEECH_RETRY_SECONDS, this.#perCaller);
     if (this.#all >= this.#total) throw Errors.speechBusy(SPEECH_RETRY_SECONDS, this.#total);
     this.#open.set(caller, mine + 1);
     this.#all += 1;
@@ -62,10 +60,5 @@ export class SpeechSlots {
       if (left === 0) this.#open.delete(caller);
       else this.#open.set(caller, left);
     };
-  }
-
-  /** Streams open now, for tests and logs. */
-  get open(): number {
-    return this.#all;
   }
 }
