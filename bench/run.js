@@ -4,7 +4,7 @@
 // on top of the built dist/. Each part is a module of bench/parts/ (see bench/lib/part.js to add one).
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,startup
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup
 //                        (default: all)
 //   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
@@ -14,6 +14,11 @@
 //   GURU_BENCH_ROUNDS    timed rounds over the test queries, per latency series (default: 3)
 //   GURU_BENCH_STARTS    timed start-ups per server, in rounds of one start each (default: 20)
 //   GURU_BENCH_SPEECH_RUNS  timed readings of the 200-word answer, after a first one (default: 5)
+//   GURU_BENCH_SPEECH_LOAD_RUNS     runs of searches beside long speech streams (default: 1)
+//   GURU_BENCH_SPEECH_LOAD_SECONDS  how long the streams are kept in flight, each run (default: 20)
+//   GURU_BENCH_SPEECH_LOAD_STREAMS  streams one key keeps in flight (default: 20)
+//   GURU_BENCH_SPEECH_LOAD_IDLE     searches timed on the idle server (default: 300)
+//   GURU_BENCH_SPEECH_LOAD_BEFORE   another build's dist/bin/guru-mcp.js, run in turn with this one
 //   GURU_BENCH_MANUAL_DIR     the PostgreSQL 15 manual's HTML folder (default:
 //                        /usr/share/doc/postgresql-doc-15/html; when it is missing and the bench runs
 //                        as root, `apt-get install -y postgresql-doc-15` is tried, else the part is skipped)
@@ -51,11 +56,12 @@ import manual from './parts/manual.js';
 import nfcorpus from './parts/nfcorpus.js';
 import qa from './parts/qa.js';
 import speech from './parts/speech.js';
+import speechLoad from './parts/speech-load.js';
 import startup from './parts/startup.js';
 import underLoad from './parts/under-load.js';
 
 /** Every part, in the order they run. @type {import('./lib/part.js').BenchPart[]} */
-const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, startup];
+const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {

@@ -13,7 +13,8 @@
 // tsc's dist/ or from the TypeScript sources under vitest. Its worker carries faster versions
 // of the libraries extraction spends its time in (LIBRARY_EDITS below). The writer thread
 // (ingestion's SQLite writes, src/engine/ingest/writer/) is a third, dist/bin/writer-thread.js,
-// found the same way.
+// found the same way. The MP3 encoder of speech (src/engine/speech/mp3-encoders.ts) is a fourth,
+// dist/bin/mp3-worker.js.
 import { chmodSync, cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
@@ -385,6 +386,7 @@ await build({
     'guru-mcp': fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)),
     'extraction-worker': fileURLToPath(new URL('../src/engine/ingest/extract/extraction-worker.ts', import.meta.url)),
     'writer-thread': fileURLToPath(new URL('../src/engine/ingest/writer/writer-thread.ts', import.meta.url)),
+    'mp3-worker': fileURLToPath(new URL('../src/engine/speech/mp3-worker.ts', import.meta.url)),
   },
   outdir,
   bundle: true,

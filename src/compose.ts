@@ -47,6 +47,10 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
             ...(config.ttsApiKey === undefined ? {} : { apiKey: config.ttsApiKey }),
           },
         }),
+    speechStreams: {
+      ...(config.speechStreamsPerKey === undefined ? {} : { perCaller: config.speechStreamsPerKey }),
+      ...(config.speechStreams === undefined ? {} : { total: config.speechStreams }),
+    },
     ...(config.youtubeUrl === undefined ? {} : { youtubeBaseUrl: config.youtubeUrl }),
     youtubeApi: { baseUrl: config.youtubeApiUrl, ...(config.youtubeApiKey === undefined ? {} : { apiKey: config.youtubeApiKey }) },
   });

@@ -77,6 +77,10 @@ export const Config = z
     ttsVoice: z.string().trim().min(1).default('alloy'),
     /** Sent as a bearer token to `ttsUrl`. Never a command-line flag, never logged. */
     ttsApiKey: z.string().trim().min(1).optional(),
+    /** Texts one key (on MCP and the CLI, one guru) has read aloud by the offline voice at once; 2 unless set. */
+    speechStreamsPerKey: z.coerce.number().int().min(1).max(64).optional(),
+    /** Texts read aloud by the offline voice at once, all callers together; by default one per core, at least 2. */
+    speechStreams: z.coerce.number().int().min(1).max(256).optional(),
     /** Where YouTube requests go instead of https://www.youtube.com: a proxy, or a test stand-in. */
     youtubeUrl: BaseUrl('must be an http:// or https:// URL standing in for https://www.youtube.com').optional(),
     /** A Google Cloud API key with the YouTube Data API v3 enabled, for channel and playlist import. Never a command-line flag, never logged. */
@@ -147,6 +151,8 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   ttsModel: 'GURU_TTS_MODEL',
   ttsVoice: 'GURU_TTS_VOICE',
   ttsApiKey: 'GURU_TTS_API_KEY',
+  speechStreamsPerKey: 'GURU_SPEECH_STREAMS_PER_KEY',
+  speechStreams: 'GURU_SPEECH_STREAMS',
   youtubeUrl: 'GURU_YOUTUBE_URL',
   youtubeApiKey: 'GURU_YOUTUBE_API_KEY',
   youtubeApiUrl: 'GURU_YOUTUBE_API_URL',

@@ -122,6 +122,20 @@ describe('openBackend', () => {
     }
   });
 
+  it('hands the caps on speech streams to the engine', async () => {
+    const backend = await openBackend(Config.parse({ dataDir, speechStreamsPerKey: '1', speechStreams: '1' }), silentLogger);
+    try {
+      await backend.admin!.createGuru({ slug: 'shop' });
+      const open = await backend.assistant.textToSpeech('shop', { text: 'One. Two. Three.' }, { caller: 'key:a' });
+      const refusal = (caller: string) => backend.assistant.textToSpeech('shop', { text: 'Hello.' }, { caller }).then(() => 200, (error: GuruError) => error.status);
+      expect(await refusal('key:a')).toBe(429);
+      expect(await refusal('key:b')).toBe(503);
+      await open[Symbol.asyncIterator]().return?.();
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('sends YouTube requests to the configured URL', async () => {
     const youtube = await startYouTubeStandIn([
       { id: 'dQw4w9WgXcQ', title: 'Calibrating the zorbix coil', captions: [{ start: 0, duration: 4, text: 'Turn the coil a quarter turn.' }] },

@@ -262,3 +262,17 @@ describe('extraction threads', () => {
     expect(() => load({ GURU_EXTRACTION_THREADS: 'many' })).toThrow(/GURU_EXTRACTION_THREADS/);
   });
 });
+
+describe('speech streams', () => {
+  it('leave the caps to the engine unless GURU_SPEECH_STREAMS_PER_KEY and GURU_SPEECH_STREAMS set them', () => {
+    expect(load({}).speechStreamsPerKey).toBeUndefined();
+    expect(load({}).speechStreams).toBeUndefined();
+    const set = load({ GURU_SPEECH_STREAMS_PER_KEY: '1', GURU_SPEECH_STREAMS: '8' });
+    expect([set.speechStreamsPerKey, set.speechStreams]).toEqual([1, 8]);
+  });
+
+  it('refuse a cap that is not a whole number of at least one, naming the variable', () => {
+    expect(() => load({ GURU_SPEECH_STREAMS_PER_KEY: '0' })).toThrow(/speechStreamsPerKey \(GURU_SPEECH_STREAMS_PER_KEY\)/);
+    expect(() => load({ GURU_SPEECH_STREAMS: '2.5' })).toThrow(/speechStreams \(GURU_SPEECH_STREAMS\)/);
+  });
+});

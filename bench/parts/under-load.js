@@ -3,7 +3,7 @@
 // questions go to a guru that already holds the manual, so that idle and busy latencies are over
 // the same index: first the client runs alone (idle), then the manual is added to a second guru
 // and the client runs until that guru's sources are all processed (busy).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch } from 'undici';
 import { batchSize, fixed, latencyStats, positiveInt, repoRoot, table } from '../lib/common.js';
+import { cpuSeconds, startServe } from '../lib/serve-process.js';
 import { ensureManual, manualDir, manualPages, serveFolderInChild } from '../lib/manual-site.js';
 
 const runs = positiveInt(process.env.GURU_BENCH_LOAD_RUNS, 1);
@@ -67,53 +68,13 @@ async function startServer(dataDir) {
     if (created.status !== 0) throw new Error(`guru create ${slug} failed: ${created.stderr}`);
     keys[slug] = JSON.parse(created.stdout).api_key;
   }
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  const origin = await new Promise((done, fail) => {
-    child.stderr.on('data', (text) => {
-      stderr += text;
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (match) done(match[1]);
-    });
-    child.once('exit', (code) => fail(new Error(`serve exited with code ${code}: ${stderr}`)));
-  });
-  return {
-    origin,
-    keys,
-    pid: child.pid,
-    stderr: () => stderr,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { ...(await startServe(CLI, env)), keys };
 }
 
 /** The server's highest resident set size so far (VmHWM), worker threads included; reset with resetPeakRss. */
 function peakRssMb(pid) {
   const kb = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return kb ? Number(kb[1]) / 1024 : Number.NaN;
-}
-
-/** Clock ticks per second of /proc's CPU times (USER_HZ): 100 on every Linux Node runs on. */
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds (user and system) of one /proc stat file; its command name may hold spaces and parentheses. */
-function statCpuSeconds(file) {
-  const fields = readFileSync(file, 'utf8').split(') ').at(-1).split(' ');
-  // Fields 14 and 15 of the file (utime, stime) are the 12th and 13th after the command name.
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-/**
- * CPU seconds the server has used so far: all its threads, and its main thread (the one that serves
- * requests) alone. Unlike wall-clock time, these hardly change with other work on the machine.
- */
-function cpuSeconds(pid) {
-  return { process: statCpuSeconds(`/proc/${pid}/stat`), main: statCpuSeconds(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 const cpuSince = (before, after) => ({ process: after.process - before.process, main: after.main - before.main });

@@ -145,6 +145,11 @@ export interface SpeechOptions {
   readonly signal?: AbortSignal;
   /** 1 (default): the offline voice. 2: the speech provider, where the operator enabled it for the guru. */
   readonly version?: 1 | 2;
+  /**
+   * Who asks, for the cap on the texts one caller has read aloud at once (version 1): an opaque
+   * name of the REST key. Without it the guru is the caller (MCP, the CLI).
+   */
+  readonly caller?: string;
 }
 
 export interface Speech {

@@ -218,6 +218,19 @@ export const Errors = {
 
   textToSpeechDisabled: () => make('text_to_speech', 403, 'Text-to-speech is not enabled for this guru type'),
   speechFailed: (hint?: string) => make('text_to_speech', 500, 'Error generating speech stream', hint === undefined ? {} : { hint }),
+  /** A key with as many texts being read aloud as it may have at once: the spec's throttling answer. */
+  speechStreamsOfKey: (seconds: number, cap: number) =>
+    make('text_to_speech', 429, WORDING.text_to_speech.throttled(seconds), {
+      field: WORDING.text_to_speech.authField,
+      retryAfterSeconds: seconds,
+      hint: `At most ${cap} texts are read aloud at once per key (GURU_SPEECH_STREAMS_PER_KEY); wait for one to end.`,
+    }),
+  /** The server reads as many texts aloud as it takes at once, for all callers together. */
+  speechBusy: (seconds: number, cap: number) =>
+    make('text_to_speech', 503, `Speech is busy: ${cap} texts are being read aloud, the most this server takes at once. Try again in ${seconds} seconds.`, {
+      retryAfterSeconds: seconds,
+      hint: 'The operator sets how many texts are read aloud at once with GURU_SPEECH_STREAMS.',
+    }),
 
   searchFailed: (details: string) => make('semantic_search', 500, `Error fetching sources: ${details}`),
 

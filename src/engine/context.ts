@@ -11,6 +11,7 @@ import type { ExtractionSettings } from './ingest/extract/extraction-pool.js';
 import type { ProcessorLimits } from './ingest/processor.js';
 import type { SpeechProviderSettings } from '../providers/speech.js';
 import type { VoiceSettings } from './speech/espeak.js';
+import type { SpeechStreamLimits } from './speech/speech-slots.js';
 import type { Db } from './store/database.js';
 
 export interface EngineSettings {
@@ -32,6 +33,8 @@ export interface EngineSettings {
   readonly youtubeApi?: { readonly apiKey?: string; readonly baseUrl?: string };
   /** The offline voice (eSpeak NG): its program, voice and speed. */
   readonly speech?: Partial<VoiceSettings>;
+  /** How many texts the offline voice reads at once, per caller and in all. */
+  readonly speechStreams?: SpeechStreamLimits;
   /** An OpenAI-compatible `/audio/speech` endpoint: text-to-speech version 2, for the gurus the operator enables. */
   readonly speechProvider?: SpeechProviderSettings;
   /** The engine's idea of now; tests move it to place sessions in time. */

@@ -3,6 +3,7 @@
  * authenticate the key, read the body, rate-limit, validate with the core
  * schemas, call the port, serialize. Behaviour lives behind the port.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { askBodyCap } from '../core/attachment-limits.js';
 import type { Backend, QuestionOrigin } from '../core/assistant.js';
@@ -174,9 +175,10 @@ export function createRestApi(options: RestApiOptions): RestHandler {
         path: version === 1 ? '/:guru_slug/text-to-speech/stream' : '/:guru_slug/text-to-speech-v2/stream',
         operation: 'text_to_speech',
         maxBodyBytes: BODY_LIMITS.request,
-        run: async ({ res, guru, body }) => {
+        run: async ({ res, headers, guru, body }) => {
           const request = parseRequest(TextToSpeechRequest, body, 'text_to_speech');
-          return streamBytes(res, await assistant.textToSpeech(guru, request, { signal: abortOnClose(res), version }));
+          const options = { signal: abortOnClose(res), version, caller: keyNameOf(headers) };
+          return streamBytes(res, await assistant.textToSpeech(guru, request, options));
         },
       }),
     ),
@@ -374,6 +376,14 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
       fail(res, operation, error);
     }
   };
+}
+
+/**
+ * A name for the caller's key (authenticated by then) that is not the key itself: speech
+ * caps the streams each key has open at once.
+ */
+function keyNameOf(headers: IncomingHttpHeaders): string {
+  return `key:${createHash('sha256').update(String(headers['x-api-key'])).digest('base64url').slice(0, 22)}`;
 }
 
 /** The web interface marks its requests (`x-guru-client: web`), so that its questions are stored with source `WEB`. */

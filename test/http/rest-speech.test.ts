@@ -1,9 +1,11 @@
 /**
  * POST {guru}/text-to-speech/stream/ over real HTTP, with the real eSpeak NG
  * program: an MP3 stream that starts before the text is synthesized, its
- * headers, frames and duration, and every error of the spec's table.
+ * headers, frames and duration, every error of the spec's table, and the caps
+ * on the streams a key and the server have open at once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -14,6 +16,7 @@ import type { Backend } from '../../src/core/assistant.js';
 import { MAX_SPEECH_CHARS } from '../../src/core/schemas.js';
 import { LocalEngine } from '../../src/engine/local-engine.js';
 import type { VoiceSettings } from '../../src/engine/speech/espeak.js';
+import type { SpeechStreamLimits } from '../../src/engine/speech/speech-slots.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { espeakStandIn, type EspeakStandIn } from '../stand-ins/espeak-program.js';
@@ -24,14 +27,15 @@ import { call } from './support.js';
 interface Served {
   readonly url: string;
   readonly key: string;
+  readonly engine: LocalEngine;
   readonly logLines: string[];
   close(): Promise<void>;
 }
 
-async function serve(dataDir: string, speech: Partial<VoiceSettings>, rateLimitPerMinute = 0): Promise<Served> {
+async function serve(dataDir: string, speech: Partial<VoiceSettings>, rateLimitPerMinute = 0, speechStreams?: SpeechStreamLimits): Promise<Served> {
   const logLines: string[] = [];
   const logger = createLogger('debug', (line) => logLines.push(line));
-  const engine = LocalEngine.open({ dataDir, logger, speech, processQueue: false });
+  const engine = LocalEngine.open({ dataDir, logger, speech, processQueue: false, ...(speechStreams === undefined ? {} : { speechStreams }) });
   const backend: Backend = { kind: 'local', assistant: engine, admin: engine };
   const key = (await engine.createGuru({ slug: 'frob' })).api_key;
   const limiter = await openRateLimiter(Config.parse({ dataDir, rateLimitPerMinute }), silentLogger);
@@ -39,6 +43,7 @@ async function serve(dataDir: string, speech: Partial<VoiceSettings>, rateLimitP
   return {
     url: server.url,
     key,
+    engine,
     logLines,
     close: async () => {
       await server.close();
@@ -191,5 +196,135 @@ describe('POST {guru}/text-to-speech/stream/', () => {
     } finally {
       await failing.close();
     }
+  });
+});
+
+/** A speech stream held open by the client: its status and headers, and the body once it is a refusal. */
+interface OpenStream {
+  readonly status: number;
+  readonly headers: IncomingMessage['headers'];
+  /** The JSON body of a refusal (undefined for a stream). */
+  readonly json: unknown;
+  /** The client leaves: the connection is closed mid-stream. */
+  leave(): void;
+}
+
+/** Starts a stream and resolves once its status is known; a 200 stream is neither read on nor closed. */
+function openStream(url: string, key: string, text: string): Promise<OpenStream> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${PATH}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const leave = () => req.destroy();
+      if (res.statusCode === 200) return resolve({ status: 200, headers: res.headers, json: undefined, leave });
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: JSON.parse(Buffer.concat(chunks).toString('utf8')), leave }));
+    });
+    req.end(JSON.stringify({ text }));
+  });
+}
+
+/** The eSpeak NG processes (or stand-ins) this process runs, with their nice values. */
+function speechProcesses(): { pid: number; nice: number }[] {
+  const found: { pid: number; nice: number }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ').at(-1)?.split(' ') ?? [];
+      // After the command name: state, ppid (2nd), …, nice (17th).
+      if (Number(fields[1]) !== process.pid) continue;
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('espeak-ng')) continue;
+      found.push({ pid: Number(entry), nice: Number(fields[16]) });
+    } catch {
+      // It ended while being read.
+    }
+  }
+  return found;
+}
+
+/** Resolves once this process runs no synthesizer: an event, however long the machine takes. */
+async function untilNoSpeechProcesses(): Promise<void> {
+  while (speechProcesses().length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe('concurrent speech streams', () => {
+  let root: string;
+  let held: EspeakStandIn;
+  let served: Served;
+  let otherKey: string;
+  let otherGurusKey: string;
+  /** The first sentence is spoken at once (the stream starts); the second waits, so the stream stays open until its client leaves. */
+  const HELD_TEXT = `A first sentence. Finale that waits. ${sentences(20)}`;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'guru-rest-speech-streams-'));
+    held = espeakStandIn(root, { holdWord: 'Finale' });
+    served = await serve(join(root, 'data'), { program: held.program }, 0, { perCaller: 2, total: 3 });
+    otherKey = (await served.engine.createApiKey('frob')).api_key;
+    otherGurusKey = (await served.engine.createGuru({ slug: 'other' })).api_key;
+  });
+
+  afterAll(async () => {
+    held?.release();
+    await served?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('20 streams at once from one key: 2 are read, 18 get the spec\'s 429, at most 2 synthesizers each run, and leaving ends them', async () => {
+    const streams = await Promise.all(Array.from({ length: 20 }, () => openStream(served.url, served.key, HELD_TEXT)));
+    const open = streams.filter((stream) => stream.status === 200);
+    const refused = streams.filter((stream) => stream.status !== 200);
+    expect(open).toHaveLength(2);
+    expect(refused.map((stream) => stream.status)).toEqual(Array(18).fill(429));
+    for (const stream of refused) {
+      expect(stream.json).toEqual({ error: 'Rate limit exceeded' });
+      expect(Number(stream.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // Each open stream holds its waiting sentence, and perhaps the next one, never more.
+    const running = speechProcesses();
+    expect(running.length).toBeGreaterThanOrEqual(2);
+    expect(running.length).toBeLessThanOrEqual(4);
+    // Below the thread that serves requests.
+    for (const { nice } of running) expect(nice).toBeGreaterThanOrEqual(10);
+
+    for (const stream of open) stream.leave();
+    await untilNoSpeechProcesses();
+    const again = await openStream(served.url, served.key, HELD_TEXT);
+    expect(again.status).toBe(200);
+    again.leave();
+    await untilNoSpeechProcesses();
+  });
+
+  it('caps each key and the server: another key still gets a stream, past the total a 503 says to come back', async () => {
+    const first = await openStream(served.url, served.key, HELD_TEXT);
+    const second = await openStream(served.url, served.key, HELD_TEXT);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const third = await call(served.url, 'POST', PATH, { key: served.key, body: { text: 'Hello there.' } });
+    expect(third.status).toBe(429);
+    expect(third.json).toEqual({ error: 'Rate limit exceeded' });
+
+    // Another key of the same guru has streams of its own, up to the server's total of 3.
+    const ofOtherKey = await openStream(served.url, otherKey, HELD_TEXT);
+    expect(ofOtherKey.status).toBe(200);
+    const busy = await call(served.url, 'POST', '/api/v1/other/text-to-speech/stream/', { key: otherGurusKey, body: { text: 'Hello there.' } });
+    expect(busy.status).toBe(503);
+    expect((busy.json as { msg: string }).msg).toMatch(/^Speech is busy: 3 texts are being read aloud.*Try again in \d+ seconds\.$/);
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0);
+
+    // A client that leaves mid-stream gives its place back, and its synthesizer ends: a held
+    // sentence never ends by itself, so the two other streams' are all that may be left.
+    first.leave();
+    while (speechProcesses().length > 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    const afterLeaving = await request(`${served.url}/api/v1/other/text-to-speech/stream/`, {
+      method: 'POST',
+      headers: { 'x-api-key': otherGurusKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'Hello there.' }),
+    });
+    expect(afterLeaving.statusCode).toBe(200);
+    expect(readMp3(new Uint8Array(await afterLeaving.body.arrayBuffer())).durationSeconds).toBeGreaterThan(0);
+
+    for (const stream of [second, ofOtherKey]) stream.leave();
+    await untilNoSpeechProcesses();
   });
 });

@@ -1,10 +1,14 @@
 /**
- * One sentence spoken by the eSpeak NG program (`espeak-ng`, GPL-3.0, installed
- * apart from this package: Debian and Ubuntu `apt-get install espeak-ng`,
- * Homebrew `brew install espeak-ng`). It runs as a separate process per
- * sentence, reading the text on stdin and writing a WAV file on stdout.
+ * A piece of text (a sentence or a few) spoken by the eSpeak NG program
+ * (`espeak-ng`, GPL-3.0, installed apart from this package: Debian and Ubuntu
+ * `apt-get install espeak-ng`, Homebrew `brew install espeak-ng`). It runs as a
+ * separate process per piece, reading the text on stdin and writing a WAV file
+ * on stdout, at a lower priority than the thread that serves requests. The WAV
+ * is read (readWav) where it is encoded, in an encoder thread: its samples are
+ * millions of numbers.
  */
 import { spawn } from 'node:child_process';
+import { lowerPriorityOf } from '../lower-priority.js';
 
 /** Mono audio, samples in [-1, 1]. */
 export interface Pcm {
@@ -25,12 +29,15 @@ export class SynthesizerMissing extends Error {
   override readonly name = 'SynthesizerMissing';
 }
 
-export function synthesize(sentence: string, voice: VoiceSettings, signal: AbortSignal): Promise<Pcm> {
+/** The text spoken, as the WAV file the program wrote. */
+export function synthesize(text: string, voice: VoiceSettings, signal: AbortSignal): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const child = spawn(voice.program, ['--stdout', '--stdin', '-b', '1', '-v', voice.voice, '-s', String(voice.wordsPerMinute)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       signal,
     });
+    // Searches and answers come first: the voice takes the CPU they leave.
+    if (child.pid !== undefined) lowerPriorityOf(child.pid);
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -46,13 +53,16 @@ export function synthesize(sentence: string, voice: VoiceSettings, signal: Abort
     child.once('close', (code, killedBy) => {
       if (signal.aborted) return reject(signal.reason);
       if (code !== 0) return reject(new Error(`${voice.program} exited with ${code ?? killedBy}: ${err.trim()}`));
-      try {
-        resolve(readWav(Buffer.concat(out)));
-      } catch (error) {
-        reject(error);
+      // A buffer of its own (never a slice of Node's shared pool), so that it can move to the encoder thread.
+      const wav = new Uint8Array(out.reduce((size, chunk) => size + chunk.length, 0));
+      let offset = 0;
+      for (const chunk of out) {
+        wav.set(chunk, offset);
+        offset += chunk.length;
       }
+      resolve(wav);
     });
-    child.stdin.end(sentence, 'utf8');
+    child.stdin.end(text, 'utf8');
   });
 }
 

@@ -3,9 +3,8 @@
  * in the order they came, and answers each with its result or its error. Built into
  * dist/bin/extraction-worker.js.
  */
-import { readlinkSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import { lowerThisThreadsPriority } from '../../lower-priority.js';
 import { extractDocument } from './document.js';
 import type { ExtractionTask, WorkerMessage } from './extraction-protocol.js';
 import { markupToMarkdown } from './markup.js';
@@ -16,23 +15,6 @@ const port = parentPort;
 if (!port) throw new Error('extraction-worker.js runs in a worker thread, started by the extraction pool');
 
 const answer = (message: WorkerMessage): void => port.postMessage(message);
-
-/** The nice value of extraction threads: below the thread that serves requests. */
-const NICENESS = 10;
-
-/**
- * On Linux each thread has a nice value of its own: this one steps back, so that the thread
- * serving searches and answers gets a core whenever it has work, and extraction takes the rest.
- * Elsewhere (or if not allowed) the worker keeps the process's priority.
- */
-function yieldToTheServingThread(): void {
-  try {
-    const thread = /\/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1];
-    if (thread !== undefined) setPriority(Number(thread), Math.max(NICENESS, getPriority(Number(thread))));
-  } catch {
-    // Not Linux, or no /proc: nothing to do.
-  }
-}
 
 async function perform(task: ExtractionTask) {
   switch (task.kind) {
@@ -62,6 +44,7 @@ port.on('message', (task: ExtractionTask) => {
   );
 });
 
-yieldToTheServingThread();
+// The thread serving searches and answers gets a core whenever it has work; extraction takes the rest.
+lowerThisThreadsPriority();
 warmUp();
 answer({ type: 'ready' });
