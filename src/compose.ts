@@ -176,14 +176,21 @@ export interface OpenedRateLimiter extends RateLimiter {
 const NO_LIMIT: RateDecision = { allowed: true };
 
 /**
- * The REST rate limit of the settings, its windows kept in the data directory's
- * state store so that instances on one directory share them. At 0 there is no
- * limit, and neither the store nor the limiter is loaded.
+ * The rate limit of the settings (REST, /mcp over HTTP and the web interface share it), its windows
+ * kept in the data directory's state store so that instances on one directory share them, end users
+ * named there by a hash keyed with the directory's secret. At 0 there is no limit, and neither the
+ * store nor the limiter is loaded.
  */
 export async function openRateLimiter(config: Config, logger: Logger): Promise<OpenedRateLimiter> {
-  if (config.rateLimitPerMinute === 0) return { consume: async () => NO_LIMIT, close: async () => {} };
-  const [{ openStateStore }, { createRateLimiter }] = await Promise.all([import('./state/keyv.js'), import('./state/rate-limiter.js')]);
+  if (config.rateLimitPerMinute === 0) return { consume: async () => NO_LIMIT, forget: async () => {}, close: async () => {} };
+  const [{ openStateStore }, { createRateLimiter }, { dataDirSecret }, { hkdfSync }] = await Promise.all([
+    import('./state/keyv.js'),
+    import('./state/rate-limiter.js'),
+    import('./data-dir.js'),
+    import('node:crypto'),
+  ]);
+  const idKey = Buffer.from(hkdfSync('sha256', dataDirSecret(config.dataDir), Buffer.alloc(0), 'guru-mcp rate-limit end users', 32));
   const store = openStateStore(config.dataDir, 'rate-limit', logger);
-  const limiter = createRateLimiter({ store, limitPerMinute: config.rateLimitPerMinute });
-  return { consume: (subject) => limiter.consume(subject), close: () => store.disconnect() };
+  const limiter = createRateLimiter({ store, limitPerMinute: config.rateLimitPerMinute, idKey });
+  return { consume: (subject) => limiter.consume(subject), forget: (endUser) => limiter.forget(endUser), close: () => store.disconnect() };
 }

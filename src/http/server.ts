@@ -92,13 +92,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     res.once('close', () => {
       logger.debug('http request', {
         method: req.method,
-        path: url.pathname,
+        path: loggedPath(url.pathname),
         status: res.statusCode,
         ms: Math.round(performance.now() - started),
       });
     });
     route(req, res, url).catch((error: unknown) => {
-      logger.error('http request failed', { path: url.pathname, error: describeError(error) });
+      logger.error('http request failed', { path: loggedPath(url.pathname), error: describeError(error) });
       if (res.headersSent) res.destroy();
       else sendJson(res, 500, { msg: 'Internal server error' });
     });
@@ -128,6 +128,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return closing;
     },
   };
+}
+
+/** A path as logs show it: an end user's id (`/end-users/{id}/`) stays out of them, as out of every file once erased. */
+function loggedPath(path: string): string {
+  return path.replace(/\/end-users\/[^/]*/, '/end-users/{external_user_id}');
 }
 
 /**
