@@ -1,7 +1,7 @@
 /**
- * The rate limit of tool calls over streamable HTTP: the REST API's limit
- * (GURU_RATE_LIMIT_PER_MINUTE, one limiter and one store for both), each call
- * charged as the REST request it stands for. Its guru and end user (on the
+ * The rate limit of tool calls and resource reads over streamable HTTP: the
+ * REST API's limit (GURU_RATE_LIMIT_PER_MINUTE, one limiter and one store for
+ * both), each call or read charged as the REST request it stands for. Its guru and end user (on the
  * operations where REST reads `external_user_id`) make its bucket, and its key
  * pays for all its users together: the bearer key, or without one (a loopback
  * binding) every keyless client as one key. Guru administration (list_gurus,
@@ -30,7 +30,7 @@ const GURU_FREE: ReadonlySet<Operation> = new Set(['import_channel', 'import_pla
 /** The caller of keyless requests (a loopback binding without GURU_MCP_REQUIRE_KEY): all of them are one. */
 const KEYLESS_CALLER = 'mcp-http:without-key';
 
-export class ToolRateLimit {
+export class McpRateLimit {
   readonly #limiter: RateLimiter;
   readonly #gurus: GuruSelector;
   readonly #logger: Logger;
@@ -41,18 +41,27 @@ export class ToolRateLimit {
     this.#logger = logger;
   }
 
-  /** Charges one call of `operation`; throws the operation's throttled GuruError over the limit. */
+  /** Charges one tool call of `operation`; throws the operation's throttled GuruError over the limit. */
   async charge(operation: Operation, args: unknown, extra: ToolExtra): Promise<void> {
     if (operation === 'admin') return;
     const guru = await this.#guruOf(operation, args);
-    const apiKey = extra.http?.authInfo?.token ?? KEYLESS_CALLER;
     const externalUserId = END_USER_OPERATIONS.has(operation) ? stringArgument(args, 'external_user_id') : undefined;
+    await this.#consume(operation, guru, extra, externalUserId);
+  }
+
+  /** Charges one read of a resource of `guru` (the REST request of `operation` it stands for); throws over the limit. */
+  async chargeRead(operation: Operation, guru: string, extra: ToolExtra): Promise<void> {
+    await this.#consume(operation, guru, extra, undefined);
+  }
+
+  async #consume(operation: Operation, guru: string, extra: ToolExtra, externalUserId: string | undefined): Promise<void> {
+    const apiKey = extra.http?.authInfo?.token ?? KEYLESS_CALLER;
     let decision;
     try {
       decision = await this.#limiter.consume({ guru, apiKey, externalUserId });
     } catch (error) {
       // A broken state store must not take the endpoint down with it (as for REST).
-      this.#logger.warn('rate limiter unavailable; tool call let through', { error: describeError(error) });
+      this.#logger.warn('rate limiter unavailable; request let through', { error: describeError(error) });
       return;
     }
     if (!decision.allowed) throw Errors.throttled(operation, decision.retryAfterSeconds);

@@ -13,7 +13,7 @@ import { registerAttachmentResource } from './attachment-resource.js';
 import { GuruSelector } from './gurus.js';
 import { listSchemasFrom } from './listed-schemas.js';
 import type { Era } from './progress.js';
-import { ToolRateLimit } from './rate-limit.js';
+import { McpRateLimit } from './rate-limit.js';
 import { registerResources } from './resources.js';
 import { registerLegacySubscriptions } from './subscriptions.js';
 import { registerAnswerProgressTool } from './tools/answer-progress.js';
@@ -89,7 +89,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
     gurus,
     logger,
     era,
-    ...(options.limiter === undefined ? {} : { rateLimit: new ToolRateLimit(options.limiter, gurus, logger) }),
+    ...(options.limiter === undefined ? {} : { rateLimit: new McpRateLimit(options.limiter, gurus, logger) }),
   };
 
   if (backend.admin !== undefined && scope === undefined) registerGuruTools(server, context, backend.admin);

@@ -195,6 +195,12 @@ describe('MCP over streamable HTTP', () => {
         // One limiter, one store: REST requests of the same guru and end user share the window.
         expect((await limiter.consume({ guru: 'frob', apiKey: 'a REST key', externalUserId: 'ann' })).allowed).toBe(false);
         expect((await limiter.consume({ guru: 'frob', apiKey: 'a REST key', externalUserId: 'carol' })).allowed).toBe(true);
+        // Reading a resource is the REST request it stands for (listing sources), charged to the caller.
+        await client.readResource({ uri: 'guru://frob/data-sources' });
+        await client.readResource({ uri: 'guru://frob/sessions' });
+        await expect(client.readResource({ uri: 'guru://frob/data-sources' })).rejects.toThrow(
+          'Request was throttled. Expected available in 30 seconds. Wait 30 seconds before calling again',
+        );
       });
 
       it('limits a key to ten times that, and an erase drops the end user\'s window', async () => {

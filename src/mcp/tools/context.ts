@@ -9,7 +9,7 @@ import { GuruSlug } from '../../core/schemas.js';
 import type { Logger } from '../../log.js';
 import type { GuruSelector } from '../gurus.js';
 import type { Era, ToolExtra } from '../progress.js';
-import type { ToolRateLimit } from '../rate-limit.js';
+import type { McpRateLimit } from '../rate-limit.js';
 import { toolError } from '../results.js';
 
 export interface ToolContext {
@@ -18,8 +18,8 @@ export interface ToolContext {
   readonly logger: Logger;
   /** The protocol era the server instance serves. */
   readonly era: Era;
-  /** The rate limit of tool calls (streamable HTTP); stdio has none. */
-  readonly rateLimit?: ToolRateLimit;
+  /** The rate limit of tool calls and resource reads (streamable HTTP); stdio has none. */
+  readonly rateLimit?: McpRateLimit;
 }
 
 export const guruSlugParameter = GuruSlug.optional().describe(
