@@ -183,14 +183,12 @@ const NO_LIMIT: RateDecision = { allowed: true };
  */
 export async function openRateLimiter(config: Config, logger: Logger): Promise<OpenedRateLimiter> {
   if (config.rateLimitPerMinute === 0) return { consume: async () => NO_LIMIT, forget: async () => {}, close: async () => {} };
-  const [{ openStateStore }, { createRateLimiter }, { dataDirSecret }, { hkdfSync }] = await Promise.all([
+  const [{ openStateStore }, { createRateLimiter, rateLimitIdKey, RATE_LIMIT_NAMESPACE }] = await Promise.all([
     import('./state/keyv.js'),
     import('./state/rate-limiter.js'),
-    import('./data-dir.js'),
-    import('node:crypto'),
   ]);
-  const idKey = Buffer.from(hkdfSync('sha256', dataDirSecret(config.dataDir), Buffer.alloc(0), 'guru-mcp rate-limit end users', 32));
-  const store = openStateStore(config.dataDir, 'rate-limit', logger);
+  const idKey = rateLimitIdKey(config.dataDir);
+  const store = openStateStore(config.dataDir, RATE_LIMIT_NAMESPACE, logger);
   const limiter = createRateLimiter({ store, limitPerMinute: config.rateLimitPerMinute, idKey });
   return { consume: (subject) => limiter.consume(subject), forget: (endUser) => limiter.forget(endUser), close: () => store.disconnect() };
 }

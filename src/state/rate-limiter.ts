@@ -16,8 +16,13 @@
  * guru and the id (with `idKey`, the data directory's, so that every instance on
  * it names a bucket alike), and erasing an end user drops their bucket (`forget`).
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type Keyv from 'keyv';
+import { dataDirSecret, SECRET_KEY_FILE } from '../data-dir.js';
+import type { Logger } from '../log.js';
+import { openStateStore, STATE_FILE } from './keyv.js';
 
 const WINDOW_MS = 60_000;
 /** A key may send this many times the per-user limit, all its end users together. */
@@ -125,6 +130,29 @@ export function rateLimitKey(subject: RateSubject, idKey?: Buffer): string {
   const hash = idKey === undefined ? createHash('sha256').update(named) : createHmac('sha256', idKey).update(named);
   return `${guru}:user:${hash.digest('hex').slice(0, 32)}`;
 }
+
+/** The key of the hash that names end users' buckets for the limiters on `dataDir`: derived from its secret.key. */
+export function rateLimitIdKey(dataDir: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', dataDirSecret(dataDir), Buffer.alloc(0), 'guru-mcp rate-limit end users', 32));
+}
+
+/**
+ * Drops an end user's window from the store the limiters on `dataDir` share, for an erase in a
+ * process that runs none (the engine's, whichever surface asked): a server's would keep it until
+ * it runs out. Without a store or a secret on the directory, no window was ever kept.
+ */
+export async function forgetRateLimitWindow(dataDir: string, endUser: RateEndUser, logger?: Logger): Promise<void> {
+  if (endUser.externalUserId === '' || !existsSync(join(dataDir, STATE_FILE)) || !existsSync(join(dataDir, SECRET_KEY_FILE))) return;
+  const store = openStateStore(dataDir, RATE_LIMIT_NAMESPACE, logger);
+  try {
+    await store.delete(rateLimitKey({ ...endUser, apiKey: '' }, rateLimitIdKey(dataDir)));
+  } finally {
+    await store.disconnect();
+  }
+}
+
+/** The state store's namespace of the rate limiter's windows. */
+export const RATE_LIMIT_NAMESPACE = 'rate-limit';
 
 /** The bucket of everything a key sends to a guru. */
 const keyBucketOf = (subject: RateSubject): string => `${subject.guru}:all:${digest(subject.apiKey)}`;
