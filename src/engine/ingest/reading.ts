@@ -62,10 +62,11 @@ export class SourceReading {
       const document = await reader.read(source.url, signal, fetched);
       return { title: document.title, markdown: document.markdown };
     } catch (error) {
-      if (privateNetwork === this.#options.allowPrivateNetwork || (error as { kind?: unknown }).kind !== 'blocked_address') throw error;
+      const blocked = error instanceof Error && (error as Error & { kind?: unknown }).kind === 'blocked_address';
+      if (!blocked || privateNetwork === this.#options.allowPrivateNetwork) throw error;
       // This process would have let it through: say that the permission was missing where the source was added.
       throw new SourceError(
-        `${(error as Error).message}. This server allows them, but the source was added or reindexed by a process without GURU_ALLOW_PRIVATE_NETWORK=1; reindex it from one with the setting.`,
+        `${error.message}. This server allows them, but the source was added or reindexed by a process without GURU_ALLOW_PRIVATE_NETWORK=1; reindex it from one with the setting.`,
         { cause: error },
       );
     }
