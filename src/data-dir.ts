@@ -5,7 +5,7 @@
  * file); database files an older version left readable by others are narrowed, when they are ours.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const PRIVATE_DIRECTORY_MODE = 0o700;
@@ -43,11 +43,18 @@ const SECRET_KEY_BYTES = 32;
 export function dataDirSecret(dataDir: string): Buffer {
   ensureDataDir(dataDir);
   const path = join(dataDir, SECRET_KEY_FILE);
-  try {
-    // 'wx' fails when the file exists, so two processes starting together keep the first key.
-    writeFileSync(path, randomBytes(SECRET_KEY_BYTES), { flag: 'wx', mode: PRIVATE_FILE_MODE });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  if (!existsSync(path)) {
+    // Written whole beside it, then linked into place: a link fails when the file exists, so two
+    // processes starting together keep the first key, and neither reads one half written.
+    const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(draft, randomBytes(SECRET_KEY_BYTES), { flag: 'wx', mode: PRIVATE_FILE_MODE });
+    try {
+      linkSync(draft, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(draft, { force: true });
+    }
   }
   const key = readFileSync(path);
   if (key.length !== SECRET_KEY_BYTES) throw new Error(`${path} is damaged: expected ${SECRET_KEY_BYTES} bytes, found ${key.length}.`);
