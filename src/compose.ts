@@ -183,14 +183,19 @@ export interface OpenedRateLimiter extends RateLimiter {
 const NO_LIMIT: RateDecision = { allowed: true };
 
 /**
- * The REST rate limit of the settings, its windows kept in the data directory's
- * state store so that instances on one directory share them. At 0 there is no
- * limit, and neither the store nor the limiter is loaded.
+ * The rate limit of the settings (REST, /mcp over HTTP and the web interface share it), its windows
+ * kept in the data directory's state store so that instances on one directory share them, end users
+ * named there by a hash keyed with the directory's secret. At 0 there is no limit, and neither the
+ * store nor the limiter is loaded.
  */
 export async function openRateLimiter(config: Config, logger: Logger): Promise<OpenedRateLimiter> {
-  if (config.rateLimitPerMinute === 0) return { consume: async () => NO_LIMIT, close: async () => {} };
-  const [{ openStateStore }, { createRateLimiter }] = await Promise.all([import('./state/keyv.js'), import('./state/rate-limiter.js')]);
-  const store = openStateStore(config.dataDir, 'rate-limit', logger);
-  const limiter = createRateLimiter({ store, limitPerMinute: config.rateLimitPerMinute });
-  return { consume: (subject) => limiter.consume(subject), close: () => store.disconnect() };
+  if (config.rateLimitPerMinute === 0) return { consume: async () => NO_LIMIT, forget: async () => {}, close: async () => {} };
+  const [{ openStateStore }, { createRateLimiter, rateLimitIdKey, RATE_LIMIT_NAMESPACE }] = await Promise.all([
+    import('./state/keyv.js'),
+    import('./state/rate-limiter.js'),
+  ]);
+  const idKey = rateLimitIdKey(config.dataDir);
+  const store = openStateStore(config.dataDir, RATE_LIMIT_NAMESPACE, logger);
+  const limiter = createRateLimiter({ store, limitPerMinute: config.rateLimitPerMinute, idKey });
+  return { consume: (subject) => limiter.consume(subject), forget: (endUser) => limiter.forget(endUser), close: () => store.disconnect() };
 }

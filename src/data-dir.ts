@@ -4,7 +4,9 @@
  * are created 0600 (SQLite gives a database's -wal and -shm files the mode of the database
  * file); database files an older version left readable by others are narrowed, when they are ours.
  */
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const PRIVATE_DIRECTORY_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;
@@ -28,6 +30,35 @@ export function preparePrivateDatabase(path: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   for (const suffix of DATABASE_FILE_SUFFIXES) narrowToOwner(`${path}${suffix}`);
+}
+
+/** The file of the data directory's secret. A copy of the databases without it reveals no token and no end user's id. */
+export const SECRET_KEY_FILE = 'secret.key';
+const SECRET_KEY_BYTES = 32;
+
+/**
+ * The data directory's secret: 32 random bytes in `secret.key` (0600), made on first use. It
+ * seals integration tokens and keys the hash that names end users in the rate limiter's store.
+ */
+export function dataDirSecret(dataDir: string): Buffer {
+  ensureDataDir(dataDir);
+  const path = join(dataDir, SECRET_KEY_FILE);
+  if (!existsSync(path)) {
+    // Written whole beside it, then linked into place: a link fails when the file exists, so two
+    // processes starting together keep the first key, and neither reads one half written.
+    const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(draft, randomBytes(SECRET_KEY_BYTES), { flag: 'wx', mode: PRIVATE_FILE_MODE });
+    try {
+      linkSync(draft, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(draft, { force: true });
+    }
+  }
+  const key = readFileSync(path);
+  if (key.length !== SECRET_KEY_BYTES) throw new Error(`${path} is damaged: expected ${SECRET_KEY_BYTES} bytes, found ${key.length}.`);
+  return key;
 }
 
 function narrowToOwner(path: string): void {

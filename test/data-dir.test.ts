@@ -2,11 +2,12 @@
  * What guru-mcp keeps in its data directory (conversations, end-user ids) is readable by its
  * user only: the databases of the engine and of the state store, with their -wal and -shm files.
  */
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dataDirSecret } from '../src/data-dir.js';
 import { LocalEngine } from '../src/engine/local-engine.js';
 import { openStateStore } from '../src/state/keyv.js';
 
@@ -88,5 +89,14 @@ describe('files in the data directory', () => {
     } finally {
       for (const db of older) db.close();
     }
+  });
+
+  it('makes the secret once, 0600, and every caller reads the same 32 bytes', () => {
+    const dataDir = join(parent, 'secret');
+    const keys = Array.from({ length: 5 }, () => dataDirSecret(dataDir));
+    expect(keys[0]).toHaveLength(32);
+    for (const key of keys) expect(key.equals(keys[0]!)).toBe(true);
+    expect(readdirSync(dataDir)).toEqual(['secret.key']);
+    if (process.getuid !== undefined) expect(modeOf(join(dataDir, 'secret.key'))).toBe(0o600);
   });
 });

@@ -173,6 +173,7 @@ export const Errors = {
     make(op, 429, WORDING[op].throttled(seconds), {
       field: WORDING[op].authField ?? WORDING[op].field,
       retryAfterSeconds: seconds,
+      hint: `Wait ${seconds} second${seconds === 1 ? '' : 's'} before calling again: calls are limited per guru and end user (external_user_id), as the server's GURU_RATE_LIMIT_PER_MINUTE sets.`,
     }),
   guruNotFound: (op: Operation, slug: string) =>
     make(op, WORDING[op].guruNotFoundStatus, WORDING[op].guruNotFound(slug), {

@@ -35,6 +35,7 @@ export function endUserRoutes(assistant: Assistant): RestRoute[] {
       operation: 'erase_enduser_data',
       maxBodyBytes: BODY_LIMITS.none,
       endUserIn: 'path',
+      erasesEndUser: true,
       run: async ({ guru, params }) => ok(await assistant.eraseEndUserData(guru, params.external_user_id ?? '')),
     },
     {

@@ -84,6 +84,8 @@ export interface RestRoute extends RoutePattern {
    * limit on other routes.
    */
   readonly endUserIn?: 'body' | 'query' | 'path';
+  /** The operation erases its end user's data: what the rate limiter keeps of them goes too, once it succeeded. */
+  readonly erasesEndUser?: true;
   /** What the body is: JSON (the default), or bytes handed over as they came (an uploaded file). */
   readonly bodyKind?: 'json' | 'bytes';
   /**
@@ -334,6 +336,15 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
     if (!decision.allowed) throw Errors.throttled(operation, decision.retryAfterSeconds);
   }
 
+  async function forget(guru: string, externalUserId: string): Promise<void> {
+    try {
+      await limiter.forget({ guru, externalUserId });
+    } catch (error) {
+      // The window runs out within a minute anyway; the erasure itself succeeded.
+      logger.warn('rate limiter unavailable; an erased end user\'s window is left to expire', { error: describeError(error) });
+    }
+  }
+
   function fail(res: ServerResponse, operation: Operation, error: unknown): void {
     if (res.headersSent || res.destroyed) {
       // Mid-stream: the status is gone; cut the stream so the client sees it incomplete.
@@ -368,9 +379,11 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
       const cap = typeof endpoint.maxBodyBytes === 'number' ? endpoint.maxBodyBytes : await endpoint.maxBodyBytes(caller?.guru);
       const raw = await readBody(req, cap);
       const body = endpoint.bodyKind === 'bytes' ? { ok: true as const, value: undefined } : parseJsonBody(raw);
-      if (caller !== undefined) await throttle(operation, caller, endUserOf(endpoint, body.ok ? body.value : undefined, url, params));
+      const endUser = endUserOf(endpoint, body.ok ? body.value : undefined, url, params);
+      if (caller !== undefined) await throttle(operation, caller, endUser);
       if (!body.ok) throw Errors.invalidInput(operation, body.problem);
       const reply = await endpoint.run({ res, headers: req.headers, url, guru: caller?.guru ?? '', params, body: body.value ?? {}, raw });
+      if (endpoint.erasesEndUser && caller !== undefined && endUser !== undefined) await forget(caller.guru, endUser);
       if (reply !== RESPONDED) sendJson(res, reply.status, reply.json);
     } catch (error) {
       fail(res, operation, error);

@@ -9,7 +9,7 @@ import type { Backend } from '../core/assistant.js';
 import { describeError, type Logger } from '../log.js';
 import type { McpHttpHandler } from '../mcp/http.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
-import { isLoopbackHost, isWildcardHost, loopbackHostCheck, originCheck, urlHost } from './host.js';
+import { isLoopbackHost, isWildcardHost, loopbackHostCheck, originCheck, urlHost, wellFormedHost } from './host.js';
 import { sendJson } from './respond.js';
 import { createRestApi, REST_PREFIX } from './rest.js';
 
@@ -55,7 +55,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(sessionLink === undefined ? {} : { sessionLink }),
   });
-  const hostAllowed = isLoopbackHost(host) ? loopbackHostCheck(host) : () => true;
+  // On loopback only loopback names (DNS rebinding); elsewhere any name, but only a host and port.
+  const hostAllowed = isLoopbackHost(host) ? loopbackHostCheck(host) : wellFormedHost;
   const originAllowed = originCheck(host);
   if (backend.admin === undefined) {
     logger.warn('this backend has no API keys to check; REST requests under /api/v1 will be refused');
@@ -91,13 +92,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     res.once('close', () => {
       logger.debug('http request', {
         method: req.method,
-        path: url.pathname,
+        path: loggedPath(url.pathname),
         status: res.statusCode,
         ms: Math.round(performance.now() - started),
       });
     });
     route(req, res, url).catch((error: unknown) => {
-      logger.error('http request failed', { path: url.pathname, error: describeError(error) });
+      logger.error('http request failed', { path: loggedPath(url.pathname), error: describeError(error) });
       if (res.headersSent) res.destroy();
       else sendJson(res, 500, { msg: 'Internal server error' });
     });
@@ -127,6 +128,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return closing;
     },
   };
+}
+
+/** A path as logs show it: an end user's id (`/end-users/{id}/`) stays out of them, as out of every file once erased. */
+function loggedPath(path: string): string {
+  return path.replace(/\/end-users\/[^/]*/, '/end-users/{external_user_id}');
 }
 
 /**

@@ -23,9 +23,10 @@ export function registerAttachmentResource(server: McpServer, context: ResourceC
       description:
         "A log file (its text as sent) or PDF (its text as Markdown) attached to a question of a session; answers' references to attachments link here. The file name is in _meta.name.",
     },
-    async (uri, variables) =>
+    async (uri, variables, extra) =>
       read(context, uri, async () => {
         const guru = slugOf(variables, gurus);
+        await context.rateLimit?.chargeRead('get_session', guru, extra);
         const sessionId = decoded(single(variables.session_id));
         const n = single(variables.n);
         if (!ORDINAL.test(n)) throw new ResourceNotFound();

@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { McpServer, McpHttpHandler as McpHandler } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServer, McpHttpHandler as McpHandler } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import type { Backend } from '../core/assistant.js';
@@ -29,6 +29,7 @@ import { Errors } from '../core/errors.js';
 // The HTTP server's body reader: a leaf module on node:http alone, so the MCP endpoint shares it without a cycle.
 import { BodyTooLargeError, MiB, parseJsonBody, readBody } from '../http/body.js';
 import { describeError, type Logger } from '../log.js';
+import type { RateLimiter } from '../state/rate-limiter.js';
 import { GuruSelector } from './gurus.js';
 import { createMcpServer, whenClosed } from './server.js';
 import { ListenWatches } from './subscriptions.js';
@@ -46,6 +47,8 @@ export interface McpHttpHandlerOptions {
   readonly clock?: () => number;
   /** How often a subscribed data-sources resource is looked at; DATA_SOURCE_POLL_MS. */
   readonly dataSourcePollMs?: number;
+  /** The REST API's rate limit, charged by every tool call (src/mcp/rate-limit.ts); its owner closes it. */
+  readonly limiter?: RateLimiter;
 }
 
 export interface McpHttpHandler {
@@ -84,7 +87,10 @@ interface ModernHandler {
   readonly serve: NodeMcpRequestHandler;
 }
 
-type Authentication = { ok: true; scope: string | undefined } | { ok: false; reason: 'missing' | 'invalid' | 'unsupported' };
+type Authentication = { ok: true; scope: string | undefined; key?: string } | { ok: false; reason: 'missing' | 'invalid' | 'unsupported' };
+
+/** A request as the SDK's node transports read it: `auth` becomes the handlers' `ctx.http.authInfo`. */
+type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo };
 
 class HttpProblem extends Error {
   constructor(
@@ -98,7 +104,7 @@ class HttpProblem extends Error {
 }
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
-  const { backend, logger, requireBearer, dataSourcePollMs } = options;
+  const { backend, logger, requireBearer, dataSourcePollMs, limiter } = options;
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const now = options.clock ?? Date.now;
@@ -127,6 +133,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
             era,
             ...(scope === undefined ? {} : { scope }),
             ...(dataSourcePollMs === undefined ? {} : { dataSourcePollMs }),
+            ...(limiter === undefined ? {} : { limiter }),
           }),
         { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror: (error) => logger.debug('mcp http', { error: error.message }) },
       );
@@ -208,8 +215,9 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
     if (backend.admin === undefined) return { ok: false, reason: 'unsupported' };
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!match) return { ok: false, reason: 'missing' };
-    const scope = await backend.admin.authenticate(match[1] as string);
-    return scope === undefined ? { ok: false, reason: 'invalid' } : { ok: true, scope };
+    const key = match[1] as string;
+    const scope = await backend.admin.authenticate(key);
+    return scope === undefined ? { ok: false, reason: 'invalid' } : { ok: true, scope, key };
   }
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, scope: string | undefined) {
@@ -220,6 +228,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       era: 'legacy',
       ...(scope === undefined ? {} : { scope }),
       ...(dataSourcePollMs === undefined ? {} : { dataSourcePollMs }),
+      ...(limiter === undefined ? {} : { limiter }),
     });
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -257,6 +266,8 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
 
     const auth = await authenticate(req);
     if (!auth.ok) return unauthorized(res, auth.reason);
+    // Handed to the tools (as `ctx.http.authInfo`) by both eras' transports: the key their calls are charged to.
+    if (auth.key !== undefined) (req as AuthenticatedRequest).auth = { token: auth.key, clientId: auth.scope ?? '', scopes: [] };
 
     const sessionId = headerValue(req.headers['mcp-session-id']);
     if (sessionId !== undefined) {

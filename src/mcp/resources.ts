@@ -9,6 +9,7 @@ import type { Assistant } from '../core/assistant.js';
 import { isGuruError } from '../core/errors.js';
 import { describeError, type Logger } from '../log.js';
 import type { GuruSelector } from './gurus.js';
+import type { McpRateLimit } from './rate-limit.js';
 import { renderConversation } from './render.js';
 import { toSourcePage } from './source-page.js';
 import { dataSourcesUri, sessionsUri, sessionUri } from '../core/uris.js';
@@ -22,6 +23,8 @@ export interface ResourceContext {
   readonly assistant: Assistant;
   readonly gurus: GuruSelector;
   readonly logger: Logger;
+  /** Charges reads to the rate limit (streamable HTTP); stdio has none. */
+  readonly rateLimit?: McpRateLimit;
 }
 
 export function registerResources(server: McpServer, context: ResourceContext): void {
@@ -41,9 +44,10 @@ export function registerResources(server: McpServer, context: ResourceContext): 
       description: 'The most recent conversation sessions of a guru (first page), grouped into today, last_week and older, as JSON.',
       mimeType: 'application/json',
     },
-    async (uri, variables) =>
+    async (uri, variables, extra) =>
       read(context, uri, async () => {
         const guru = slugOf(variables, gurus);
+        await context.rateLimit?.chargeRead('list_sessions', guru, extra);
         const list = await assistant.listSessions(guru, { page_num: 1, search_query: '' });
         return json(uri, list);
       }),
@@ -83,9 +87,10 @@ export function registerResources(server: McpServer, context: ResourceContext): 
       description: 'One conversation with a guru in Markdown: every question, answer, references and trust score. Answers link here (question_url).',
       mimeType: 'text/markdown',
     },
-    async (uri, variables) =>
+    async (uri, variables, extra) =>
       read(context, uri, async () => {
         const guru = slugOf(variables, gurus);
+        await context.rateLimit?.chargeRead('get_session', guru, extra);
         const sessionId = decoded(single(variables.session_id));
         const session = await assistant.getSession(guru, sessionId);
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: renderConversation(session, session.conversation, 1) }] };
@@ -105,9 +110,10 @@ export function registerResources(server: McpServer, context: ResourceContext): 
       description: `The newest ${RESOURCE_SOURCE_PAGE_SIZE} data sources of a guru with their processing status, as JSON; count is the total, and the list_sources tool pages through all of them. Subscribe to be notified (resources/updated) when the count or a status changes.`,
       mimeType: 'application/json',
     },
-    async (uri, variables) =>
+    async (uri, variables, extra) =>
       read(context, uri, async () => {
         const guru = slugOf(variables, gurus);
+        await context.rateLimit?.chargeRead('list_sources', guru, extra);
         const page = await assistant.listDataSources(guru, { page: 1, page_size: RESOURCE_SOURCE_PAGE_SIZE });
         return json(uri, toSourcePage(page));
       }),
@@ -153,7 +159,8 @@ export async function read(context: ResourceContext, uri: URL, body: () => Promi
     if (error instanceof ResourceNotFound || (isGuruError(error) && (error.status === 404 || error.status === 403))) {
       throw new ResourceNotFoundError(uri.href, `Resource ${uri.href} not found`);
     }
-    if (isGuruError(error)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    // Throttled: the message and the wait, as a tool says them.
+    if (isGuruError(error)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.status === 429 && error.hint !== undefined ? `${error.message} ${error.hint}` : error.message);
     context.logger.error('mcp resource read failed', { uri: uri.href, error: describeError(error) });
     throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal server error');
   }

@@ -8,10 +8,12 @@ import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from '../core/assistant.js';
 import type { Logger } from '../log.js';
+import type { RateLimiter } from '../state/rate-limiter.js';
 import { registerAttachmentResource } from './attachment-resource.js';
 import { GuruSelector } from './gurus.js';
 import { listSchemasFrom } from './listed-schemas.js';
 import type { Era } from './progress.js';
+import { McpRateLimit } from './rate-limit.js';
 import { registerResources } from './resources.js';
 import { registerLegacySubscriptions } from './subscriptions.js';
 import { registerAnswerProgressTool } from './tools/answer-progress.js';
@@ -37,6 +39,8 @@ export interface GuruMcpServerOptions {
   readonly dataSourcePollMs?: number;
   /** The protocol era the instance serves: 'legacy' is 2025-11-25 and older, 'modern' 2026-07-28. */
   readonly era: Era;
+  /** Charges tool calls to this limit (streamable HTTP: the REST API's); without one, calls are not limited (stdio). */
+  readonly limiter?: RateLimiter;
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -79,7 +83,14 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
     },
   );
   listSchemasFrom(server);
-  const context: ToolContext = { assistant: backend.assistant, gurus: new GuruSelector(backend, scope), logger, era };
+  const gurus = new GuruSelector(backend, scope);
+  const context: ToolContext = {
+    assistant: backend.assistant,
+    gurus,
+    logger,
+    era,
+    ...(options.limiter === undefined ? {} : { rateLimit: new McpRateLimit(options.limiter, gurus, logger) }),
+  };
 
   if (backend.admin !== undefined && scope === undefined) registerGuruTools(server, context, backend.admin);
   registerAskTool(server, context);

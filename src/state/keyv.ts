@@ -17,6 +17,9 @@ const BUSY_TIMEOUT_MS = 5_000;
 /** Expired rows are only removed on read; sweep the ones nobody reads again. */
 const CLEAR_EXPIRED_INTERVAL_MS = 10 * 60_000;
 
+/** The file of the state store in the data directory. */
+export const STATE_FILE = 'state.sqlite';
+
 /**
  * Opens the namespace `namespace` of the state store in `dataDir`. Store failures
  * are logged, and the operation reads as a miss (`get` gives undefined, `set`
@@ -25,7 +28,7 @@ const CLEAR_EXPIRED_INTERVAL_MS = 10 * 60_000;
  */
 export function openStateStore(dataDir: string, namespace: string, logger: Logger = createLogger('warn')): Keyv {
   ensureDataDir(dataDir);
-  const path = join(dataDir, 'state.sqlite');
+  const path = join(dataDir, STATE_FILE);
   // The store opens the file itself; created (or narrowed) first, it and its -wal and -shm stay private.
   preparePrivateDatabase(path);
   const store = new KeyvSqlite({

@@ -11,9 +11,18 @@
  *
  * Updates are serialized per bucket within the process. Instances sharing the
  * store may race on the same bucket; the limit is then approximate, never stricter.
+ *
+ * End users' ids never reach the store: a bucket is named by a keyed hash of the
+ * guru and the id (with `idKey`, the data directory's, so that every instance on
+ * it names a bucket alike), and erasing an end user drops their bucket (`forget`).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type Keyv from 'keyv';
+import { dataDirSecret, SECRET_KEY_FILE } from '../data-dir.js';
+import type { Logger } from '../log.js';
+import { openStateStore, STATE_FILE } from './keyv.js';
 
 const WINDOW_MS = 60_000;
 /** A key may send this many times the per-user limit, all its end users together. */
@@ -28,9 +37,17 @@ export interface RateSubject {
   readonly externalUserId?: string | undefined;
 }
 
+/** An end user of a guru, as erasing their data names them. */
+export interface RateEndUser {
+  readonly guru: string;
+  readonly externalUserId: string;
+}
+
 export interface RateLimiter {
   /** Charges one request of `subject`; refused while its end user or its key is over the limit. */
   consume(subject: RateSubject): Promise<RateDecision>;
+  /** Drops what is kept of the end user (their window), once their data is erased. */
+  forget(endUser: RateEndUser): Promise<void>;
 }
 
 export interface RateLimiterOptions {
@@ -40,13 +57,15 @@ export interface RateLimiterOptions {
   readonly limitPerMinute: number;
   /** Multiple of `limitPerMinute` a key may send in all; KEY_LIMIT_FACTOR unless given. */
   readonly keyLimitFactor?: number;
+  /** The key of the hash that names end users' buckets; without one, a plain SHA-256 (tests). */
+  readonly idKey?: Buffer;
   readonly clock?: () => number;
 }
 
 const ALLOWED: RateDecision = { allowed: true };
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const { store, limitPerMinute, keyLimitFactor = KEY_LIMIT_FACTOR } = options;
+  const { store, limitPerMinute, keyLimitFactor = KEY_LIMIT_FACTOR, idKey } = options;
   for (const [name, value] of [['limitPerMinute', limitPerMinute], ['keyLimitFactor', keyLimitFactor]] as const) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }
@@ -70,45 +89,72 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   /** One request against one bucket, after the requests already queued on it. */
   function take(bucket: string, interval: number): Promise<RateDecision> {
+    return serialized(bucket, () => decide(bucket, interval));
+  }
+
+  /** Runs `work` on `bucket` after the work already queued on it. */
+  function serialized<T>(bucket: string, work: () => Promise<T>): Promise<T> {
     const previous = pending.get(bucket) ?? Promise.resolve();
-    const decision = previous.then(
-      () => decide(bucket, interval),
-      () => decide(bucket, interval),
-    );
-    const settled = decision.catch(() => undefined);
+    const result = previous.then(work, work);
+    const settled = result.catch(() => undefined);
     pending.set(bucket, settled);
     void settled.then(() => {
       if (pending.get(bucket) === settled) pending.delete(bucket);
     });
-    return decision;
+    return result;
   }
 
   return {
     async consume(subject) {
       // The end user first: a request refused there does not use up what the key's other users share.
-      const user = await take(rateLimitKey(subject), userInterval);
+      const user = await take(rateLimitKey(subject, idKey), userInterval);
       if (!user.allowed) return user;
       return take(keyBucketOf(subject), keyInterval);
+    },
+    async forget({ guru, externalUserId }) {
+      if (externalUserId === '') return;
+      const bucket = rateLimitKey({ guru, apiKey: '', externalUserId }, idKey);
+      await serialized(bucket, () => store.delete(bucket));
     },
   };
 }
 
-/** The bucket of a guru and end user, or of the key for requests without one. The API key enters only as a hash. */
-export function rateLimitKey(subject: RateSubject): string {
-  const { externalUserId } = subject;
-  const user =
-    externalUserId === undefined || externalUserId === ''
-      ? `key:${digest(subject.apiKey)}`
-      : externalUserId.length > MAX_PLAIN_USER_ID
-        ? `user#${digest(externalUserId)}`
-        : `user:${externalUserId}`;
-  return `${subject.guru}:${user}`;
+/**
+ * The bucket of a guru and end user (a keyed hash of both: no id is stored in clear), or of the
+ * key for requests without one. The API key enters only as a hash.
+ */
+export function rateLimitKey(subject: RateSubject, idKey?: Buffer): string {
+  const { guru, externalUserId } = subject;
+  if (externalUserId === undefined || externalUserId === '') return `${guru}:key:${digest(subject.apiKey)}`;
+  const named = `${guru}\0${externalUserId}`;
+  const hash = idKey === undefined ? createHash('sha256').update(named) : createHmac('sha256', idKey).update(named);
+  return `${guru}:user:${hash.digest('hex').slice(0, 32)}`;
 }
+
+/** The key of the hash that names end users' buckets for the limiters on `dataDir`: derived from its secret.key. */
+export function rateLimitIdKey(dataDir: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', dataDirSecret(dataDir), Buffer.alloc(0), 'guru-mcp rate-limit end users', 32));
+}
+
+/**
+ * Drops an end user's window from the store the limiters on `dataDir` share, for an erase in a
+ * process that runs none (the engine's, whichever surface asked): a server's would keep it until
+ * it runs out. Without a store or a secret on the directory, no window was ever kept.
+ */
+export async function forgetRateLimitWindow(dataDir: string, endUser: RateEndUser, logger?: Logger): Promise<void> {
+  if (endUser.externalUserId === '' || !existsSync(join(dataDir, STATE_FILE)) || !existsSync(join(dataDir, SECRET_KEY_FILE))) return;
+  const store = openStateStore(dataDir, RATE_LIMIT_NAMESPACE, logger);
+  try {
+    await store.delete(rateLimitKey({ ...endUser, apiKey: '' }, rateLimitIdKey(dataDir)));
+  } finally {
+    await store.disconnect();
+  }
+}
+
+/** The state store's namespace of the rate limiter's windows. */
+export const RATE_LIMIT_NAMESPACE = 'rate-limit';
 
 /** The bucket of everything a key sends to a guru. */
 const keyBucketOf = (subject: RateSubject): string => `${subject.guru}:all:${digest(subject.apiKey)}`;
-
-/** Longer end-user ids are hashed to keep keys within the store's key size. */
-const MAX_PLAIN_USER_ID = 128;
 
 const digest = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 32);

@@ -104,12 +104,45 @@ describe('ingestion through the engine', () => {
     expect(byUrl.get(site.url('/logo.png'))).toMatchObject({ status: 'FAIL', error: expect.stringContaining('image/png') });
   });
 
-  it('refuses loopback addresses unless allowed', async () => {
+  it('refuses loopback addresses unless allowed, when they are added, storing nothing', async () => {
     await engine.close();
     engine = LocalEngine.open({ dataDir: dir });
-    await engine.createDataSources('frob', { website_urls: [site.url('/guide')] });
+    for (const url of [site.url('/guide'), `http://localhost:${site.port}/guide`, 'http://[::1]/x', 'http://10.0.0.7/wiki']) {
+      await expect(engine.createDataSources('frob', { website_urls: [url] }), url).rejects.toMatchObject({
+        status: 400,
+        message: 'Invalid request parameters',
+        hint: expect.stringMatching(/^website_urls: .* is a (loopback|private) address; set GURU_ALLOW_PRIVATE_NETWORK=1/),
+      });
+    }
+    expect(await sources()).toEqual([]);
+    expect(site.requests).toEqual([]);
+  });
+
+  it('reads a source only as far as both the process that queued it and the one reading it may reach', async () => {
+    const [created] = await engine.createDataSources('frob', { website_urls: [site.url('/manual')] });
     await engine.whenIdle();
-    expect((await sources())[0]).toMatchObject({ status: 'FAIL', error: expect.stringContaining('GURU_ALLOW_PRIVATE_NETWORK') });
+    expect((await sources())[0]).toMatchObject({ status: 'SUCCESS' });
+    const fetched = site.requests.length;
+
+    // Another process on the data directory, without the permission, queues the source again: this one,
+    // which has the permission, does the work, and refuses what the other could not have fetched.
+    const without = LocalEngine.open({ dataDir: dir, processQueue: false });
+    try {
+      await without.reindexDataSources('frob', { ids: [created!.id] });
+    } finally {
+      await without.close();
+    }
+    await engine.whenIdle();
+    expect((await sources())[0]).toMatchObject({
+      status: 'FAIL',
+      error: expect.stringContaining('the source was added or reindexed by a process without GURU_ALLOW_PRIVATE_NETWORK=1'),
+    });
+    expect(site.requests.length).toBe(fetched);
+
+    // Queued again by a process with it, it is read.
+    await engine.reindexDataSources('frob', { ids: [created!.id] });
+    await engine.whenIdle();
+    expect((await sources())[0]).toMatchObject({ status: 'SUCCESS', error: '' });
   });
 
   it('refuses a request with a bad URL as a whole, storing nothing', async () => {

@@ -3,14 +3,15 @@
  * what a key of another guru gets (Forbidden only where the spec lists it), and
  * the 500 of an unreadable memory store, caused for real by a corrupt file.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openBackend, openRateLimiter, type OpenedBackend } from '../../src/compose.js';
+import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimiter } from '../../src/compose.js';
 import { Config } from '../../src/config.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger, type Logger } from '../../src/log.js';
 import { RECORDS_FILE } from '../../src/state/keyv.js';
 import { call } from './support.js';
 
@@ -24,21 +25,18 @@ describe('REST: end users', () => {
   let base: string;
   let docsKey: string;
   let otherKey: string;
+  let limiter: OpenedRateLimiter;
 
-  async function start() {
-    backend = await openBackend(Config.parse({ dataDir }), silentLogger);
-    server = await startHttpServer({
-      backend,
-      logger: silentLogger,
-      host: '127.0.0.1',
-      port: 0,
-      limiter: await openRateLimiter(Config.parse({ dataDir, rateLimitPerMinute: 0 }), silentLogger),
-    });
+  async function start({ logger = silentLogger, rateLimitPerMinute = 0 }: { logger?: Logger; rateLimitPerMinute?: number } = {}) {
+    backend = await openBackend(Config.parse({ dataDir }), logger);
+    limiter = await openRateLimiter(Config.parse({ dataDir, rateLimitPerMinute }), logger);
+    server = await startHttpServer({ backend, logger, host: '127.0.0.1', port: 0, limiter });
     base = server.url;
   }
 
   async function stop() {
     await server.close();
+    await limiter.close();
     await backend.close();
   }
 
@@ -169,5 +167,44 @@ describe('REST: end users', () => {
       external_user_id: USER,
       deleted: { questions: 0, rejected_questions: 0, conversations: 0, searches: 1, profile: 0, memories: 0, attachments: 0 },
     });
+  });
+
+  it('leaves the erased end user\'s id in no file of the data directory (rate limits included) and in no log line', async () => {
+    await stop();
+    const logLines: string[] = [];
+    await start({ logger: createLogger('debug', (line) => logLines.push(line)), rateLimitPerMinute: 120 });
+    const id = 'erase-me-4f81c2d7@example.com';
+    const data = `/api/v1/docs/end-users/${encodeURIComponent(id)}/data/`;
+    const added = await call(base, 'POST', '/api/v1/docs/data-sources/', { key: docsKey, body: { text_sources: [{ name: 'Dial', content: 'The wibble dial is turned clockwise to calibrate it.' }] } });
+    expect(added.status).toBe(200);
+    const calls = [
+      call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, body: { question: 'wibble dial', external_user_id: id } }),
+      call(base, 'POST', '/api/v1/docs/answer/', { key: docsKey, body: { question: 'How is the wibble dial calibrated?', external_user_id: id } }),
+      call(base, 'GET', `/api/v1/docs/answer-progress/?external_user_id=${encodeURIComponent(id)}`, { key: docsKey }),
+      call(base, 'POST', '/api/v1/docs/sessions/', { key: docsKey, body: { external_user_id: id } }),
+      call(base, 'POST', '/api/v1/docs/profiles/', { key: docsKey, body: { users: [{ external_user_id: id, memory: { plan: 'gold' } }] } }),
+      call(base, 'GET', data, { key: docsKey }),
+    ];
+    for (const reply of await Promise.all(calls)) expect(reply.status, reply.text).toBe(200);
+
+    const erased = await call(base, 'DELETE', data, { key: docsKey });
+    expect(erased.status).toBe(200);
+
+    const needle = Buffer.from(id);
+    const holding = readdirSync(dataDir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((path) => readFileSync(path).includes(needle));
+    expect(holding).toEqual([]);
+    // The erase request was charged to the end user's window like any other; both are gone from the rate limiter's store.
+    const state = new Database(join(dataDir, 'state.sqlite'), { readonly: true });
+    try {
+      const keys = (state.prepare('SELECT key FROM keyv').all() as { key: string }[]).map(({ key }) => key);
+      expect(keys.filter((key) => key.startsWith('docs:user:'))).toEqual([]);
+      expect(keys.filter((key) => key.startsWith('docs:all:'))).toHaveLength(1);
+    } finally {
+      state.close();
+    }
+    expect(logLines.filter((line) => line.includes(id) || line.includes(encodeURIComponent(id)))).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -144,6 +146,100 @@ describe('startHttpServer', () => {
     await server.close();
     await expect(open.listTools()).rejects.toThrow();
     await open.close();
+  });
+
+  describe('malformed Host headers', () => {
+    /** Sends one request with the Host line as given (raw bytes, which no HTTP client would send) and reads its status. */
+    const rawRequest = (port: string, method: string, path: string, hostLine: string | undefined, body = ''): Promise<{ status: number; text: string }> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const text = Buffer.concat(chunks).toString('latin1');
+          resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text: text.slice(text.indexOf('\r\n\r\n') + 4) });
+        });
+        const head = [
+          `${method} ${path} HTTP/1.1`,
+          ...(hostLine === undefined ? [] : [hostLine]),
+          'content-type: application/json',
+          'accept: application/json, text/event-stream',
+          `content-length: ${Buffer.byteLength(body)}`,
+          'connection: close',
+        ];
+        socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), Buffer.from(body)]));
+      });
+    const web = { handle: async (_req: unknown, res: ServerResponse) => void res.end('page'), sessionPath: (id: string) => `/sessions/${id}` };
+
+    it('refuses a Host with userinfo as foreign on every path, REST, /mcp, the web interface and /healthz', async () => {
+      const { api_key: key } = await backend.admin!.createGuru({ slug: 'docs' });
+      const server = await start({ mcp: createMcpHttpHandler({ backend, logger: silentLogger, requireBearer: false }), web });
+      const port = new URL(server.url).port;
+      const host = `evil.example@127.0.0.1:${port}`;
+      for (const [method, path, body] of [
+        ['GET', '/healthz', ''],
+        ['POST', '/api/v1/docs/semantic-search/', JSON.stringify({ question: 'x' })],
+        ['POST', '/mcp', JSON.stringify(INITIALIZE)],
+        ['GET', '/', ''],
+      ] as const) {
+        const reply = await request(`${server.url}${path}`, { method, headers: { host, 'x-api-key': key, ...JSON_AND_SSE }, ...(body === '' ? {} : { body }) });
+        expect(reply.statusCode, path).toBe(403);
+        const json = await reply.body.json();
+        const message = `Invalid Host header: ${host}`;
+        expect(json, path).toEqual(path === '/mcp' ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null } : { msg: message });
+      }
+    });
+
+    it('never answers a malformed Host with a 500, nor lets it past the check', async () => {
+      const mcp = createMcpHttpHandler({ backend, logger: silentLogger, requireBearer: false });
+      const loopback = await start({ mcp, web });
+      const wildcard = await start({ host: '0.0.0.0', mcp: createMcpHttpHandler({ backend, logger: silentLogger, requireBearer: true }), web });
+      const malformed = [
+        'host:',
+        'host: ',
+        'host: user:pass@localhost',
+        'host: evil.example@127.0.0.1',
+        'host: lo calhost',
+        'host: 127.0.0.1 :80',
+        'host: [::1',
+        'host: ::1',
+        'host: [::1]]',
+        'host: [127.0.0.1]',
+        'host: [::1%25lo]',
+        'host: \u00ec\u00bb\u00a5calhost',
+        'host: l\u00f3calhost',
+        'host: localhost:99999',
+        'host: localhost:65536',
+        'host: localhost:-1',
+        'host: localhost:8787:8787',
+        'host: localhost:abc',
+        'host: 127.0.0.1/x',
+        'host: 127.0.0.1?x',
+        'host: 127.0.0.1#x',
+        'host: 127.0.0.1\\x',
+        'host: %6cocalhost',
+      ];
+      for (const server of [loopback, wildcard]) {
+        const port = new URL(server.url).port;
+        for (const hostLine of malformed) {
+          for (const [method, path, body] of [
+            ['GET', '/healthz', ''],
+            ['POST', '/mcp', JSON.stringify(INITIALIZE)],
+            ['GET', '/api/v1/docs/data-sources/', ''],
+            ['GET', '/', ''],
+          ] as const) {
+            const reply = await rawRequest(port, method, path, hostLine, body);
+            const what = `${server.url} ${method} ${path} ${JSON.stringify(hostLine)}`;
+            // Refused: by node's parser (400) or by the Host check (403), never served, never a crash.
+            expect([400, 403], what).toContain(reply.status);
+          }
+        }
+        // A Host that is well formed still passes (on loopback: loopback names only).
+        expect((await rawRequest(port, 'GET', '/healthz', `host: localhost:${port}`)).status).toBe(200);
+        expect((await rawRequest(port, 'GET', '/healthz', 'host: [::1]:8787')).status).toBe(200);
+      }
+    });
   });
 
   describe('the Origin of MCP requests', () => {

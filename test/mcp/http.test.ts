@@ -6,6 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openRateLimiter, type OpenedRateLimiter } from '../../src/compose.js';
+import { Config } from '../../src/config.js';
 import { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpHttpHandler } from '../../src/mcp/http.js';
@@ -162,6 +164,62 @@ describe('MCP over streamable HTTP', () => {
       expect(String((other.content[0] as { text: string }).text)).toContain('limited to the guru "pancakes"');
 
       await expect(connect(running.url, undefined, era)).rejects.toThrow();
+    });
+    describe('the rate limit', () => {
+      let limiter: OpenedRateLimiter;
+      const search = (client: Client, externalUserId: string) =>
+        client.callTool({ name: 'semantic_search', arguments: { question: 'install', external_user_id: externalUserId } }) as Promise<CallToolResult>;
+      const refusal = (seconds: number) =>
+        `Rate limit exceeded\nWait ${seconds} seconds before calling again: calls are limited per guru and end user (external_user_id), as the server's GURU_RATE_LIMIT_PER_MINUTE sets.`;
+
+      beforeEach(async () => {
+        limiter = await openRateLimiter(Config.parse({ dataDir: test.dir, rateLimitPerMinute: 2 }), silentLogger);
+      });
+
+      afterEach(async () => {
+        await limiter.close();
+      });
+
+      it('limits tool calls per guru and end user as REST does, with the spec\'s 429 message and what to do', async () => {
+        await test.backend.admin!.createGuru({ slug: 'frob' });
+        running = await start(test, false, { limiter });
+        const client = await open();
+        expect((await search(client, 'ann')).isError).toBeFalsy();
+        expect((await search(client, 'ann')).isError).toBeFalsy();
+        const refused = await search(client, 'ann');
+        expect(refused).toMatchObject({ isError: true, content: [{ type: 'text', text: refusal(30) }] });
+        // Every keyless client is the same caller; another end user has a window of their own; guru administration is not limited.
+        expect((await search(await open(), 'ann')).isError).toBe(true);
+        expect((await search(client, 'bob')).isError).toBeFalsy();
+        for (let i = 0; i < 4; i++) expect(((await client.callTool({ name: 'list_gurus', arguments: {} })) as CallToolResult).isError).toBeFalsy();
+        // One limiter, one store: REST requests of the same guru and end user share the window.
+        expect((await limiter.consume({ guru: 'frob', apiKey: 'a REST key', externalUserId: 'ann' })).allowed).toBe(false);
+        expect((await limiter.consume({ guru: 'frob', apiKey: 'a REST key', externalUserId: 'carol' })).allowed).toBe(true);
+        // Reading a resource is the REST request it stands for (listing sources), charged to the caller.
+        await client.readResource({ uri: 'guru://frob/data-sources' });
+        await client.readResource({ uri: 'guru://frob/sessions' });
+        await expect(client.readResource({ uri: 'guru://frob/data-sources' })).rejects.toThrow(
+          'Request was throttled. Expected available in 30 seconds. Wait 30 seconds before calling again',
+        );
+      });
+
+      it('limits a key to ten times that, and an erase drops the end user\'s window', async () => {
+        const key = (await test.backend.admin!.createGuru({ slug: 'frob' })).api_key;
+        running = await start(test, true, { limiter });
+        const client = await open(key);
+        for (let i = 0; i < 19; i++) expect((await search(client, `user-${i}`)).isError, `user ${i}`).toBeFalsy();
+        const erased = (await client.callTool({ name: 'erase_enduser_data', arguments: { external_user_id: 'user-0' } })) as CallToolResult;
+        expect(erased.isError).toBeFalsy();
+        // The erase took the key's 20th call; its window for user-0 is gone, the key's is not.
+        expect((await limiter.consume({ guru: 'frob', apiKey: 'another key', externalUserId: 'user-0' })).allowed).toBe(true);
+        expect((await limiter.consume({ guru: 'frob', apiKey: 'another key', externalUserId: 'user-0' })).allowed).toBe(true);
+        const refused = await search(client, 'someone-new');
+        expect(refused.isError).toBe(true);
+        expect(String((refused.content[0] as { text: string }).text)).toMatch(/^Rate limit exceeded\nWait \d+ seconds? before calling again/);
+        // Another key of the guru has an allowance of its own.
+        const another = await open((await test.backend.admin!.createApiKey('frob')).api_key);
+        expect((await search(another, 'someone-new')).isError).toBeFalsy();
+      });
     });
   });
 

@@ -97,6 +97,24 @@ describe('createRateLimiter', () => {
     }
   });
 
+  it('forgets an end user: their window goes from the store, other users\' and the key\'s stay', async () => {
+    const limiter = createRateLimiter({ store, limitPerMinute: 1, keyLimitFactor: 3, clock });
+    const alice = { ...KEY, externalUserId: 'alice@example.com' };
+    const bob = { ...KEY, externalUserId: 'bob' };
+    expect((await limiter.consume(alice)).allowed).toBe(true);
+    expect((await limiter.consume(bob)).allowed).toBe(true);
+    expect((await limiter.consume(alice)).allowed).toBe(false);
+    expect(await store.get(rateLimitKey(alice))).toBeTypeOf('number');
+
+    await limiter.forget({ guru: 'docs', externalUserId: 'alice@example.com' });
+    expect(await store.get(rateLimitKey(alice))).toBeUndefined();
+    expect(await store.get(rateLimitKey(bob))).toBeTypeOf('number');
+    expect((await limiter.consume(bob)).allowed).toBe(false);
+    // The key's window is kept: forgetting a user gives the key nothing back.
+    expect((await limiter.consume(alice)).allowed).toBe(true);
+    expect((await limiter.consume({ ...KEY, externalUserId: 'carol' })).allowed).toBe(false);
+  });
+
   it('takes only a positive whole limit: no limit is no limiter', () => {
     for (const limitPerMinute of [0, -1, 1.5]) {
       expect(() => createRateLimiter({ store, limitPerMinute })).toThrow(RangeError);
@@ -106,14 +124,24 @@ describe('createRateLimiter', () => {
 });
 
 describe('rateLimitKey', () => {
-  it('names the guru and the end user, or a hash of the key but never the key itself', () => {
-    expect(rateLimitKey({ guru: 'docs', externalUserId: 'u-1', apiKey: 'secret-key' })).toBe('docs:user:u-1');
+  it('names the guru and a hash of the end user, or of the key, never either in clear', () => {
+    const user = rateLimitKey({ guru: 'docs', externalUserId: 'u-1@example.com', apiKey: 'secret-key' });
+    expect(user).toMatch(/^docs:user:[0-9a-f]{32}$/);
+    expect(rateLimitKey({ guru: 'other', externalUserId: 'u-1@example.com', apiKey: 'secret-key' })).toMatch(/^other:user:/);
+    expect(rateLimitKey({ guru: 'docs', externalUserId: 'u-2', apiKey: 'secret-key' })).not.toBe(user);
+    // The API key does not name an end user's bucket: every key of the guru shares it.
+    expect(rateLimitKey({ guru: 'docs', externalUserId: 'u-1@example.com', apiKey: 'another-key' })).toBe(user);
+    // Keyed: without the data directory's secret the id cannot be tried against the bucket.
+    const keyed = rateLimitKey({ guru: 'docs', externalUserId: 'u-1@example.com', apiKey: 'k' }, Buffer.alloc(32, 7));
+    expect(keyed).toMatch(/^docs:user:[0-9a-f]{32}$/);
+    expect(keyed).not.toBe(user);
+    expect(rateLimitKey({ guru: 'docs', externalUserId: 'u-1@example.com', apiKey: 'k' }, Buffer.alloc(32, 8))).not.toBe(keyed);
     const byKey = rateLimitKey({ guru: 'docs', apiKey: 'secret-key' });
     expect(byKey).toMatch(/^docs:key:[0-9a-f]{32}$/);
     expect(byKey).not.toContain('secret-key');
     expect(rateLimitKey({ guru: 'docs', externalUserId: '', apiKey: 'secret-key' })).toBe(byKey);
     expect(rateLimitKey({ guru: 'other', apiKey: 'secret-key' })).toMatch(/^other:key:/);
     expect(rateLimitKey({ guru: 'docs', apiKey: 'another-key' })).not.toBe(byKey);
-    expect(rateLimitKey({ guru: 'docs', externalUserId: 'x'.repeat(300), apiKey: 'k' })).toMatch(/^docs:user#[0-9a-f]{32}$/);
+    expect(rateLimitKey({ guru: 'docs', externalUserId: 'x'.repeat(300), apiKey: 'k' })).toMatch(/^docs:user:[0-9a-f]{32}$/);
   });
 });

@@ -28,7 +28,8 @@ export async function run(context: CommandContext): Promise<number> {
   const limiter = await openRateLimiter(config, logger);
   // Off loopback, anyone on the network can reach /mcp: it then needs a guru's API key as bearer token.
   // On loopback every local user can, which GURU_MCP_REQUIRE_KEY=1 closes too.
-  const mcp = createMcpHttpHandler({ backend, logger, requireBearer: config.mcpRequireKey || !isLoopbackHost(host) });
+  // One rate limit for REST, /mcp's tool calls and the web interface.
+  const mcp = createMcpHttpHandler({ backend, logger, limiter, requireBearer: config.mcpRequireKey || !isLoopbackHost(host) });
   const web = createWebInterface({ backend, logger, limiter, host, requireKey: config.mcpRequireKey });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {

@@ -116,6 +116,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     const history = await this.#sessions.eraseEndUser(guru, id);
     const searches = this.#search.eraseEndUserSearches(guru, id);
     await this.#progress.erase(guru.id, id);
+    await this.#forgetRateLimitWindow(guru.slug, id);
     checkpoint(this.#context.db);
     this.#context.logger.info('end-user data erased', { guru: guru.slug });
     return {
@@ -173,6 +174,17 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     const store = this.#store;
     this.#store = undefined;
     if (store) await (await store).close();
+  }
+
+  /** The end user's rate-limit window (kept by any server on the data directory) goes with their data; it expires within a minute if this fails. */
+  async #forgetRateLimitWindow(guru: string, externalUserId: string): Promise<void> {
+    const { logger, settings } = this.#context;
+    try {
+      const { forgetRateLimitWindow } = await import('../../state/rate-limiter.js');
+      await forgetRateLimitWindow(settings.dataDir, { guru, externalUserId }, logger);
+    } catch (error) {
+      logger.warn("an erased end user's rate-limit window is left to expire", { error: describeError(error) });
+    }
   }
 
   async #records(): Promise<EndUserRecords> {

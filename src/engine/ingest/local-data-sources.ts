@@ -16,6 +16,7 @@ import {
   type UploadedDocument,
 } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
+import { literalAddress, refusalMessage, restrictedKind } from '../../net/address-policy.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
@@ -60,7 +61,8 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     this.#gurus = gurus;
     this.#integrations = integrations;
     this.#sources = new SourceRepository(db);
-    this.#jobs = new JobRepository(db);
+    // Jobs carry this process's permission: whichever process reads the source may not reach further.
+    this.#jobs = new JobRepository(db, { privateNetwork: settings.allowPrivateNetwork ?? false });
     this.#reading = new SourceReading(
       {
         allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
@@ -129,9 +131,32 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
           `${kind}: the guru holds ${held} ${created} sources and may hold at most ${limit}; ${fresh.size} more would exceed that.`,
         );
       }
-      for (const url of canonical) plans.push({ type, created, url, host: new URL(url).host });
+      for (const url of canonical) {
+        this.#checkReachable(kind, url);
+        plans.push({ type, created, url, host: new URL(url).host });
+      }
     }
     return plans;
+  }
+
+  /**
+   * Refuses, before anything is stored, a URL this process could not fetch for its address: an IP
+   * address or a `localhost` name that is not public, without GURU_ALLOW_PRIVATE_NETWORK (as a
+   * crawl's start fails). Names that resolve to such addresses, and redirects to them, are refused
+   * when the source is read: its job carries this process's permission (JobRepository.enqueue).
+   */
+  #checkReachable(kind: string, url: string): void {
+    if (this.#context.settings.allowPrivateNetwork === true) return;
+    const { hostname } = new URL(url);
+    const address = literalAddress(hostname);
+    let refusal: string | undefined;
+    if (address !== undefined) {
+      const found = restrictedKind(address);
+      if (found !== undefined) refusal = refusalMessage(address, found);
+    } else if (/(^|\.)localhost\.?$/i.test(hostname)) {
+      refusal = refusalMessage(hostname, 'loopback');
+    }
+    if (refusal !== undefined) throw Errors.invalidRequest('create_sources', `${kind}: ${url}: ${refusal}`);
   }
 
   async reindexDataSources(slug: string, input: ReindexRequest): Promise<MessageResponse> {

@@ -341,7 +341,7 @@ export class SourceProcessor {
         if (!this.#closed) this.#finish(job);
         return;
       }
-      const text = await this.#reading.read(source, this.#stopping.signal, () => this.#fetched(job));
+      const text = await this.#reading.read(source, this.#stopping.signal, () => this.#fetched(job), job.private_network === 1);
       if (this.#closed) return;
       // Its place goes to the next source now: waiting for the batch is no reason to read less.
       this.#settled(job);

@@ -36,22 +36,40 @@ export class SourceReading {
   readonly #options: ReadingOptions;
   readonly #credentials: (guruId: number, kind: IntegrationKind) => IntegrationCredentials | undefined;
   #fetcher: Promise<HttpFetcher> | undefined;
+  /** The HTTP client of reads queued by a process that might not reach private addresses, when this one may. */
+  #publicFetcher: Promise<HttpFetcher> | undefined;
   #extraction: Promise<ExtractionPool> | undefined;
   #closed = false;
-  #shared = new Map<DataSourceType, Promise<SourceReader>>();
+  /** Readers shared by the sources of a type, apart for reads that may reach private addresses and those that may not. */
+  #shared = new Map<`${DataSourceType}:${boolean}`, Promise<SourceReader>>();
 
   constructor(options: ReadingOptions, credentials: (guruId: number, kind: IntegrationKind) => IntegrationCredentials | undefined) {
     this.#options = options;
     this.#credentials = credentials;
   }
 
-  /** `fetched`: see SourceReader.read. */
-  async read(source: SourceRow, signal: AbortSignal, fetched?: () => void): Promise<SourceText> {
+  /**
+   * `fetched`: see SourceReader.read. `queuedWithPrivateNetwork`: whether the process that queued
+   * the read might reach loopback and private addresses; they are reached only when this one may
+   * too, so that which process does the work never changes what is allowed.
+   */
+  async read(source: SourceRow, signal: AbortSignal, fetched?: () => void, queuedWithPrivateNetwork = true): Promise<SourceText> {
     if (isStoredType(source.type)) return { title: source.title ?? source.name ?? '', markdown: source.content ?? '' };
     if (source.url === null) throw new SourceError(`Data source ${source.id} has no URL to read.`);
-    const reader = await this.#readerFor(source);
-    const document = await reader.read(source.url, signal, fetched);
-    return { title: document.title, markdown: document.markdown };
+    const privateNetwork = this.#options.allowPrivateNetwork && queuedWithPrivateNetwork;
+    const reader = await this.#readerFor(source, privateNetwork);
+    try {
+      const document = await reader.read(source.url, signal, fetched);
+      return { title: document.title, markdown: document.markdown };
+    } catch (error) {
+      const blocked = error instanceof Error && (error as Error & { kind?: unknown }).kind === 'blocked_address';
+      if (!blocked || privateNetwork === this.#options.allowPrivateNetwork) throw error;
+      // This process would have let it through: say that the permission was missing where the source was added.
+      throw new SourceError(
+        `${error.message}. This server allows them, but the source was added or reindexed by a process without GURU_ALLOW_PRIVATE_NETWORK=1; reindex it from one with the setting.`,
+        { cause: error },
+      );
+    }
   }
 
   /** The text of an uploaded document, extracted in a worker thread; content problems throw a `SourceError`. */
@@ -74,47 +92,49 @@ export class SourceReading {
 
   async close(): Promise<void> {
     this.#closed = true;
-    const fetcher = this.#fetcher;
+    const fetchers = [this.#fetcher, this.#publicFetcher];
     const extraction = this.#extraction;
     this.#fetcher = undefined;
+    this.#publicFetcher = undefined;
     this.#extraction = undefined;
     this.#shared.clear();
-    await Promise.all([fetcher?.then((it) => it.close()), extraction?.then((it) => it.close())]);
+    await Promise.all([...fetchers.map((fetcher) => fetcher?.then((it) => it.close())), extraction?.then((it) => it.close())]);
   }
 
-  #readerFor(source: SourceRow): Promise<SourceReader> {
+  #readerFor(source: SourceRow, privateNetwork: boolean): Promise<SourceReader> {
     switch (source.type) {
       case 'WEBSITE':
-        return this.#sharedReader('WEBSITE', async () => {
+        return this.#sharedReader('WEBSITE', privateNetwork, async () => {
           const { WebPageReader } = await import('./sources/web.js');
-          return new WebPageReader(await this.http(), await this.#extractionPool());
+          return new WebPageReader(await this.#http(privateNetwork), await this.#extractionPool());
         });
       case 'YOUTUBE':
-        return this.#sharedReader('YOUTUBE', async () => {
+        return this.#sharedReader('YOUTUBE', privateNetwork, async () => {
           const { YouTubeReader } = await import('./sources/youtube.js');
           const baseUrl = this.#options.youtubeBaseUrl;
-          return new YouTubeReader(await this.http(), baseUrl === undefined ? {} : { baseUrl });
+          return new YouTubeReader(await this.#http(privateNetwork), baseUrl === undefined ? {} : { baseUrl });
         });
       case 'JIRA':
       case 'ZENDESK':
       case 'CONFLUENCE':
-        return this.#integrationReader(source.guru_id, source.type);
+        return this.#integrationReader(source.guru_id, source.type, privateNetwork);
       default:
         throw new SourceError(`Data sources of type ${source.type} are not read from a URL.`);
     }
   }
 
-  #sharedReader(type: DataSourceType, make: () => Promise<SourceReader>): Promise<SourceReader> {
-    let reader = this.#shared.get(type);
+  #sharedReader(type: DataSourceType, privateNetwork: boolean, make: () => Promise<SourceReader>): Promise<SourceReader> {
+    const key = `${type}:${privateNetwork}` as const;
+    let reader = this.#shared.get(key);
     if (!reader) {
       reader = make();
-      this.#shared.set(type, reader);
+      this.#shared.set(key, reader);
     }
     return reader;
   }
 
   /** Integration readers carry the guru's credentials, read afresh for every source. */
-  async #integrationReader(guruId: number, kind: IntegrationKind): Promise<SourceReader> {
+  async #integrationReader(guruId: number, kind: IntegrationKind, privateNetwork: boolean): Promise<SourceReader> {
     const credentials = this.#credentials(guruId, kind);
     if (!credentials) {
       throw new SourceError(
@@ -122,7 +142,7 @@ export class SourceReading {
       );
     }
     const settings = { baseUrl: credentials.baseUrl, apiToken: credentials.token, ...(credentials.email === null ? {} : { email: credentials.email }) };
-    const http = await this.http();
+    const http = await this.#http(privateNetwork);
     switch (kind) {
       case 'JIRA':
         return new (await import('./sources/jira.js')).JiraReader(http, settings);
@@ -145,5 +165,12 @@ export class SourceReading {
       ({ HttpFetcher }) => new HttpFetcher({ allowPrivateNetwork: this.#options.allowPrivateNetwork }),
     );
     return this.#fetcher;
+  }
+
+  /** The client for a read that may (or may not) reach private addresses: the engine's, or one that refuses them. */
+  #http(privateNetwork: boolean): Promise<HttpFetcher> {
+    if (privateNetwork === this.#options.allowPrivateNetwork) return this.http();
+    this.#publicFetcher ??= import('../../net/http-fetcher.js').then(({ HttpFetcher }) => new HttpFetcher({ allowPrivateNetwork: false }));
+    return this.#publicFetcher;
   }
 }

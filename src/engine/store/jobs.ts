@@ -12,6 +12,13 @@ export interface JobRow {
   readonly attempts: number;
   /** The host the job fetches from; null for work without network access. */
   readonly host: string | null;
+  /** 1 when the process that queued the job might reach loopback and private addresses. */
+  readonly private_network: 0 | 1;
+}
+
+export interface JobQueueSettings {
+  /** Whether this process may reach loopback and private addresses (GURU_ALLOW_PRIVATE_NETWORK): recorded with the jobs it queues. */
+  readonly privateNetwork?: boolean;
 }
 
 /** Who holds a lease: `host/pid/instance`, so that leases of processes that died can be told apart. */
@@ -64,12 +71,14 @@ export class JobRepository {
   readonly #releaseOwner;
   readonly #renew;
   readonly #renewOwner;
+  readonly #privateNetwork: 0 | 1;
 
-  constructor(db: Db) {
-    this.#enqueue = db.prepare<[JobKind, number, string | null, number, number]>(
-      `INSERT INTO jobs (kind, source_id, host, available_at, created_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (kind, source_id) DO UPDATE SET host = excluded.host, available_at = excluded.available_at, attempts = 0,
-         lease_owner = NULL, lease_expires_at = NULL`,
+  constructor(db: Db, settings: JobQueueSettings = {}) {
+    this.#privateNetwork = settings.privateNetwork === true ? 1 : 0;
+    this.#enqueue = db.prepare<[JobKind, number, string | null, 0 | 1, number, number]>(
+      `INSERT INTO jobs (kind, source_id, host, private_network, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (kind, source_id) DO UPDATE SET host = excluded.host, private_network = excluded.private_network,
+         available_at = excluded.available_at, attempts = 0, lease_owner = NULL, lease_expires_at = NULL`,
     );
     this.#claim = db.prepare<[string, number, number, number, string], JobRow>(
       `UPDATE jobs SET lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1
@@ -78,7 +87,7 @@ export class JobRepository {
          WHERE available_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at < ?)
            AND (host IS NULL OR host NOT IN (SELECT value FROM json_each(?)))
          ORDER BY available_at, id LIMIT 1)
-       RETURNING id, kind, source_id, attempts, host`,
+       RETURNING id, kind, source_id, attempts, host, private_network`,
     );
     this.#renew = db.prepare<[number, number, string, number]>(
       'UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ?',
@@ -96,11 +105,11 @@ export class JobRepository {
   }
 
   /**
-   * Queues work on a source. Queueing a source that is being worked on starts
-   * over: the running claim loses its lease and its result is not kept.
+   * Queues work on a source, with this process's private-network permission. Queueing a source
+   * that is being worked on starts over: the running claim loses its lease and its result is not kept.
    */
   enqueue(kind: JobKind, sourceId: number, host: string | null, now: number): void {
-    this.#enqueue.run(kind, sourceId, host, now, now);
+    this.#enqueue.run(kind, sourceId, host, this.#privateNetwork, now, now);
   }
 
   /** Leases the next available job to `owner`, skipping jobs for the busy hosts; undefined when none is ready. */

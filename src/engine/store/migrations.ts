@@ -320,4 +320,15 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 14,
+    name: 'the private-network permission of whoever queued a job',
+    sql: `
+      -- 1 when the process that queued the job may reach loopback and private addresses
+      -- (GURU_ALLOW_PRIVATE_NETWORK). The process that does the job reaches them only when it may
+      -- too: the stricter of the two, so that where work is done never widens what was allowed.
+      -- Jobs queued before this version count as queued without it.
+      ALTER TABLE jobs ADD COLUMN private_network INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

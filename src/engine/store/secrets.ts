@@ -4,26 +4,11 @@
  * without the key file reveals no token.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dataDirSecret, SECRET_KEY_FILE as KEY_FILE } from '../../data-dir.js';
 
-const KEY_FILE = 'secret.key';
-const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-
-function loadOrCreateKey(dataDir: string): Buffer {
-  const path = join(dataDir, KEY_FILE);
-  try {
-    // 'wx' fails when the file exists, so two processes starting together keep the first key.
-    writeFileSync(path, randomBytes(KEY_BYTES), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  const key = readFileSync(path);
-  if (key.length !== KEY_BYTES) throw new Error(`${path} is damaged: expected ${KEY_BYTES} bytes, found ${key.length}.`);
-  return key;
-}
 
 export class SecretBox {
   readonly #dataDir: string;
@@ -35,7 +20,7 @@ export class SecretBox {
 
   /** The key file is made on first use, not when the engine opens. */
   get #secretKey(): Buffer {
-    this.#key ??= loadOrCreateKey(this.#dataDir);
+    this.#key ??= dataDirSecret(this.#dataDir);
     return this.#key;
   }
 

@@ -9,6 +9,7 @@ import { GuruSlug } from '../../core/schemas.js';
 import type { Logger } from '../../log.js';
 import type { GuruSelector } from '../gurus.js';
 import type { Era, ToolExtra } from '../progress.js';
+import type { McpRateLimit } from '../rate-limit.js';
 import { toolError } from '../results.js';
 
 export interface ToolContext {
@@ -17,13 +18,18 @@ export interface ToolContext {
   readonly logger: Logger;
   /** The protocol era the server instance serves. */
   readonly era: Era;
+  /** The rate limit of tool calls and resource reads (streamable HTTP); stdio has none. */
+  readonly rateLimit?: McpRateLimit;
 }
 
 export const guruSlugParameter = GuruSlug.optional().describe(
   'Slug of the guru to use. Optional when the server has a default guru or only one guru; otherwise see list_gurus.',
 );
 
-/** Runs a tool body; a GuruError becomes its spec message (and hint), anything else a logged generic error. */
+/**
+ * Runs a tool body, charged to the rate limit first where there is one; a GuruError becomes its
+ * spec message (and hint), anything else a logged generic error.
+ */
 export function guarded<Args>(
   context: ToolContext,
   tool: string,
@@ -32,7 +38,10 @@ export function guarded<Args>(
 ): (args: Args, extra: ToolExtra) => Promise<CallToolResult> {
   return async (args, extra) => {
     try {
-      return await body(args, extra);
+      await context.rateLimit?.charge(operation, args, extra);
+      const result = await body(args, extra);
+      if (result.isError !== true) await context.rateLimit?.succeeded(operation, args);
+      return result;
     } catch (error) {
       return toolError(error, { operation, tool, logger: context.logger, signal: extra.mcpReq.signal });
     }

@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openRateLimiter } from '../../../src/compose.js';
+import { Config } from '../../../src/config.js';
 import { EndUserRecords } from '../../../src/engine/end-users/records.js';
+import { silentLogger } from '../../../src/log.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { openRecordStore, RECORDS_FILE } from '../../../src/state/keyv.js';
 import { FROB_GUIDES } from '../../contract/fixtures.js';
@@ -125,6 +128,19 @@ describe('LocalEndUsers', () => {
       expect(db.prepare('SELECT count(*) AS n FROM questions WHERE binge_id = ?').get(answered.session_id)).toEqual({ n: 0 });
     } finally {
       db.close();
+    }
+  });
+
+  it("drops the end user's rate-limit window that a server on the data directory keeps, whoever asks for the erase", async () => {
+    const limiter = await openRateLimiter(Config.parse({ dataDir: dir, rateLimitPerMinute: 1 }), silentLogger);
+    try {
+      const subject = { guru: 'frob', apiKey: 'a key', externalUserId: USER };
+      expect((await limiter.consume(subject)).allowed).toBe(true);
+      expect((await limiter.consume(subject)).allowed).toBe(false);
+      await engine.eraseEndUserData('frob', USER);
+      expect((await limiter.consume(subject)).allowed).toBe(true);
+    } finally {
+      await limiter.close();
     }
   });
 

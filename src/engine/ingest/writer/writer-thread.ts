@@ -34,7 +34,7 @@ const logAt =
 const logger: Logger = { error: logAt('error'), warn: logAt('warn'), info: logAt('info'), debug: logAt('debug') };
 
 const db = openDatabase(settings.dataDir);
-const jobs = new JobRepository(db);
+const jobs = new JobRepository(db, { privateNetwork: settings.allowPrivateNetwork });
 for (const owner of settings.takeOver) {
   const released = jobs.releaseLeasesOf(owner);
   if (released > 0) logger.info('took over work left by a crashed writer thread', { jobs: released });
