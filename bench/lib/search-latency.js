@@ -2,18 +2,17 @@
 // its own (the question's words, quoted and ORed as the engine sends them, ranked by bm25() with the
 // engine's column weights, top 20 rows), the engine's semanticSearch call in this process, and the
 // same search through REST on 127.0.0.1 (`guru-mcp serve` of the built bundle, in a child process,
-// its rate limiter on at a limit no run reaches). The series take turns question by question, so
+// its rate limiter on at a limit no run reaches; the client is a small process of its own, so that
+// this one's engine work, its heap and its timers do not slow the client down). The series take turns question by question, so
 // that other work on the machine falls on all of them alike. GURU_BENCH_BASELINE names another
 // checkout's folder (built, e.g. main's): its engine and its server join the turns, for before and
 // after in one run. Every series must return the same sources for every question.
-import { spawn } from 'node:child_process';
-import { Buffer } from 'node:buffer';
+import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { pathToFileURL } from 'node:url';
+import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { latencyStats, repoRoot } from './common.js';
 
@@ -74,31 +73,32 @@ function processCpuMs(pid) {
   }
 }
 
-/** POSTs a semantic search over one kept-alive connection; resolves with the parsed answer. */
-function restSearch(agent, origin, slug, apiKey, question) {
-  const body = JSON.stringify({ question });
-  return new Promise((done, fail) => {
-    const req = request(
-      `${origin}/api/v1/${slug}/semantic-search/`,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': apiKey },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) fail(new Error(`semantic search: ${res.statusCode} ${text.slice(0, 200)}`));
-          else done(JSON.parse(text));
-        });
-        res.on('error', fail);
-      },
-    );
-    req.on('error', fail);
-    req.end(body);
+/**
+ * The REST client: lib/rest-client.js in a process of its own, which times each search it is sent
+ * and answers with the milliseconds and the sources.
+ */
+function startRestClient() {
+  const child = fork(fileURLToPath(new URL('./rest-client.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map();
+  let next = 0;
+  child.on('message', ({ id, ms, response, error }) => {
+    const call = waiting.get(id);
+    waiting.delete(id);
+    if (error === undefined) call?.done({ ms, response });
+    else call?.fail(new Error(error));
   });
+  return {
+    /** @returns {Promise<{ ms: number, response: any }>} */
+    search: (origin, slug, apiKey, question) =>
+      new Promise((done, fail) => {
+        next += 1;
+        waiting.set(next, { done, fail });
+        child.send({ id: next, origin, slug, apiKey, question });
+      }),
+    stop: () => {
+      child.disconnect();
+    },
+  };
 }
 
 /** The FTS5 MATCH expression the engine builds for a question (src/engine/search/query.ts). */
@@ -124,13 +124,14 @@ export async function measureSearchLatency({ dataDir, slug, apiKey, assistant, q
 
   const servers = [];
   const backends = [];
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const client = startRestClient();
   try {
     /**
      * Each series, with the CPU milliseconds used so far by whoever does its work: this process
      * (raw FTS5, the engines: their log writes after the answer are counted wherever they fall)
      * or the server.
-     * @type {{ name: string, run: (index: number) => Promise<string[] | undefined>, cpuMs: () => number }[]}
+     * A series that times itself (the REST client) says how long its search took.
+     * @type {{ name: string, run: (index: number) => Promise<{ found?: string[], ms?: number }>, cpuMs: () => number }[]}
      */
     const series = [];
     const ownCpuMs = () => {
@@ -141,7 +142,7 @@ export async function measureSearchLatency({ dataDir, slug, apiKey, assistant, q
       name: 'raw FTS5',
       run: async (index) => {
         if (matches[index] !== undefined) fts.all(matches[index]);
-        return undefined;
+        return {};
       },
       cpuMs: ownCpuMs,
     });
@@ -158,7 +159,7 @@ export async function measureSearchLatency({ dataDir, slug, apiKey, assistant, q
     for (const { label, assistant: engine } of engines) {
       series.push({
         name: `engine${label}`,
-        run: async (index) => titles(await engine.semanticSearch(slug, { question: questions[index] })),
+        run: async (index) => ({ found: titles(await engine.semanticSearch(slug, { question: questions[index] })) }),
         cpuMs: ownCpuMs,
       });
     }
@@ -167,7 +168,10 @@ export async function measureSearchLatency({ dataDir, slug, apiKey, assistant, q
       servers.push(server);
       series.push({
         name: `REST${label}`,
-        run: async (index) => titles(await restSearch(agent, server.origin, slug, apiKey, questions[index])),
+        run: async (index) => {
+          const { ms, response } = await client.search(server.origin, slug, apiKey, questions[index]);
+          return { found: titles(response), ms };
+        },
         cpuMs: () => processCpuMs(server.pid),
       });
     }
@@ -177,7 +181,7 @@ export async function measureSearchLatency({ dataDir, slug, apiKey, assistant, q
     for (let index = 0; index < questions.length; index += 1) {
       let expected;
       for (const { run } of series) {
-        const found = await run(index);
+        const { found } = await run(index);
         if (found === undefined) continue;
         const text = JSON.stringify(found);
         if (expected === undefined) expected = text;
@@ -195,8 +199,8 @@ export async function measureSearchLatency({ dataDir, slug, apiKey, assistant, q
           const { run, cpuMs } = series[which];
           const cpuBefore = cpuMs();
           const started = performance.now();
-          await run(index);
-          samples[which].push(performance.now() - started);
+          const { ms } = await run(index);
+          samples[which].push(ms ?? performance.now() - started);
           cpu[which] += cpuMs() - cpuBefore;
         }
       }
@@ -212,7 +216,7 @@ export async function measureSearchLatency({ dataDir, slug, apiKey, assistant, q
       mismatches,
     };
   } finally {
-    agent.destroy();
+    client.stop();
     for (const server of servers) await server.stop();
     for (const backend of backends) await backend.close();
     raw.close();
