@@ -12,6 +12,11 @@
 //                        empty: no NFCorpus part)
 //   GURU_BENCH_BATCH     sources per createDataSources call, texts and URLs (default: 100)
 //   GURU_BENCH_ROUNDS    timed rounds over the test queries, per latency series (default: 3)
+//   GURU_BENCH_REST_VARIANTS  comma list of NFCorpus variants whose search is also timed in turns
+//                        against raw FTS5 and through REST on 127.0.0.1 (default: the first variant)
+//   GURU_BENCH_BASELINE  another checkout's folder, built (e.g. main's): its engine and its server
+//                        join those turns, for before and after in one run
+//   GURU_BENCH_SERVE_FLAGS  node flags for those servers, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof
 //   GURU_BENCH_STARTS    timed start-ups per server, in rounds of one start each (default: 20)
 //   GURU_BENCH_SPEECH_RUNS  timed readings of the 200-word answer, after a first one (default: 5)
 //   GURU_BENCH_SPEECH_LOAD_RUNS     runs of searches beside long speech streams (default: 1)

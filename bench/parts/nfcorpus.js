@@ -10,10 +10,13 @@ import { clearInterval, setInterval } from 'node:timers';
 import { batchSize, dist, fixed, latencyStats, mb, mean, positiveInt, repoRoot, table, timed } from '../lib/common.js';
 import { countStatuses, waitUntilProcessed } from '../lib/engine.js';
 import { runIsolated } from '../lib/isolated.js';
+import { measureSearchLatency } from '../lib/search-latency.js';
 
 const resultsDir = join(repoRoot, 'bench', 'results');
 const dataPath = resolve(process.env.GURU_BENCH_DATA ?? join(repoRoot, '..', 'shared', 'bench', 'nfcorpus'));
 const rounds = positiveInt(process.env.GURU_BENCH_ROUNDS, 3);
+/** Variants whose search is also timed against raw FTS5 and through REST (default: the first). */
+const restVariants = process.env.GURU_BENCH_REST_VARIANTS?.split(',').map((name) => name.trim());
 
 /** How a corpus document becomes a text source. */
 const VARIANTS = {
@@ -31,7 +34,8 @@ const VARIANTS = {
  *   submitSeconds: number, indexSeconds: number, docsPerSecond: number,
  *   peakRssMb: number, maxRssMb: number,
  *   queries: number, ndcg10: number, recall10: number, mrr10: number, duplicateTitles: number,
- *   latencyMs: { anonymous: LatencyStats, withUser: LatencyStats }
+ *   latencyMs: { anonymous: LatencyStats, withUser: LatencyStats },
+ *   searchLatency?: import('../lib/search-latency.js').SearchLatency
  * }} VariantResult
  */
 
@@ -106,7 +110,7 @@ function reciprocalRankAt10(ranked, judged) {
 // One indexing variant (runs in a child process)
 
 /** @returns {Promise<VariantResult>} */
-export async function runVariant(variant) {
+export async function runVariant(variant, withRest = false) {
   const toContent = VARIANTS[variant];
   if (!toContent) throw new Error(`unknown variant ${variant}; known: ${Object.keys(VARIANTS).join(', ')}`);
   const { openBackend } = await dist('compose.js');
@@ -122,7 +126,7 @@ export async function runVariant(variant) {
   try {
     const { assistant } = backend;
     const slug = 'nfcorpus';
-    await backend.admin.createGuru({ slug, name: `NFCorpus (${variant})` });
+    const { api_key: apiKey } = await backend.admin.createGuru({ slug, name: `NFCorpus (${variant})` });
 
     let peakRss = process.memoryUsage.rss();
     const sampler = setInterval(() => {
@@ -175,6 +179,8 @@ export async function runVariant(variant) {
       }
     }
 
+    const searchLatency = withRest ? await measureSearchLatency({ dataDir, slug, apiKey, assistant, questions: texts, rounds }) : undefined;
+
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(join(resultsDir, `per-query-${variant}.json`), `${JSON.stringify(perQuery, null, 2)}\n`);
 
@@ -196,6 +202,7 @@ export async function runVariant(variant) {
       mrr10: mean(perQuery.map((q) => q.rr10)),
       duplicateTitles,
       latencyMs: { anonymous: latencyStats(anonymous), withUser: latencyStats(withUser) },
+      ...(searchLatency === undefined ? {} : { searchLatency }),
     };
   } finally {
     await backend.close();
@@ -241,6 +248,30 @@ function print(variants) {
     }
   }
   console.log(table(['variant', 'series', 'p50', 'p95', 'p99', 'mean'], rows));
+  for (const v of variants) {
+    if (v.searchLatency === undefined) continue;
+    const { series, mismatches, questions } = v.searchLatency;
+    const raw = series[0].latencyMs;
+    console.log(
+      `\nSearch beyond FTS5, variant "${v.variant}" (ms; ${rounds} rounds x ${questions} queries, the series in turns; ` +
+        `x = p50 / raw FTS5's p50; CPU = CPU time per search of the process that does it, server or this one; ${mismatches === 0 ? 'the same sources from every series' : `${mismatches} DIFFERENT result lists`})`,
+    );
+    console.log(
+      table(
+        ['series', 'p50', 'p95', 'p99', 'mean', 'x p50', '+ms p50', 'CPU ms'],
+        series.map(({ name, latencyMs: s, cpuMsPerSearch }) => [
+          name,
+          fixed(s.p50, 2),
+          fixed(s.p95, 2),
+          fixed(s.p99, 2),
+          fixed(s.mean, 2),
+          fixed(s.p50 / raw.p50, 2),
+          fixed(s.p50 - raw.p50, 2),
+          fixed(cpuMsPerSearch, 2),
+        ]),
+      ),
+    );
+  }
 }
 
 async function run() {
@@ -260,7 +291,8 @@ async function run() {
   const variants = [];
   for (const name of names) {
     console.log(`Indexing and searching NFCorpus, variant "${name}"...`);
-    variants.push(await runIsolated(import.meta.url, 'runVariant', [name]));
+    const withRest = restVariants === undefined ? name === names[0] : restVariants.includes(name);
+    variants.push(await runIsolated(import.meta.url, 'runVariant', [name, withRest]));
   }
   return variants;
 }

@@ -29,21 +29,58 @@ export const STATE_FILE = 'state.sqlite';
 export function openStateStore(dataDir: string, namespace: string, logger: Logger = createLogger('warn')): Keyv {
   ensureDataDir(dataDir);
   const path = join(dataDir, STATE_FILE);
-  // The store opens the file itself; created (or narrowed) first, it and its -wal and -shm stay private.
+  // Created (or narrowed) before SQLite opens it: it and its -wal and -shm stay private.
   preparePrivateDatabase(path);
-  const store = new KeyvSqlite({
-    uri: `sqlite://${path}`,
-    // Pinned: auto-detection would pick the experimental node:sqlite on newer Node.
-    driver: 'better-sqlite3',
-    wal: true,
-    busyTimeout: BUSY_TIMEOUT_MS,
-    clearExpiredInterval: CLEAR_EXPIRED_INTERVAL_MS,
-  });
+  // Each store has a connection of its own (closed with it), over better-sqlite3: auto-detection
+  // would pick the experimental node:sqlite on newer Node.
+  const driver: SqliteDriver = {
+    name: 'custom',
+    connect: async () => {
+      const db = new Database(path);
+      try {
+        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        db.pragma('journal_mode = WAL');
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      return {
+        query: cachedQuery(db),
+        close: async () => {
+          db.close();
+        },
+      };
+    },
+  };
+  const store = new KeyvSqlite({ uri: `sqlite://${path}`, driver, clearExpiredInterval: CLEAR_EXPIRED_INTERVAL_MS });
   const keyv = new Keyv({ store, namespace });
   keyv.on('error', (error: unknown) => {
     logger.warn('state store failed', { namespace, error: describeError(error) });
   });
   return keyv;
+}
+
+/** Statements kept prepared per connection; the stores use a handful, more only with getMany/setMany's lists. */
+const MAX_CACHED_STATEMENTS = 32;
+
+/**
+ * The stores' queries over a better-sqlite3 connection, each statement prepared once: Keyv's SQLite
+ * store sends its SQL as text on every call (two reads and two writes per rate-limited request), and
+ * preparing it again each time cost more than running it.
+ */
+function cachedQuery(db: Database.Database): (sql: string, ...parameters: unknown[]) => Promise<unknown[]> {
+  const statements = new Map<string, Database.Statement>();
+  return async (sql, ...parameters) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      if (statements.size < MAX_CACHED_STATEMENTS) statements.set(sql, statement);
+    }
+    const values = parameters.map((value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : value));
+    if (statement.reader) return statement.all(...values);
+    statement.run(...values);
+    return [];
+  };
 }
 
 /** The file of durable end-user records (profiles and memories) in the data directory. */
@@ -92,17 +129,8 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
     name: 'custom',
     connect: async () => {
       const db = connect();
-      return {
-        query: async (sql: string, ...parameters: unknown[]) => {
-          const statement = db.prepare(sql);
-          const values = parameters.map((value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : value));
-          if (statement.reader) return statement.all(...values);
-          statement.run(...values);
-          return [];
-        },
-        // The connection is the record store's, closed with it.
-        close: async () => {},
-      };
+      // The connection is the record store's, closed with it.
+      return { query: cachedQuery(db), close: async () => {} };
     },
   };
   return {

@@ -465,7 +465,8 @@ describe('REST API', () => {
       expect(storedRows(dataDir, 'searches')).toBe(before);
       const atCap = await call(base, 'POST', '/api/v1/docs/semantic-search/', { key: docsKey, body: { question: 'word '.repeat(2000) } });
       expect(atCap.status).toBe(200);
-      expect(storedRows(dataDir, 'searches')).toBe(before + 1);
+      // A search is logged right after it is answered (src/engine/search/search-log.ts), not before the answer goes out.
+      await expect.poll(() => storedRows(dataDir, 'searches'), { timeout: 30_000 }).toBe(before + 1);
     });
 
     it('refuses an oversized question to ask, storing no question', async () => {

@@ -53,6 +53,25 @@ describe('openStateStore', () => {
     expect(await other.get('user-1')).toBeUndefined();
   });
 
+  it('answers statements beyond those it keeps prepared, and its connection closes with it', async () => {
+    const dataDir = tempDir();
+    const store = open(dataDir, 'many');
+    // getMany and setMany send a statement per list length: more than the store keeps prepared.
+    for (let size = 1; size <= 40; size += 1) {
+      const keys = Array.from({ length: size }, (_, i) => `k${i}`);
+      await store.setMany(keys.map((key, i) => ({ key, value: i + size })));
+      expect(await store.getMany(keys)).toEqual(keys.map((_, i) => i + size));
+    }
+    await store.disconnect();
+    // Without a connection left open, a writer takes the file's lock at once.
+    const db = new Database(join(dataDir, 'state.sqlite'), { timeout: 0 });
+    try {
+      expect(db.pragma('wal_checkpoint(TRUNCATE)', { simple: true })).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
   it('forgets values after their time to live', async () => {
     const store = open(tempDir(), 'ttl');
     await store.set('short', 'lived', 1);

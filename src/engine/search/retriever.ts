@@ -63,14 +63,33 @@ const chunkHits = (labelled: boolean) => `
   FROM best JOIN chunks c ON c.id = best.id JOIN data_sources s ON s.id = c.source_id
   ORDER BY best.score DESC`;
 
-/** Each source once, with its best chunk's score (bm25() cannot sit inside an aggregate, hence the CTE). */
+const SOURCE_COLUMNS = `s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels`;
+
+/**
+ * Each source once, with its best chunk's score (bm25() cannot sit inside an aggregate, hence the
+ * CTE). Sources are ranked on their ids and scores, and only the best are read: a source's row holds
+ * its whole text before its labels. Of sources with the same score, the higher id comes first (the
+ * order SQLite's sorter gave them before the ranking was split).
+ */
 const sourceHits = (labelled: boolean) => `
-  WITH scored AS MATERIALIZED (SELECT c.source_id AS sourceId, -${BM25} AS score ${matches(labelled)})
-  SELECT scored.sourceId, s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels,
-         max(scored.score) AS score
-  FROM scored JOIN data_sources s ON s.id = scored.sourceId
-  GROUP BY scored.sourceId
-  ORDER BY score DESC LIMIT @limit`;
+  WITH scored AS MATERIALIZED (SELECT c.source_id AS sourceId, -${BM25} AS score ${matches(labelled)}),
+  best AS MATERIALIZED (SELECT sourceId, max(score) AS score FROM scored GROUP BY sourceId ORDER BY score DESC, sourceId DESC LIMIT @limit)
+  SELECT best.sourceId, ${SOURCE_COLUMNS}, best.score AS score
+  FROM best JOIN data_sources s ON s.id = best.sourceId
+  ORDER BY best.score DESC, best.sourceId DESC`;
+
+/**
+ * The best-scoring chunks of every guru, with their guru and source: FTS5 ranks them alone, without
+ * reading a row of `chunks` for each match, and only the few it returns are looked up.
+ */
+const topChunks = `
+  WITH best AS MATERIALIZED (SELECT rowid AS id, -${BM25} AS score FROM chunks_fts WHERE chunks_fts MATCH @match ORDER BY score DESC LIMIT @limit)
+  SELECT best.id AS chunkId, c.guru_id AS guruId, c.source_id AS sourceId, best.score AS score
+  FROM best JOIN chunks c ON c.id = best.id
+  ORDER BY best.score DESC`;
+
+/** Chunks of the whole index FTS5 ranks per wanted source before searchSources reads the guru's every match. */
+const TOP_CHUNKS_PER_SOURCE = 4;
 
 /** A statement taking named parameters. */
 type NamedQuery<Row> = Statement<[Record<string, unknown>], Row>;
@@ -96,6 +115,7 @@ export class Retriever {
   readonly #chunksAround;
   readonly #chunksOfSource;
   readonly #sourcesById;
+  readonly #topChunks;
   readonly #termFrequency;
   readonly #highlight;
   readonly #nearby;
@@ -117,9 +137,10 @@ export class Retriever {
     );
     this.#chunksOfSource = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks WHERE source_id = ?');
     this.#sourcesById = db.prepare<[string], SourceHit>(
-      `SELECT s.id AS sourceId, s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels, 0 AS score
+      `SELECT s.id AS sourceId, ${SOURCE_COLUMNS}, 0 AS score
        FROM data_sources s WHERE s.id IN (SELECT value FROM json_each(?))`,
     );
+    this.#topChunks = db.prepare<{ match: string; limit: number }, { chunkId: number; guruId: number; sourceId: number; score: number }>(topChunks);
     this.#termFrequency = db.prepare<[string, number], { n: number }>(
       'SELECT count(*) AS n FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.guru_id = ?',
     );
@@ -167,9 +188,40 @@ export class Retriever {
     return this.#run(this.#chunks, guruId, query, options);
   }
 
-  /** The best sources for the query, each once, ranked by their best chunk. */
+  /**
+   * The best sources for the query, each once, ranked by their best chunk. Without labels, the
+   * index's best chunks are asked for first: when they hold enough of the guru's sources, or are all
+   * there is, those sources are the answer (any other source's best chunk scores no higher than the
+   * last of them), and the guru's every match is scored only when they do not.
+   */
   searchSources(guruId: number, query: TextQuery, options: RetrieveOptions): SourceHit[] {
+    if (query.match === undefined) return [];
+    if ((options.labels?.length ?? 0) === 0) {
+      const found = this.#bestSourcesOfTopChunks(guruId, query.match, options.limit);
+      if (found) return this.sourcesById(found.map(({ sourceId }) => sourceId)).map((hit, index) => ({ ...hit, score: found[index]?.score ?? 0 }));
+    }
     return this.#run(this.#sources, guruId, query, options);
+  }
+
+  /**
+   * The guru's best sources among the index's best chunks, ranked as the full query ranks them; or
+   * undefined when those chunks cannot tell: too few of the guru's sources among them, or the last
+   * one wanted scores no more than the last chunk (a chunk left out could tie with it).
+   */
+  #bestSourcesOfTopChunks(guruId: number, match: string, wanted: number): { sourceId: number; score: number }[] | undefined {
+    const limit = TOP_CHUNKS_PER_SOURCE * wanted;
+    const top = this.#topChunks.all({ match, limit });
+    const best = new Map<number, number>();
+    for (const hit of top) {
+      if (hit.guruId === guruId && !best.has(hit.sourceId)) best.set(hit.sourceId, hit.score);
+    }
+    const ranked = [...best]
+      .map(([sourceId, score]) => ({ sourceId, score }))
+      .sort((a, b) => b.score - a.score || b.sourceId - a.sourceId)
+      .slice(0, wanted);
+    if (top.length < limit) return ranked;
+    const last = ranked[wanted - 1];
+    return last !== undefined && last.score > (top[limit - 1]?.score ?? Infinity) ? ranked : undefined;
   }
 
   /** The chunks of these ids, in the order given (ids that no longer exist are skipped). */
