@@ -11,19 +11,19 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** A refused body is read and dropped up to this much more, and for this long, before the connection closes. */
+export const DISCARD_MAX_BYTES = 64 * MiB;
+export const DISCARD_MAX_MS = 30_000;
+
 /**
  * Resolves with the whole body, or rejects with BodyTooLargeError as soon as the
- * declared or received size passes `limit`. After an overflow the rest of the body
- * is drained and dropped, so that the caller can still answer; it answers with
- * `Connection: close`, so that the server stops taking in the rest once the answer
- * is out. The REST API and the MCP endpoint both read their bodies here.
+ * declared or received size passes `limit`; the rest is left for the refusal
+ * (sendJson) to read and drop. The REST API and the MCP endpoint both read their
+ * bodies here.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.reject(new BodyTooLargeError(limit));
-  }
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -32,7 +32,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         cleanup();
         chunks.length = 0;
-        req.resume();
         reject(new BodyTooLargeError(limit));
         return;
       }
@@ -54,6 +53,38 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+  });
+}
+
+/**
+ * Reads the rest of a request's body and drops it, so that a response sent before it came
+ * in can be read by a client that is still sending: a server that closes with unread data
+ * resets the connection. Resolves when the body has ended, the client went away, or after
+ * DISCARD_MAX_BYTES or DISCARD_MAX_MS (the connection is then closed regardless).
+ */
+export function discardRest(req: IncomingMessage): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let dropped = 0;
+    const onData = (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > DISCARD_MAX_BYTES) done();
+    };
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('close', done);
+      req.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, DISCARD_MAX_MS);
+    timer.unref();
+    req.on('data', onData);
+    req.on('end', done);
+    req.on('close', done);
+    req.on('error', done);
+    req.resume();
   });
 }
 

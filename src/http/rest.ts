@@ -341,7 +341,8 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
     }
     if (error instanceof BodyTooLargeError) {
       const tooLarge = Errors.bodyTooLarge(operation, error.limit / MiB);
-      sendJson(res, tooLarge.status, tooLarge.toBody(), { connection: 'close' });
+      // Sent before the rest of the body is read: sendJson reads and drops it, then closes.
+      sendJson(res, tooLarge.status, tooLarge.toBody());
       return;
     }
     if (isGuruError(error)) {

@@ -28,6 +28,7 @@ import type { Backend } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 // The HTTP server's body reader: a leaf module on node:http alone, so the MCP endpoint shares it without a cycle.
 import { BodyTooLargeError, MiB, parseJsonBody, readBody } from '../http/body.js';
+import { sendJson } from '../http/respond.js';
 import { describeError, type Logger } from '../log.js';
 import { GuruSelector } from './gurus.js';
 import { createMcpServer, whenClosed } from './server.js';
@@ -60,7 +61,7 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 /** Idle sessions are looked for at least this often (and whenever a session opens). */
 const SWEEP_INTERVAL_MS = 60_000;
 
-/** Largest body read here; later requests of a 2025-era session are read by its transport with the same bound. */
+/** Largest body read here: every POST to the endpoint, of a session or not, is read by readJson. */
 const MAX_BODY_BYTES = 4 * MiB;
 const REALM = 'guru-mcp';
 /** JSON-RPC error code of transport-level refusals (the SDK's own use of it: no session, bad Host, ...). */
@@ -266,7 +267,9 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         throw new HttpProblem(403, CONNECTION_REFUSED, 'This session was opened with the API key of another guru');
       }
       track(session, res);
-      await session.transport.handleRequest(req, res);
+      // Read here rather than by the transport, so that a body over the cap is refused as every other (readJson).
+      const body = method === 'POST' ? await readJson(req) : undefined;
+      await session.transport.handleRequest(req, res, body);
       return;
     }
 
@@ -346,8 +349,7 @@ function sendError(res: ServerResponse, status: number, code: number, message: s
     res.end();
     return;
   }
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
 
 /** The initialize request's body as JSON; too large or not JSON is an HttpProblem. */
@@ -357,9 +359,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     raw = await readBody(req, MAX_BODY_BYTES);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    // readBody drains the rest; closing the connection after the answer stops that.
+    // The refusal reads and drops the rest before the connection closes (sendJson).
     const tooLarge = Errors.bodyTooLarge('admin', error.limit / MiB);
-    throw new HttpProblem(413, ProtocolErrorCode.InvalidRequest, tooLarge.message, { connection: 'close' });
+    throw new HttpProblem(413, ProtocolErrorCode.InvalidRequest, tooLarge.message);
   }
   const body = parseJsonBody(raw);
   if (!body.ok) throw new HttpProblem(400, ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON');
