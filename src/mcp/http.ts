@@ -27,7 +27,7 @@ import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import type { Backend } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 // The HTTP server's body reader: a leaf module on node:http alone, so the MCP endpoint shares it without a cycle.
-import { BodyTooLargeError, MiB, parseJsonBody, readBody } from '../http/body.js';
+import { BodyBudgetError, BodyTooLargeError, MiB, readJsonBody, type BodyBudget } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { describeError, type Logger } from '../log.js';
 import { GuruSelector } from './gurus.js';
@@ -47,6 +47,8 @@ export interface McpHttpHandlerOptions {
   readonly clock?: () => number;
   /** How often a subscribed data-sources resource is looked at; DATA_SOURCE_POLL_MS. */
   readonly dataSourcePollMs?: number;
+  /** The server's budget of bodies read at once, shared with the REST API; none: bodies are only capped. */
+  readonly bodies?: BodyBudget;
 }
 
 export interface McpHttpHandler {
@@ -99,7 +101,7 @@ class HttpProblem extends Error {
 }
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
-  const { backend, logger, requireBearer, dataSourcePollMs } = options;
+  const { backend, logger, requireBearer, dataSourcePollMs, bodies } = options;
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const now = options.clock ?? Date.now;
@@ -268,13 +270,13 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       }
       track(session, res);
       // Read here rather than by the transport, so that a body over the cap is refused as every other (readJson).
-      const body = method === 'POST' ? await readJson(req) : undefined;
+      const body = method === 'POST' ? await readJson(req, res, bodies) : undefined;
       await session.transport.handleRequest(req, res, body);
       return;
     }
 
     if (method !== 'POST') throw new HttpProblem(400, CONNECTION_REFUSED, 'Bad Request: No valid session ID provided');
-    const body = await readJson(req);
+    const body = await readJson(req, res, bodies);
     if (await isLegacyRequest(await toWebRequest(req, body), body, { maxRequestBodySize: MAX_BODY_BYTES })) {
       if (!isInitializeRequest(body)) throw new HttpProblem(400, CONNECTION_REFUSED, 'Bad Request: No valid session ID provided');
       await openSession(req, res, body, auth.scope);
@@ -352,18 +354,22 @@ function sendError(res: ServerResponse, status: number, code: number, message: s
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
 
-/** The initialize request's body as JSON; too large or not JSON is an HttpProblem. */
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  let raw: Buffer;
+/** The request's body as JSON; too large, no room in the budget, or not JSON is an HttpProblem. */
+async function readJson(req: IncomingMessage, res: ServerResponse, bodies: BodyBudget | undefined): Promise<unknown> {
+  let body;
   try {
-    raw = await readBody(req, MAX_BODY_BYTES);
+    body = await readJsonBody(req, { limit: MAX_BODY_BYTES, share: bodies?.share(res) });
   } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error;
     // The refusal reads and drops the rest before the connection closes (sendJson).
-    const tooLarge = Errors.bodyTooLarge('admin', error.limit / MiB);
-    throw new HttpProblem(413, ProtocolErrorCode.InvalidRequest, tooLarge.message);
+    if (error instanceof BodyTooLargeError) {
+      throw new HttpProblem(413, ProtocolErrorCode.InvalidRequest, Errors.bodyTooLarge('admin', error.limit / MiB).message);
+    }
+    if (error instanceof BodyBudgetError) {
+      const busy = Errors.bodiesBusy('admin', error.retryAfterSeconds);
+      throw new HttpProblem(503, CONNECTION_REFUSED, busy.message, { 'retry-after': String(error.retryAfterSeconds) });
+    }
+    throw error;
   }
-  const body = parseJsonBody(raw);
   if (!body.ok) throw new HttpProblem(400, ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON');
   return body.value;
 }
