@@ -121,6 +121,7 @@ export class BodyBudget {
             leave();
             reject(new BodyBudgetError(BUDGET_RETRY_SECONDS));
           }, this.#waitMs);
+          timer.unref();
           const gone = () => {
             clearTimeout(timer);
             leave();
