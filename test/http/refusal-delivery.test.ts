@@ -6,7 +6,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_AND_SSE } from '../support/mcp-requests.js';
@@ -83,24 +83,13 @@ function sendAfterRefusal(target: Target): Promise<Outcome> {
   return new Promise((resolve) => {
     const outcome: Outcome = {};
     let received = Buffer.alloc(0);
-    let sent = 16 * 1024;
+    const first = 16 * 1024;
     let sending = false;
     const socket = connect(Number(url.port), url.hostname);
     socket.on('error', (error: NodeJS.ErrnoException) => {
       outcome.error ??= error.code ?? error.message;
     });
     socket.on('close', () => resolve(outcome));
-    const next = () => {
-      if (sent >= body.length) {
-        socket.end();
-        return;
-      }
-      const piece = body.subarray(sent, sent + 64 * 1024);
-      sent += piece.length;
-      socket.write(piece, (error) => {
-        if (error === null || error === undefined) setImmediate(next);
-      });
-    };
     socket.on('data', (data: Buffer) => {
       received = Buffer.concat([received, data]);
       const response = parseResponse(received);
@@ -109,15 +98,33 @@ function sendAfterRefusal(target: Target): Promise<Outcome> {
       outcome.text = response.text;
       if (!sending) {
         sending = true;
-        next();
+        writeInPieces(socket, body, first);
       }
     });
     const headers = Object.entries({ ...target.headers(), host: url.host, 'content-length': String(body.length) })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
     socket.write(`POST ${target.path} HTTP/1.1\r\n${headers}\r\n`);
-    socket.write(body.subarray(0, sent));
+    socket.write(body.subarray(0, first));
   });
+}
+
+/** Writes `body` from `from` on, 64 KiB at a time, each piece once the last was taken; then ends. Stops at a failed write. */
+function writeInPieces(stream: Writable, body: Buffer, from: number): void {
+  let sent = from;
+  const next = () => {
+    if (stream.destroyed) return;
+    if (sent >= body.length) {
+      stream.end();
+      return;
+    }
+    const piece = body.subarray(sent, sent + 64 * 1024);
+    sent += piece.length;
+    stream.write(piece, (error) => {
+      if (error === null || error === undefined) setImmediate(next);
+    });
+  };
+  next();
 }
 
 /** The status and body of a whole response with Content-Length; undefined while part of it is missing. */
@@ -148,20 +155,7 @@ function sendSlowly(target: Target): Promise<Outcome> {
       });
     });
     req.on('close', () => setImmediate(() => resolve(outcome)));
-    let sent = 0;
-    const next = () => {
-      if (req.destroyed) return;
-      if (sent >= body.length) {
-        req.end();
-        return;
-      }
-      const piece = body.subarray(sent, sent + 64 * 1024);
-      sent += piece.length;
-      req.write(piece, (error) => {
-        if (error === null || error === undefined) setImmediate(next);
-      });
-    };
-    next();
+    writeInPieces(req, body, 0);
   });
 }
 
