@@ -311,6 +311,8 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           sendError(res, error.status, error.code, error.message, error.headers);
           return;
         }
+        // The client went away while its body waited for room in the budget: nobody to answer.
+        if (error instanceof Error && error.name === 'AbortError' && res.destroyed) return;
         logger.error('mcp http request failed', { error: describeError(error) });
         sendError(res, 500, ProtocolErrorCode.InternalError, 'Internal server error');
       }
