@@ -4,7 +4,7 @@
 // on top of the built dist/. Each part is a module of bench/parts/ (see bench/lib/part.js to add one).
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup,asks
 //                        (default: all)
 //   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
@@ -46,6 +46,7 @@
 //   GURU_BENCH_LLM_QUESTIONS   questions of the sqlite set answered by the stand-in model (default: 20)
 //   GURU_BENCH_LLM_LATENCY_MS  the stand-in's wait before each reply (default: 300)
 //   GURU_BENCH_LLM_TOKEN_MS    the stand-in's wait between streamed words (default: 10)
+//   GURU_BENCH_ASKS_CONCURRENT  asks of the largest default size sent at once to one server (default: 4)
 //
 // Parts that measure memory or CPU run their work in child processes of their own; the manual's
 // pages are served by this process.
@@ -63,10 +64,11 @@ import qa from './parts/qa.js';
 import speech from './parts/speech.js';
 import speechLoad from './parts/speech-load.js';
 import startup from './parts/startup.js';
+import asks from './parts/asks.js';
 import underLoad from './parts/under-load.js';
 
 /** Every part, in the order they run. @type {import('./lib/part.js').BenchPart[]} */
-const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup];
+const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup, asks];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {

@@ -52,6 +52,7 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
       ...(config.speechStreams === undefined ? {} : { total: config.speechStreams }),
     },
     ...(config.youtubeUrl === undefined ? {} : { youtubeBaseUrl: config.youtubeUrl }),
+    ...(config.attachmentCeiling === undefined ? {} : { attachmentCeiling: config.attachmentCeiling }),
     youtubeApi: { baseUrl: config.youtubeApiUrl, ...(config.youtubeApiKey === undefined ? {} : { apiKey: config.youtubeApiKey }) },
   });
   return {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { GuruSlug } from './core/schemas.js';
+import { GuruSlug, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_PER_KIND } from './core/schemas.js';
 
 const Flag = z.union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no', ''])]).transform((value) =>
   typeof value === 'boolean' ? value : value === '1' || value === 'true' || value === 'yes',
@@ -21,6 +21,35 @@ const BaseUrl = (message: string) =>
 
 /** The YouTube Data API v3, for channel and playlist import. */
 export const DEFAULT_YOUTUBE_API_URL = 'https://www.googleapis.com/youtube/v3';
+
+/** The attachment kinds a ceiling may name, as guru settings name them. */
+const ATTACHMENT_KINDS = ['images', 'log_files', 'pdf_files'] as const;
+export type AttachmentCeiling = Partial<Record<(typeof ATTACHMENT_KINDS)[number], { readonly count: number; readonly max_bytes: number }>>;
+
+/**
+ * `images=10x5000000,pdf_files=3x20000000`: per kind, the most files of a question and the
+ * largest size in bytes a guru's attachment limits may be set to (`settings --attachment-limit`
+ * takes the same KIND=COUNTxBYTES).
+ */
+const AttachmentCeilingText = z.string().transform((text, context): AttachmentCeiling => {
+  const ceiling: Record<string, { count: number; max_bytes: number }> = {};
+  for (const part of text.split(',').map((each) => each.trim()).filter((each) => each !== '')) {
+    const match = /^([a-z_]+)=(\d+)x(\d+)$/.exec(part);
+    const kind = match?.[1] as (typeof ATTACHMENT_KINDS)[number] | undefined;
+    const count = Number(match?.[2]);
+    const maxBytes = Number(match?.[3]);
+    if (match === null || kind === undefined || !ATTACHMENT_KINDS.includes(kind)) {
+      context.addIssue({ code: 'custom', message: `takes KIND=COUNTxBYTES separated by commas, KIND one of ${ATTACHMENT_KINDS.join(', ')}, e.g. images=10x5000000; not "${part}"` });
+      return z.NEVER;
+    }
+    if (count > MAX_ATTACHMENTS_PER_KIND || maxBytes < 1 || maxBytes > MAX_ATTACHMENT_BYTES) {
+      context.addIssue({ code: 'custom', message: `${part}: at most ${MAX_ATTACHMENTS_PER_KIND} files of 1 to ${MAX_ATTACHMENT_BYTES} bytes` });
+      return z.NEVER;
+    }
+    ceiling[kind] = { count, max_bytes: maxBytes };
+  }
+  return ceiling;
+});
 
 const ApiUrl = BaseUrl(`must be an http:// or https:// URL ending in the API version, e.g. ${DEFAULT_API_URL}`);
 
@@ -93,6 +122,18 @@ export const Config = z
     youtubeApiUrl: BaseUrl(`must be an http:// or https:// URL of the YouTube Data API v3, e.g. ${DEFAULT_YOUTUBE_API_URL}`).default(
       DEFAULT_YOUTUBE_API_URL,
     ),
+    /**
+     * The most a guru's attachment limits may be set to, per kind (AttachmentCeilingText); kinds
+     * not named keep the default limits as their ceiling. Settings above it are refused, and
+     * stored ones above it (from before it was lowered) are taken at the ceiling.
+     */
+    attachmentCeiling: AttachmentCeilingText.optional(),
+    /**
+     * MiB of request bodies the server holds at once, across requests (those of routes that take
+     * over 256 KiB). A body that does not fit waits for room (up to 30 s), then is refused with 503
+     * and Retry-After. 160: two asks at the default attachment limits' maximum.
+     */
+    bodyBudgetMb: z.coerce.number().int().min(1).max(1024 * 1024).default(160),
   })
   .superRefine((config, context) => {
     const requireBoth = (url: 'embeddingsUrl' | 'llmUrl' | 'ttsUrl', model: 'embeddingsModel' | 'llmModel' | 'ttsModel', theModel: string) => {
@@ -156,6 +197,8 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   youtubeUrl: 'GURU_YOUTUBE_URL',
   youtubeApiKey: 'GURU_YOUTUBE_API_KEY',
   youtubeApiUrl: 'GURU_YOUTUBE_API_URL',
+  attachmentCeiling: 'GURU_ATTACHMENT_CEILING',
+  bodyBudgetMb: 'GURU_BODY_BUDGET_MB',
 };
 
 /** The per-user data directory of this platform. */

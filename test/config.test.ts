@@ -276,3 +276,21 @@ describe('speech streams', () => {
     expect(() => load({ GURU_SPEECH_STREAMS: '2.5' })).toThrow(/speechStreams \(GURU_SPEECH_STREAMS\)/);
   });
 });
+
+describe('attachment ceiling and body budget', () => {
+  it('reads the ceiling as KIND=COUNTxBYTES per kind, and a budget in MiB (160 by default)', () => {
+    expect(load({}).attachmentCeiling).toBeUndefined();
+    expect(load({}).bodyBudgetMb).toBe(160);
+    expect(load({ GURU_ATTACHMENT_CEILING: 'images=10x5000000, pdf_files=3x20000000', GURU_BODY_BUDGET_MB: '100' })).toMatchObject({
+      attachmentCeiling: { images: { count: 10, max_bytes: 5_000_000 }, pdf_files: { count: 3, max_bytes: 20_000_000 } },
+      bodyBudgetMb: 100,
+    });
+  });
+
+  it('refuses a ceiling it cannot read or past the schema, naming the variable', () => {
+    expect(() => load({ GURU_ATTACHMENT_CEILING: 'videos=1x10' })).toThrow(/attachmentCeiling \(GURU_ATTACHMENT_CEILING\): takes KIND=COUNTxBYTES/);
+    expect(() => load({ GURU_ATTACHMENT_CEILING: 'images=21x10' })).toThrow(/images=21x10: at most 20 files of 1 to 50000000 bytes/);
+    expect(() => load({ GURU_ATTACHMENT_CEILING: 'images=5x60000000' })).toThrow(/GURU_ATTACHMENT_CEILING/);
+    expect(() => load({ GURU_BODY_BUDGET_MB: '0' })).toThrow(/bodyBudgetMb \(GURU_BODY_BUDGET_MB\)/);
+  });
+});

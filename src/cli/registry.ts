@@ -453,7 +453,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     details: [
       'Without options the settings are printed; each option given changes that setting only. --model-instructions "" removes the instructions.',
       'Model instructions (at most 4,000 characters) are added to the language model\'s own (tone, product name); --use-model off answers without the model even where GURU_LLM_URL is set. --speech-provider is what `guru-mcp speech <slug> on|off` sets.',
-      'Attachment limits per kind (images, log_files, pdf_files): how many a question may carry and how large each may be, in bytes. Defaults: images=5x5000000, log_files=5x1000000, pdf_files=3x10000000. Local engine only.',
+      'Attachment limits per kind (images, log_files, pdf_files): how many a question may carry and how large each may be, in bytes. Defaults: images=5x5000000, log_files=5x1000000, pdf_files=3x10000000, which are also the most a guru may be given unless GURU_ATTACHMENT_CEILING on the server allows more. Local engine only.',
     ],
     positionals: [{ name: 'slug', required: true, guru: true }],
     options: {
@@ -464,7 +464,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       json: { ...JSON_OUTPUT, description: 'print the settings as JSON' },
     },
     audience: 'people',
-    examples: ['guru-mcp settings docs', 'guru-mcp settings docs --model-instructions "Answer as the Acme support team." --attachment-limit log_files=3x2000000'],
+    examples: ['guru-mcp settings docs', 'guru-mcp settings docs --model-instructions "Answer as the Acme support team." --attachment-limit log_files=3x500000'],
     load: () => import('./commands/settings.js'),
   },
   {

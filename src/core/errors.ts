@@ -268,6 +268,15 @@ export const Errors = {
   /** The backend (the local engine's database, or the remote adapter) did not open; `reason` is the system's own words, e.g. EACCES on the data directory. */
   backendUnavailable: (reason: string, hint: string) => make('admin', 503, `The knowledge base could not be opened: ${reason}`, { hint }),
 
+  /** Guru settings asking for more attachments than the operator's ceiling allows; `problem` names the field and the ceiling. */
+  overAttachmentCeiling: (problem: string) =>
+    make('admin', 400, Errors.invalidInput('admin', problem).message, {
+      hint: 'The operator of the server sets the ceiling (GURU_ATTACHMENT_CEILING, e.g. images=10x5000000); ask for less, or ask them to raise it.',
+    }),
+  /** No room for another large body: the server reads as many at once as its budget (GURU_BODY_BUDGET_MB) holds. */
+  bodiesBusy: (op: Operation, seconds: number) =>
+    make(op, 503, `The server is busy reading other large requests; try again in ${seconds} seconds`, { retryAfterSeconds: seconds }),
+
   /** An unexpected failure inside the service; the message never carries internals. */
   internal: (op: Operation) => make(op, 500, 'Internal server error', { hint: 'See the server log (stderr) for details.' }),
 } as const;

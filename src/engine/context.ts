@@ -4,6 +4,7 @@
  * with. Capabilities get anything else (another capability's API) through
  * their constructor, never by reaching into its tables.
  */
+import type { GuruSettings } from '../core/schemas.js';
 import type { Logger } from '../log.js';
 import type { ChatSettings } from '../providers/chat.js';
 import type { EmbeddingsSettings } from '../providers/embeddings.js';
@@ -37,6 +38,11 @@ export interface EngineSettings {
   readonly speechStreams?: SpeechStreamLimits;
   /** An OpenAI-compatible `/audio/speech` endpoint: text-to-speech version 2, for the gurus the operator enables. */
   readonly speechProvider?: SpeechProviderSettings;
+  /**
+   * The most a guru's attachment limits may be set to, per kind (GURU_ATTACHMENT_CEILING);
+   * kinds not given keep the default limits as theirs.
+   */
+  readonly attachmentCeiling?: Partial<GuruSettings['attachment_limits']>;
   /** The engine's idea of now; tests move it to place sessions in time. */
   readonly clock?: () => Date;
 }

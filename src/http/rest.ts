@@ -27,7 +27,7 @@ import {
 import type { Answer, SessionList } from '../core/schemas.js';
 import { describeError, type Logger } from '../log.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
-import { BodyTooLargeError, KiB, MiB, parseJsonBody, readBody } from './body.js';
+import { BodyBudgetError, BodyTooLargeError, KiB, MiB, readBody, readJsonBody, type BodyBudget, type JsonBody } from './body.js';
 import { sendGuruError, sendJson } from './respond.js';
 import { endUserRoutes } from './end-user-routes.js';
 import { createRouter, type RoutePattern } from './router.js';
@@ -38,6 +38,8 @@ export interface ApiDependencies {
   readonly backend: Backend;
   readonly logger: Logger;
   readonly limiter: RateLimiter;
+  /** The bytes of large bodies (routes capped over BODY_LIMITS.request) read at once, shared by every handler of the server; none: no budget. */
+  readonly bodies?: BodyBudget | undefined;
 }
 
 export interface RestApiOptions extends ApiDependencies {
@@ -68,7 +70,7 @@ export interface RestCall {
   readonly params: Readonly<Record<string, string>>;
   /** The parsed JSON body; `{}` when the body is empty or the route takes bytes. */
   readonly body: unknown;
-  /** The body as sent (what a route that takes `bytes` reads). */
+  /** The body as sent, on a route that takes `bytes`; empty on the others (their body is parsed as it arrives). */
   readonly raw: Buffer;
 }
 
@@ -301,7 +303,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
  * web interface's operator routes (src/web/) are another.
  */
 export function createApiHandler(dependencies: ApiDependencies, prefix: string, routes: readonly RestRoute[]): RestHandler {
-  const { backend, logger, limiter } = dependencies;
+  const { backend, logger, limiter, bodies } = dependencies;
   const route = createRouter(routes);
 
   /**
@@ -352,9 +354,15 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
       res.destroy();
       return;
     }
+    // These two are sent before the rest of the body is read: sendJson reads and drops it, then closes.
     if (error instanceof BodyTooLargeError) {
       const tooLarge = Errors.bodyTooLarge(operation, error.limit / MiB);
-      sendJson(res, tooLarge.status, tooLarge.toBody(), { connection: 'close' });
+      sendJson(res, tooLarge.status, tooLarge.toBody());
+      return;
+    }
+    if (error instanceof BodyBudgetError) {
+      logger.warn('request body refused: the body budget is full', { operation, heldBytes: bodies?.held });
+      sendGuruError(res, Errors.bodiesBusy(operation, error.retryAfterSeconds));
       return;
     }
     if (isGuruError(error)) {
@@ -377,8 +385,12 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
     try {
       const caller = endpoint.access === 'anyone' ? undefined : await authenticate(req, operation, params);
       const cap = typeof endpoint.maxBodyBytes === 'number' ? endpoint.maxBodyBytes : await endpoint.maxBodyBytes(caller?.guru);
-      const raw = await readBody(req, cap);
-      const body = endpoint.bodyKind === 'bytes' ? { ok: true as const, value: undefined } : parseJsonBody(raw);
+      // Small bodies (a question, ids) are left out of the budget: they never wait behind uploads.
+      const reading = { limit: cap, share: cap > BODY_LIMITS.request ? bodies?.share(res) : undefined };
+      let raw: Buffer = NO_BYTES;
+      let body: JsonBody = { ok: true, value: undefined };
+      if (endpoint.bodyKind === 'bytes') raw = await readBody(req, reading);
+      else body = await readJsonBody(req, reading);
       const endUser = endUserOf(endpoint, body.ok ? body.value : undefined, url, params);
       if (caller !== undefined) await throttle(operation, caller, endUser);
       if (!body.ok) throw Errors.invalidInput(operation, body.problem);
@@ -398,6 +410,8 @@ export function createApiHandler(dependencies: ApiDependencies, prefix: string, 
 function keyNameOf(headers: IncomingHttpHeaders): string {
   return `key:${createHash('sha256').update(String(headers['x-api-key'])).digest('base64url').slice(0, 22)}`;
 }
+
+const NO_BYTES = Buffer.alloc(0);
 
 /** The web interface marks its requests (`x-guru-client: web`), so that its questions are stored with source `WEB`. */
 function originOf(headers: IncomingHttpHeaders): QuestionOrigin {

@@ -9,6 +9,7 @@ import type { Backend } from '../core/assistant.js';
 import { describeError, type Logger } from '../log.js';
 import type { McpHttpHandler } from '../mcp/http.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
+import type { BodyBudget } from './body.js';
 import { isLoopbackHost, isWildcardHost, loopbackHostCheck, originCheck, urlHost, wellFormedHost } from './host.js';
 import { sendJson } from './respond.js';
 import { createRestApi, REST_PREFIX } from './rest.js';
@@ -27,6 +28,8 @@ export interface HttpServerOptions {
   readonly publicUrl?: string;
   /** The web interface (src/web/), answering every path the others do not. */
   readonly web?: WebInterface;
+  /** The bytes of large request bodies read at once (GURU_BODY_BUDGET_MB), shared with `mcp` and `web`; none: bodies are only capped. */
+  readonly bodies?: BodyBudget;
 }
 
 /** What the server needs of the web interface: its pages, and the address of a session's page. */
@@ -44,7 +47,7 @@ export interface RunningHttpServer {
 }
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const { backend, logger, host, mcp, limiter, publicUrl, web } = options;
+  const { backend, logger, host, mcp, limiter, publicUrl, web, bodies } = options;
   // Links to the web interface are absolute: under the public URL, else the address listened on (known once listening).
   let baseUrl = publicUrl ?? '';
   const sessionLink = web === undefined ? undefined : (sessionId: string) => `${baseUrl}${web.sessionPath(sessionId)}`;
@@ -52,6 +55,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     backend,
     logger,
     limiter,
+    bodies,
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...(sessionLink === undefined ? {} : { sessionLink }),
   });

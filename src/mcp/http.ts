@@ -27,7 +27,8 @@ import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import type { Backend } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
 // The HTTP server's body reader: a leaf module on node:http alone, so the MCP endpoint shares it without a cycle.
-import { BodyTooLargeError, MiB, parseJsonBody, readBody } from '../http/body.js';
+import { BodyBudgetError, BodyTooLargeError, MiB, readJsonBody, type BodyBudget } from '../http/body.js';
+import { sendJson } from '../http/respond.js';
 import { describeError, type Logger } from '../log.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
 import { GuruSelector } from './gurus.js';
@@ -49,6 +50,8 @@ export interface McpHttpHandlerOptions {
   readonly dataSourcePollMs?: number;
   /** The REST API's rate limit, charged by every tool call (src/mcp/rate-limit.ts); its owner closes it. */
   readonly limiter?: RateLimiter;
+  /** The server's budget of bodies read at once, shared with the REST API; none: bodies are only capped. */
+  readonly bodies?: BodyBudget;
 }
 
 export interface McpHttpHandler {
@@ -63,7 +66,7 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 /** Idle sessions are looked for at least this often (and whenever a session opens). */
 const SWEEP_INTERVAL_MS = 60_000;
 
-/** Largest body read here; later requests of a 2025-era session are read by its transport with the same bound. */
+/** Largest body read here: every POST to the endpoint, of a session or not, is read by readJson. */
 const MAX_BODY_BYTES = 4 * MiB;
 const REALM = 'guru-mcp';
 /** JSON-RPC error code of transport-level refusals (the SDK's own use of it: no session, bad Host, ...). */
@@ -104,7 +107,7 @@ class HttpProblem extends Error {
 }
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
-  const { backend, logger, requireBearer, dataSourcePollMs, limiter } = options;
+  const { backend, logger, requireBearer, dataSourcePollMs, limiter, bodies } = options;
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const now = options.clock ?? Date.now;
@@ -277,12 +280,14 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
         throw new HttpProblem(403, CONNECTION_REFUSED, 'This session was opened with the API key of another guru');
       }
       track(session, res);
-      await session.transport.handleRequest(req, res);
+      // Read here rather than by the transport, so that a body over the cap is refused as every other (readJson).
+      const body = method === 'POST' ? await readJson(req, res, bodies) : undefined;
+      await session.transport.handleRequest(req, res, body);
       return;
     }
 
     if (method !== 'POST') throw new HttpProblem(400, CONNECTION_REFUSED, 'Bad Request: No valid session ID provided');
-    const body = await readJson(req);
+    const body = await readJson(req, res, bodies);
     if (await isLegacyRequest(await toWebRequest(req, body), body, { maxRequestBodySize: MAX_BODY_BYTES })) {
       if (!isInitializeRequest(body)) throw new HttpProblem(400, CONNECTION_REFUSED, 'Bad Request: No valid session ID provided');
       await openSession(req, res, body, auth.scope);
@@ -317,6 +322,8 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
           sendError(res, error.status, error.code, error.message, error.headers);
           return;
         }
+        // The client went away while its body waited for room in the budget: nobody to answer.
+        if (error instanceof Error && error.name === 'AbortError' && res.destroyed) return;
         logger.error('mcp http request failed', { error: describeError(error) });
         sendError(res, 500, ProtocolErrorCode.InternalError, 'Internal server error');
       }
@@ -357,22 +364,25 @@ function sendError(res: ServerResponse, status: number, code: number, message: s
     res.end();
     return;
   }
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
 
-/** The initialize request's body as JSON; too large or not JSON is an HttpProblem. */
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  let raw: Buffer;
+/** The request's body as JSON; too large, no room in the budget, or not JSON is an HttpProblem. */
+async function readJson(req: IncomingMessage, res: ServerResponse, bodies: BodyBudget | undefined): Promise<unknown> {
+  let body;
   try {
-    raw = await readBody(req, MAX_BODY_BYTES);
+    body = await readJsonBody(req, { limit: MAX_BODY_BYTES, share: bodies?.share(res) });
   } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error;
-    // readBody drains the rest; closing the connection after the answer stops that.
-    const tooLarge = Errors.bodyTooLarge('admin', error.limit / MiB);
-    throw new HttpProblem(413, ProtocolErrorCode.InvalidRequest, tooLarge.message, { connection: 'close' });
+    // The refusal reads and drops the rest before the connection closes (sendJson).
+    if (error instanceof BodyTooLargeError) {
+      throw new HttpProblem(413, ProtocolErrorCode.InvalidRequest, Errors.bodyTooLarge('admin', error.limit / MiB).message);
+    }
+    if (error instanceof BodyBudgetError) {
+      const busy = Errors.bodiesBusy('admin', error.retryAfterSeconds);
+      throw new HttpProblem(503, CONNECTION_REFUSED, busy.message, { 'retry-after': String(error.retryAfterSeconds) });
+    }
+    throw error;
   }
-  const body = parseJsonBody(raw);
   if (!body.ok) throw new HttpProblem(400, ProtocolErrorCode.ParseError, 'Parse error: the body is not valid JSON');
   return body.value;
 }

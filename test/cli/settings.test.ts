@@ -50,6 +50,18 @@ describe('guru-mcp settings', () => {
     expect((await cli('settings', 'docs')).stdout).toMatch(/use model\s+off/);
   });
 
+  it("keeps limits within the operator's ceiling, GURU_ATTACHMENT_CEILING (by default the default limits)", async () => {
+    const refused = await cli('settings', 'docs', '--attachment-limit', 'images=6x5000000');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("attachment_limits.images.count must be at most 5 on this server (its operator's ceiling), not 6");
+    expect(refused.stderr).toContain('GURU_ATTACHMENT_CEILING');
+    const raised = await runCli(['settings', 'docs', '--attachment-limit', 'images=6x5000000', '--json', '--data-dir', dataDir], { env: { GURU_ATTACHMENT_CEILING: 'images=10x5000000' } });
+    expect(raised.code).toBe(0);
+    expect((JSON.parse(raised.stdout) as { attachment_limits: { images: unknown } }).attachment_limits.images).toEqual({ count: 6, max_bytes: 5_000_000 });
+    // Lowered again (the default), the stored 6 is taken as 5.
+    expect((await cli('settings', 'docs')).stdout).toMatch(/attachments: images\s+5 of at most 5000000 bytes/);
+  });
+
   it('names an unknown guru', async () => {
     const result = await cli('settings', 'nope');
     expect(result.code).not.toBe(0);

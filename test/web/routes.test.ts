@@ -169,6 +169,15 @@ describe('settings', () => {
     expect(((await refused.json()) as { msg: string }).msg).toMatch(/^Invalid request parameters: /);
     expect((await call('/web/api/settings')).status).toBe(401);
   });
+
+  it("refuse a key holder's attachment limits over the operator's ceiling", async () => {
+    const post = (body: object) => call('/web/api/settings', withKey(served.apiKey, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    const refused = await post({ attachment_limits: { images: { count: 20, max_bytes: 50_000_000 }, pdf_files: { count: 20, max_bytes: 50_000_000 } } });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ msg: "Invalid request parameters: attachment_limits.images.count must be at most 5 on this server (its operator's ceiling), not 20" });
+    const settings = (await (await call('/web/api/settings', withKey(served.apiKey))).json()) as { attachment_limits: { pdf_files: unknown } };
+    expect(settings.attachment_limits.pdf_files).toEqual({ count: 3, max_bytes: 10_000_000 });
+  });
 });
 
 describe('session links', () => {

@@ -16,11 +16,12 @@ function listenFailure(error: unknown, host: string, port: number): unknown {
 export async function run(context: CommandContext): Promise<number> {
   const { config, logger, terminal } = context;
   const { host, port, publicUrl } = config;
-  const [{ startHttpServer }, { createMcpHttpHandler }, { isLoopbackHost }, { createWebInterface }] = await Promise.all([
+  const [{ startHttpServer }, { createMcpHttpHandler }, { isLoopbackHost }, { createWebInterface }, { BodyBudget, MiB }] = await Promise.all([
     import('../../http/server.js'),
     import('../../mcp/http.js'),
     import('../../http/host.js'),
     import('../../web/interface.js'),
+    import('../../http/body.js'),
   ]);
 
   const stopped = waitForStopSignal();
@@ -28,12 +29,14 @@ export async function run(context: CommandContext): Promise<number> {
   const limiter = await openRateLimiter(config, logger);
   // Off loopback, anyone on the network can reach /mcp: it then needs a guru's API key as bearer token.
   // On loopback every local user can, which GURU_MCP_REQUIRE_KEY=1 closes too.
-  // One rate limit for REST, /mcp's tool calls and the web interface.
-  const mcp = createMcpHttpHandler({ backend, logger, limiter, requireBearer: config.mcpRequireKey || !isLoopbackHost(host) });
-  const web = createWebInterface({ backend, logger, limiter, host, requireKey: config.mcpRequireKey });
+  // One rate limit for REST, /mcp's tool calls and the web interface; one budget of large bodies
+  // read at once for REST, the web interface's API and /mcp.
+  const bodies = new BodyBudget(config.bodyBudgetMb * MiB);
+  const mcp = createMcpHttpHandler({ backend, logger, limiter, requireBearer: config.mcpRequireKey || !isLoopbackHost(host), bodies });
+  const web = createWebInterface({ backend, logger, limiter, host, requireKey: config.mcpRequireKey, bodies });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    server = await startHttpServer({ backend, logger, host, port, limiter, mcp, web, ...(publicUrl === undefined ? {} : { publicUrl }) });
+    server = await startHttpServer({ backend, logger, host, port, limiter, mcp, web, bodies, ...(publicUrl === undefined ? {} : { publicUrl }) });
   } catch (error) {
     await mcp.close();
     await limiter.close();

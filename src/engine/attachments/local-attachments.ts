@@ -118,7 +118,12 @@ export class LocalAttachments {
     );
     // Reading a large PDF takes a while: the answer's progress line says so first.
     if (pdfs.length + logs.kept.length > 0) await options.reading?.();
-    const pdfTexts = await Promise.all(pdfs.map(async (pdf) => ({ name: pdf.name, text: await this.#pdfText(pdf) })));
+    // One PDF at a time: a question holds one decoded copy at most, and takes one extraction worker, not all.
+    const pdfTexts: { name: string; text: string }[] = [];
+    for (const pdf of pdfs) {
+      signal?.throwIfAborted();
+      pdfTexts.push({ name: pdf.name, text: await this.#pdfText(pdf) });
+    }
     signal?.throwIfAborted();
 
     const earlier = sessionId === undefined ? [] : this.#stored.latestOfSession(sessionId, { logs: limits.log_files.count, pdfs: limits.pdf_files.count });

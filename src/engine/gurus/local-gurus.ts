@@ -8,7 +8,7 @@ import { CreateGuruRequest, GuruSettingsPatch, type CreatedApiKey, type CreatedG
 import { parseRequest } from '../../core/validate.js';
 import { timestamp, type EngineContext } from '../context.js';
 import { GuruRepository, type GuruRow } from './repository.js';
-import { GuruSettingsRepository } from './settings.js';
+import { attachmentCeiling, GuruSettingsRepository, overCeiling, withinCeiling } from './settings.js';
 
 export type { GuruRow } from './repository.js';
 
@@ -18,11 +18,13 @@ export class LocalGurus
   readonly #context: EngineContext;
   readonly #gurus: GuruRepository;
   readonly #settings: GuruSettingsRepository;
+  readonly #ceiling: GuruSettings['attachment_limits'];
 
   constructor(context: EngineContext) {
     this.#context = context;
     this.#gurus = new GuruRepository(context.db);
     this.#settings = new GuruSettingsRepository(context.db);
+    this.#ceiling = attachmentCeiling(context.settings.attachmentCeiling);
   }
 
   /** The guru named by `slug`, or the refusal `op` gives for an unknown guru. */
@@ -34,7 +36,7 @@ export class LocalGurus
 
   /** The settings other capabilities follow (model, speech provider, attachment limits). */
   settingsOf(guru: GuruRow): GuruSettings {
-    return this.#settings.settings(guru.id);
+    return withinCeiling(this.#settings.settings(guru.id), this.#ceiling);
   }
 
   async guruSettings(slug: string): Promise<GuruSettings> {
@@ -44,8 +46,11 @@ export class LocalGurus
   async updateGuruSettings(slug: string, raw: GuruSettingsPatch): Promise<GuruSettings> {
     const guru = this.find('admin', slug);
     const patch = parseRequest(GuruSettingsPatch, raw, 'admin');
+    const over = overCeiling(patch, this.#ceiling);
+    if (over !== undefined) throw Errors.overAttachmentCeiling(over);
     const now = timestamp(this.#context);
-    return this.#context.db.transaction(() => this.#settings.update(guru.id, patch, now)).immediate();
+    const updated = this.#context.db.transaction(() => this.#settings.update(guru.id, patch, now)).immediate();
+    return withinCeiling(updated, this.#ceiling);
   }
 
   async listGurus(): Promise<Guru[]> {

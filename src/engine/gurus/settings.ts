@@ -2,7 +2,7 @@
  * A guru's settings. Only the fields the operator set are stored, so a
  * default changed in a later release reaches every guru that kept it.
  */
-import { GuruSettingsPatch, type GuruSettings } from '../../core/schemas.js';
+import { GuruSettingsPatch, type AttachmentKind, type GuruSettings } from '../../core/schemas.js';
 import type { Db } from '../store/database.js';
 
 const MB = 1_000_000;
@@ -18,6 +18,47 @@ export const DEFAULT_GURU_SETTINGS: GuruSettings = Object.freeze({
     pdf_files: Object.freeze({ count: 3, max_bytes: 10 * MB }),
   }),
 });
+
+type AttachmentLimits = GuruSettings['attachment_limits'];
+const KINDS: readonly AttachmentKind[] = ['images', 'log_files', 'pdf_files'];
+
+/**
+ * The most any guru's attachment limits may be: the defaults, with the kinds the operator's
+ * ceiling names (GURU_ATTACHMENT_CEILING) laid over them. A key holder cannot raise the body cap
+ * of asks (askBodyCap) past what the operator allowed.
+ */
+export function attachmentCeiling(operator: Partial<AttachmentLimits> | undefined): AttachmentLimits {
+  const defaults = DEFAULT_GURU_SETTINGS.attachment_limits;
+  return {
+    images: operator?.images ?? defaults.images,
+    log_files: operator?.log_files ?? defaults.log_files,
+    pdf_files: operator?.pdf_files ?? defaults.pdf_files,
+  };
+}
+
+/** `settings` with each attachment limit taken at most at the ceiling (stored before the ceiling was lowered). */
+export function withinCeiling(settings: GuruSettings, ceiling: AttachmentLimits): GuruSettings {
+  const limits = settings.attachment_limits;
+  const clamp = (kind: AttachmentKind) => ({
+    count: Math.min(limits[kind].count, ceiling[kind].count),
+    max_bytes: Math.min(limits[kind].max_bytes, ceiling[kind].max_bytes),
+  });
+  return { ...settings, attachment_limits: { images: clamp('images'), log_files: clamp('log_files'), pdf_files: clamp('pdf_files') } };
+}
+
+/** What of the patch asks for more than the ceiling allows, in words; undefined when nothing does. */
+export function overCeiling(patch: GuruSettingsPatch, ceiling: AttachmentLimits): string | undefined {
+  for (const kind of KINDS) {
+    const asked = patch.attachment_limits?.[kind];
+    for (const field of ['count', 'max_bytes'] as const) {
+      const value = asked?.[field];
+      if (value !== undefined && value > ceiling[kind][field]) {
+        return `attachment_limits.${kind}.${field} must be at most ${ceiling[kind][field]} on this server (its operator's ceiling), not ${value}`;
+      }
+    }
+  }
+  return undefined;
+}
 
 /** `base` with the patch's fields laid over it (attachment limits field by field). */
 export function applySettings(base: GuruSettings, patch: GuruSettingsPatch): GuruSettings {

@@ -70,6 +70,39 @@ describe('guru settings', () => {
     expect((await engine.guruSettings('docs')).attachment_limits.images.count).toBe(5);
   });
 
+  it("refuses attachment limits over the operator's ceiling, by default the default limits, saying which and where it is set", async () => {
+    const error = await engine.updateGuruSettings('docs', { attachment_limits: { images: { count: 20, max_bytes: 50_000_000 } } }).catch((caught: unknown) => caught);
+    expect(isGuruError(error) && { status: error.status, message: error.message, hint: error.hint }).toEqual({
+      status: 400,
+      message: "Invalid request parameters: attachment_limits.images.count must be at most 5 on this server (its operator's ceiling), not 20",
+      hint: expect.stringContaining('GURU_ATTACHMENT_CEILING'),
+    });
+    const size = await engine.updateGuruSettings('docs', { attachment_limits: { pdf_files: { max_bytes: 10_000_001 } } }).catch((caught: unknown) => caught);
+    expect(isGuruError(size) && size.message).toBe("Invalid request parameters: attachment_limits.pdf_files.max_bytes must be at most 10000000 on this server (its operator's ceiling), not 10000001");
+    expect((await engine.guruSettings('docs')).attachment_limits.images).toEqual({ count: 5, max_bytes: 5_000_000 });
+    // At the ceiling and below is taken.
+    const lowered = await engine.updateGuruSettings('docs', { attachment_limits: { images: { count: 5, max_bytes: 1_000_000 } } });
+    expect(lowered.attachment_limits.images).toEqual({ count: 5, max_bytes: 1_000_000 });
+  });
+
+  it('takes limits up to a raised ceiling, and clamps stored ones to a ceiling lowered later', async () => {
+    await engine.close();
+    engine = LocalEngine.open({ dataDir: dir, processQueue: false, attachmentCeiling: { images: { count: 20, max_bytes: 50_000_000 } } });
+    const raised = await engine.updateGuruSettings('docs', { attachment_limits: { images: { count: 20, max_bytes: 50_000_000 } } });
+    expect(raised.attachment_limits.images).toEqual({ count: 20, max_bytes: 50_000_000 });
+    // Other kinds keep the default limits as their ceiling.
+    const error = await engine.updateGuruSettings('docs', { attachment_limits: { log_files: { count: 6 } } }).catch((caught: unknown) => caught);
+    expect(isGuruError(error) && error.status).toBe(400);
+
+    await engine.close();
+    engine = LocalEngine.open({ dataDir: dir, processQueue: false, attachmentCeiling: { images: { count: 2, max_bytes: 1_000_000 } } });
+    expect((await engine.guruSettings('docs')).attachment_limits).toEqual({
+      images: { count: 2, max_bytes: 1_000_000 },
+      log_files: { count: 5, max_bytes: 1_000_000 },
+      pdf_files: { count: 3, max_bytes: 10_000_000 },
+    });
+  });
+
   it('answers not found for an unknown guru', async () => {
     const error = await engine.guruSettings('nope').catch((caught: unknown) => caught);
     expect(isGuruError(error) && error.status).toBe(404);
