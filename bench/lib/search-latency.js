@@ -7,14 +7,14 @@
 // that other work on the machine falls on all of them alike. GURU_BENCH_BASELINE names another
 // checkout's folder (built, e.g. main's): its engine and its server join the turns, for before and
 // after in one run. Every series must return the same sources for every question.
-import { fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { fork } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { latencyStats, repoRoot } from './common.js';
+import { cpuSeconds, startServe } from './serve-process.js';
 
 /** The engine's BM25 column weights (src/engine/search/retriever.ts): title, headings, body. */
 const WEIGHTS = '2.0, 1.5, 1.0';
@@ -30,44 +30,21 @@ const RATE_LIMIT_PER_MINUTE = '1000000';
  */
 
 /** `guru-mcp serve` of a checkout on the data directory, port 0; resolves once it listens. */
-async function startServer(checkout, dataDir) {
+function startServer(checkout, dataDir) {
   const env = {
     ...process.env,
     GURU_DATA_DIR: dataDir,
     GURU_RATE_LIMIT_PER_MINUTE: RATE_LIMIT_PER_MINUTE,
     GURU_LOG_LEVEL: 'info',
   };
-  const cli = join(checkout, 'dist', 'bin', 'guru-mcp.js');
-  const flags = process.env.GURU_BENCH_SERVE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...flags, cli, 'serve', '--port', '0', '--host', '127.0.0.1'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  const origin = await new Promise((done, fail) => {
-    child.stderr.on('data', (text) => {
-      stderr += text;
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)|"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stderr);
-      if (match) done(match[1] ?? match[2]);
-    });
-    child.once('exit', (code) => fail(new Error(`serve exited with code ${code}: ${stderr}`)));
-  });
-  return {
-    origin,
-    pid: child.pid,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const nodeFlags = process.env.GURU_BENCH_SERVE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  return startServe(join(checkout, 'dist', 'bin', 'guru-mcp.js'), env, { nodeFlags });
 }
 
 /** CPU milliseconds (user and system, all threads) a process has used so far; NaN where /proc is missing. */
 function processCpuMs(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ');
-    // utime and stime, in clock ticks of 10 ms (USER_HZ 100).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return cpuSeconds(pid).process * 1000;
   } catch {
     return Number.NaN;
   }

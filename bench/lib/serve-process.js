@@ -5,12 +5,12 @@ import { readFileSync } from 'node:fs';
 import process from 'node:process';
 
 /**
- * Starts `node CLI serve --port 0` with `env`; resolves once it listens. `detached` starts it in a
+ * Starts `node [nodeFlags] CLI serve --port 0` with `env`; resolves once it listens. `detached` starts it in a
  * session of its own, as a service has (on Linux, its own autogroup: the scheduler shares the CPU
  * between sessions first, so a client's work and the server's do not share one share).
  */
-export async function startServe(cli, env, { detached = false } = {}) {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'], detached });
+export async function startServe(cli, env, { detached = false, nodeFlags = [] } = {}) {
+  const child = spawn(process.execPath, [...nodeFlags, cli, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'], detached });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   const origin = await new Promise((done, fail) => {

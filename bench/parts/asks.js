@@ -4,7 +4,7 @@
 // the server's resident set before (after a small warm-up ask) and its peak (VmHWM, worker threads
 // included), with each ask's status and time.
 import console from 'node:console';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import process from 'node:process';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { request } from 'undici';
 import { fixed, positiveInt, repoRoot, table } from '../lib/common.js';
+import { startServe } from '../lib/serve-process.js';
 
 const CLI = join(repoRoot, 'dist', 'bin', 'guru-mcp.js');
 const concurrent = positiveInt(process.env.GURU_BENCH_ASKS_CONCURRENT, 4);
@@ -63,29 +64,7 @@ async function startServer(dataDir) {
   const env = { ...process.env, GURU_DATA_DIR: dataDir, GURU_RATE_LIMIT_PER_MINUTE: '0', GURU_LOG_LEVEL: 'warn' };
   const created = spawnSync(process.execPath, [CLI, 'guru', 'create', 'docs', '--json'], { env, encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`guru create failed: ${created.stderr}`);
-  const key = JSON.parse(created.stdout).api_key;
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  const origin = await new Promise((done, fail) => {
-    child.stderr.on('data', (text) => {
-      stderr += text;
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (match) done(match[1]);
-    });
-    child.once('exit', (code) => fail(new Error(`serve exited with code ${code}: ${stderr}`)));
-  });
-  return {
-    origin,
-    key,
-    pid: child.pid,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { ...(await startServe(CLI, env)), key: JSON.parse(created.stdout).api_key };
 }
 
 /** A field of /proc/PID/status in MB (VmRSS now, VmHWM the peak so far). */
