@@ -43,6 +43,14 @@ export function openStateStore(dataDir: string, namespace: string, logger: Logge
   return keyv;
 }
 
+/** Deletes the entries of `store` (one namespace) whose key starts with `prefix`; returns how many. */
+export async function deleteKeysStartingWith(store: Keyv, prefix: string): Promise<number> {
+  const keys: string[] = [];
+  for await (const [key] of store.iterator()) if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
+  if (keys.length > 0) await store.deleteMany(keys);
+  return keys.length;
+}
+
 /** The file of durable end-user records (profiles and memories) in the data directory. */
 export const RECORDS_FILE = 'endusers.sqlite';
 

@@ -7,7 +7,7 @@
  * stand-in the serving engine imports video lists from.
  */
 import { startSpeechStandIn, type SpeechStandIn } from '../stand-ins/openai-speech.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRateLimiter } from '../../src/compose.js';
@@ -32,6 +32,8 @@ export interface ContractHarness {
   setClock(at: Date): void;
   /** Rows the serving side holds in one of its tables: what a call stored. */
   storedRows(table: StoredTable): number;
+  /** The files of the serving side's data directory whose bytes contain `text` (UTF-8). */
+  filesHolding(text: string): string[];
   /** The YouTube Data API the serving engine reads channels and playlists from (fixtures: VIDEO_LISTS). */
   readonly youtubeDataApi: YouTubeDataApiStandIn;
   /** The speech provider (text-to-speech v2) of the serving engine. */
@@ -81,6 +83,13 @@ async function openEngine(prefix: string, options: HarnessOptions) {
   };
 }
 
+function filesHolding(dataDir: string, text: string): string[] {
+  const wanted = Buffer.from(text, 'utf8');
+  return readdirSync(dataDir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && readFileSync(join(dataDir, entry.name)).includes(wanted))
+    .map((entry) => entry.name);
+}
+
 export const openLocalHarness: OpenHarness = async (options = {}) => {
   const { dataDir, engine, setClock, youtubeDataApi, speechProvider, enableProviderSpeech, close } = await openEngine('guru-contract-local-', options);
   return {
@@ -90,6 +99,7 @@ export const openLocalHarness: OpenHarness = async (options = {}) => {
     whenIdle: () => engine.whenIdle(),
     setClock,
     storedRows: (table) => storedRows(dataDir, table),
+    filesHolding: (text) => filesHolding(dataDir, text),
     youtubeDataApi,
     speechProvider,
     enableProviderSpeech,
@@ -127,6 +137,7 @@ export const openRemoteHarness: OpenHarness = async (options = {}) => {
     whenIdle: () => engine.whenIdle(),
     setClock,
     storedRows: (table) => storedRows(dataDir, table),
+    filesHolding: (text) => filesHolding(dataDir, text),
     youtubeDataApi,
     speechProvider,
     enableProviderSpeech,

@@ -320,4 +320,30 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 14,
+    name: 'deleting sources and gurus',
+    sql: `
+      -- A deleted row's words leave the full-text indexes at once, rather than staying in their old
+      -- segments (and in the file) until a merge happens to rewrite them.
+      INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('secure-delete', 1);
+      INSERT INTO links_fts(links_fts, rank) VALUES ('secure-delete', 1);
+
+      -- The highest id a deleted source or guru had. New rows are numbered above it (SQLite would
+      -- give the highest id out again), so that an id once given out never names another source:
+      -- not for a client that kept it, nor for a job still reading the deleted source.
+      CREATE TABLE retired_ids (
+        tbl TEXT PRIMARY KEY,
+        max_id INTEGER NOT NULL
+      );
+      CREATE TRIGGER data_sources_retire AFTER DELETE ON data_sources BEGIN
+        INSERT INTO retired_ids (tbl, max_id) VALUES ('data_sources', old.id)
+          ON CONFLICT (tbl) DO UPDATE SET max_id = max(max_id, excluded.max_id);
+      END;
+      CREATE TRIGGER gurus_retire AFTER DELETE ON gurus BEGIN
+        INSERT INTO retired_ids (tbl, max_id) VALUES ('gurus', old.id)
+          ON CONFLICT (tbl) DO UPDATE SET max_id = max(max_id, excluded.max_id);
+      END;
+    `,
+  },
 ];
