@@ -124,7 +124,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
     this.#speech = new LocalSpeech(context, this.#gurus);
-    this.#guruDeletion = new GuruDeletion(context, this.#gurus, this.#crawling, this.#endUsers, this.#progress);
+    this.#guruDeletion = new GuruDeletion(context, this.#gurus, this.#crawling, this.#endUsers, this.#progress, this.#search);
   }
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */

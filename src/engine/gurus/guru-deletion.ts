@@ -13,6 +13,7 @@ import type { EngineContext } from '../context.js';
 import type { LocalCrawling } from '../crawl/local-crawling.js';
 import type { LocalEndUsers } from '../end-users/local-end-users.js';
 import type { LocalProgress } from '../progress/local-progress.js';
+import type { LocalSearch } from '../search/local-search.js';
 import { checkpoint, writeWhenFree } from '../store/database.js';
 import type { LocalGurus } from './local-gurus.js';
 
@@ -30,13 +31,22 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
   readonly #crawling: LocalCrawling;
   readonly #endUsers: LocalEndUsers;
   readonly #progress: LocalProgress;
+  readonly #search: LocalSearch;
 
-  constructor(context: EngineContext, gurus: LocalGurus, crawling: LocalCrawling, endUsers: LocalEndUsers, progress: LocalProgress) {
+  constructor(
+    context: EngineContext,
+    gurus: LocalGurus,
+    crawling: LocalCrawling,
+    endUsers: LocalEndUsers,
+    progress: LocalProgress,
+    search: LocalSearch,
+  ) {
     this.#context = context;
     this.#gurus = gurus;
     this.#crawling = crawling;
     this.#endUsers = endUsers;
     this.#progress = progress;
+    this.#search = search;
   }
 
   async deleteGuru(slug: string): Promise<DeletedGuru> {
@@ -44,6 +54,8 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
     const { db, logger } = this.#context;
     await this.#crawling.stopCrawlsOf(guru.id);
     const remove = db.transaction(() => {
+      // Searches are logged a moment after they are made: written now, they go with the guru.
+      this.#search.writePendingSearches();
       const deleted = db.prepare<{ id: number }, DeletedGuru['deleted']>(COUNTS).get({ id: guru.id })!;
       const endUsers = db
         .prepare<[number], { id: string }>('SELECT DISTINCT external_user_id AS id FROM binges WHERE guru_id = ? AND external_user_id IS NOT NULL')
@@ -67,15 +79,17 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
       ['end-user records', () => this.#endUsers.forgetGuru(slug)],
       ['answer progress', () => Promise.all(endUsers.map((id) => this.#progress.erase(guruId, id)))],
       [
+        // After the progress lines: compacting the state store takes their deleted bytes out too.
         'rate-limit windows',
         async () => {
-          const { openStateStore, deleteKeysStartingWith } = await import('../../state/keyv.js');
+          const { openStateStore, deleteKeysStartingWith, compactStateStore } = await import('../../state/keyv.js');
           const store = openStateStore(settings.dataDir, 'rate-limit', logger);
           try {
             await deleteKeysStartingWith(store, `${slug}:`);
           } finally {
             await store.disconnect();
           }
+          compactStateStore(settings.dataDir);
         },
       ],
     ];
