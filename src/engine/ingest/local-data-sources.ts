@@ -20,6 +20,7 @@ import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import { checkpoint, writeWhenFree } from '../store/database.js';
+import { deletingText } from '../store/fts.js';
 import { JobRepository } from '../store/jobs.js';
 import { SourceRepository, toListedSource } from '../store/sources.js';
 import type { LocalIntegrations } from './local-integrations.js';
@@ -161,13 +162,13 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
    * Deletes the guru's sources of these ids; other ids are passed over. Their jobs go with them
    * (ON DELETE CASCADE), so a read under way in the writer thread finds its claim gone and keeps
    * nothing (processor.ts, #index). The log is emptied into the file afterwards: with
-   * secure_delete (database.ts) and FTS5's secure-delete (migration 14), the text leaves both.
+   * secure_delete (database.ts) and the merge of the full-text indexes (store/fts.ts), the text leaves both.
    */
   async deleteDataSources(slug: string, input: DeleteDataSourcesRequest): Promise<MessageResponse> {
     const guru = this.#gurus.find('delete_sources', slug);
     const request = parseRequest(DeleteDataSourcesRequest, input, 'delete_sources');
     const ids = [...new Set(request.ids)];
-    const remove = this.#context.db.transaction(() => this.#sources.delete(guru.id, ids));
+    const remove = this.#context.db.transaction(() => deletingText(this.#context.db, () => this.#sources.delete(guru.id, ids)));
     const deleted = await writeWhenFree(this.#context.db, () => remove.immediate());
     checkpoint(this.#context.db);
     this.#context.logger.info('data sources deleted', { guru: guru.slug, requested: ids.length, deleted: deleted.length });

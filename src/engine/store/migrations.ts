@@ -322,13 +322,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 14,
-    name: 'deleting sources and gurus',
+    name: 'ids never given out twice',
     sql: `
-      -- A deleted row's words leave the full-text indexes at once, rather than staying in their old
-      -- segments (and in the file) until a merge happens to rewrite them.
-      INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('secure-delete', 1);
-      INSERT INTO links_fts(links_fts, rank) VALUES ('secure-delete', 1);
-
       -- The highest id a deleted source or guru had. New rows are numbered above it (SQLite would
       -- give the highest id out again), so that an id once given out never names another source:
       -- not for a client that kept it, nor for a job still reading the deleted source.
