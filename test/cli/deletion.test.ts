@@ -1,9 +1,10 @@
 /** `guru-mcp sources-delete` and `guru-mcp guru delete`, driving the built bin over a real data directory. */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../src/engine/local-engine.js';
+import { filesHolding as filesOf } from '../support/stored-rows.js';
 import { runCli, runOnTerminal } from './run-cli.js';
 
 /** No vowels: the index keeps it unstemmed, so its bytes are what is looked for in the files. */
@@ -11,10 +12,7 @@ const MARKER = 'zqxjvkwpl';
 
 let dataDir: string;
 const data = () => ['--data-dir', dataDir];
-const filesHolding = (text: string) =>
-  readdirSync(dataDir, { withFileTypes: true })
-    .filter((entry) => entry.isFile() && readFileSync(join(dataDir, entry.name)).includes(Buffer.from(text)))
-    .map((entry) => entry.name);
+const filesHolding = (text: string) => filesOf(dataDir, text);
 
 async function createGuru(slug: string): Promise<string> {
   const created = await runCli(['guru', 'create', slug, '--json', ...data()]);

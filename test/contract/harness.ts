@@ -7,7 +7,7 @@
  * stand-in the serving engine imports video lists from.
  */
 import { startSpeechStandIn, type SpeechStandIn } from '../stand-ins/openai-speech.js';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRateLimiter } from '../../src/compose.js';
@@ -18,7 +18,7 @@ import { startHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
 import { RemoteAssistant } from '../../src/remote/remote-assistant.js';
 import { startYouTubeDataApiStandIn, type YouTubeDataApiStandIn } from '../stand-ins/youtube-data-api.js';
-import { storedRows, type StoredTable } from '../support/stored-rows.js';
+import { filesHolding, storedRows, type StoredTable } from '../support/stored-rows.js';
 import { VIDEO_LISTS } from './fixtures.js';
 
 export interface ContractHarness {
@@ -81,13 +81,6 @@ async function openEngine(prefix: string, options: HarnessOptions) {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-function filesHolding(dataDir: string, text: string): string[] {
-  const wanted = Buffer.from(text, 'utf8');
-  return readdirSync(dataDir, { withFileTypes: true })
-    .filter((entry) => entry.isFile() && readFileSync(join(dataDir, entry.name)).includes(wanted))
-    .map((entry) => entry.name);
 }
 
 export const openLocalHarness: OpenHarness = async (options = {}) => {

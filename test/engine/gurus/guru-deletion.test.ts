@@ -4,7 +4,7 @@
  * (a crawl, a source being read) stops without bringing anything back, its keys stop opening
  * the REST API, and another guru keeps all of its own.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -16,6 +16,7 @@ import { startHttpServer, type RunningHttpServer } from '../../../src/http/serve
 import { createLogger, silentLogger } from '../../../src/log.js';
 import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 import { call } from '../../http/support.js';
+import { filesHolding as filesOf } from '../../support/stored-rows.js';
 
 /** No vowels: stemming leaves it whole in the full-text index, so its bytes are what is looked for. */
 const MARKER = 'zqxjvkwpl';
@@ -47,10 +48,7 @@ describe('deleting a guru', () => {
   /** What the engine logged as errors: a write for the deleted guru after it went (a search logged late) shows here. */
   const errors: string[] = [];
 
-  const filesHolding = (text: string) =>
-    readdirSync(dataDir, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && readFileSync(join(dataDir, entry.name)).includes(Buffer.from(text)))
-      .map((entry) => entry.name);
+  const filesHolding = (text: string) => filesOf(dataDir, text);
 
   function rowsOf(guruId: number): Record<string, number> {
     const db = new Database(join(dataDir, 'guru.sqlite'), { readonly: true });
