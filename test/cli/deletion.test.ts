@@ -20,10 +20,16 @@ async function createGuru(slug: string): Promise<string> {
   return (JSON.parse(created.stdout) as { api_key: string }).api_key;
 }
 
+/** Adds a text source and waits until it is indexed (through the engine: the subject here is deleting, not adding). */
 async function addText(slug: string, name: string, content: string): Promise<number> {
-  const added = await runCli(['add', slug, '--name', name, '--json', ...data()], { input: content });
-  expect(added.code, added.stderr).toBe(0);
-  return (JSON.parse(added.stdout) as Array<{ id: number }>)[0]!.id;
+  const engine = LocalEngine.open({ dataDir });
+  try {
+    const [created] = await engine.createDataSources(slug, { text_sources: [{ name, content }] });
+    await engine.whenIdle();
+    return created!.id;
+  } finally {
+    await engine.close();
+  }
 }
 
 beforeEach(() => {

@@ -1,7 +1,7 @@
 /**
  * Ids that are never given out twice. SQLite numbers a new row one above the highest id in its
  * table, so deleting the newest source would hand its id to the next one; the highest id deleted
- * is kept in `retired_ids` (migration 14), and new rows are numbered above both.
+ * is kept in `retired_ids` (migration 15), and new rows are numbered above both.
  */
 export type NumberedTable = 'data_sources' | 'gurus';
 

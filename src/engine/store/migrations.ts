@@ -321,7 +321,8 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 14,
+    // 15, not 14: main's 14 (the private-network permission of a job) came first.
+    version: 15,
     name: 'ids never given out twice',
     sql: `
       -- The highest id a deleted source or guru had. New rows are numbered above it (SQLite would

@@ -27,7 +27,8 @@ describe('the job queue when sources are deleted', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const addText = (name: string) => sources.insertText({ guruId, name, content: name, labels: [], now: '2026-11-28T00:00:00Z' }).id;
+  const addText = (name: string) =>
+    sources.insertDocument({ guruId, type: 'TEXT', name, title: name, content: name, private: false, labels: [], now: '2026-11-28T00:00:00Z' }).id;
 
   it("does not let a claim on a deleted source's job renew the next job given its id", () => {
     const owner = leaseOwner('test');
