@@ -13,8 +13,6 @@ import Keyv from 'keyv';
 import { ensureDataDir, preparePrivateDatabase } from '../data-dir.js';
 import { createLogger, describeError, type Logger } from '../log.js';
 
-const STATE_FILE = 'state.sqlite';
-
 /** How long a connection waits for another instance's write lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
 /** Expired rows are only removed on read; sweep the ones nobody reads again. */
@@ -28,7 +26,7 @@ const CLEAR_EXPIRED_INTERVAL_MS = 10 * 60_000;
  */
 export function openStateStore(dataDir: string, namespace: string, logger: Logger = createLogger('warn')): Keyv {
   ensureDataDir(dataDir);
-  const path = join(dataDir, STATE_FILE);
+  const path = join(dataDir, 'state.sqlite');
   // The store opens the file itself; created (or narrowed) first, it and its -wal and -shm stay private.
   preparePrivateDatabase(path);
   const store = new KeyvSqlite({
@@ -44,37 +42,6 @@ export function openStateStore(dataDir: string, namespace: string, logger: Logge
     logger.warn('state store failed', { namespace, error: describeError(error) });
   });
   return keyv;
-}
-
-/**
- * Deletes the entries of `store` (one namespace) whose key starts with `prefix`, and the expired
- * entries of the whole store, which iterating passes over and which would otherwise stay until
- * the next sweep; returns how many live entries went.
- */
-export async function deleteKeysStartingWith(store: Keyv, prefix: string): Promise<number> {
-  const keys: string[] = [];
-  for await (const [key] of store.iterator()) if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
-  if (keys.length > 0) await store.deleteMany(keys);
-  await (store.store as { clearExpired?: () => Promise<void> }).clearExpired?.();
-  return keys.length;
-}
-
-/**
- * Rewrites the state store's file without the space its deleted entries took (VACUUM) and
- * empties its log, so that what was deleted from it leaves the files: its store overwrites
- * nothing on delete. The store is small, short-lived state; a file never made is left alone.
- */
-export function compactStateStore(dataDir: string): void {
-  const path = join(dataDir, STATE_FILE);
-  if (!existsSync(path)) return;
-  const db = new Database(path);
-  try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.exec('VACUUM');
-    db.pragma('wal_checkpoint(TRUNCATE)');
-  } finally {
-    db.close();
-  }
 }
 
 /** The file of durable end-user records (profiles and memories) in the data directory. */
@@ -150,4 +117,35 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
       connection = undefined;
     },
   };
+}
+
+/**
+ * Deletes the entries of `store` (one namespace) whose key starts with `prefix`, and the expired
+ * entries of the whole store, which iterating passes over and which would otherwise stay until
+ * the next sweep; returns how many live entries went.
+ */
+export async function deleteKeysStartingWith(store: Keyv, prefix: string): Promise<number> {
+  const keys: string[] = [];
+  for await (const [key] of store.iterator()) if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
+  if (keys.length > 0) await store.deleteMany(keys);
+  await (store.store as { clearExpired?: () => Promise<void> }).clearExpired?.();
+  return keys.length;
+}
+
+/**
+ * Rewrites the state store's file without the space its deleted entries took (VACUUM) and
+ * empties its log, so that what was deleted from it leaves the files: its store overwrites
+ * nothing on delete. The store is small, short-lived state; a file never made is left alone.
+ */
+export function compactStateStore(dataDir: string): void {
+  const path = join(dataDir, 'state.sqlite');
+  if (!existsSync(path)) return;
+  const db = new Database(path);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec('VACUUM');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
 }
