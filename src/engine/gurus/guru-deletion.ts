@@ -4,7 +4,8 @@
  * keys, sources (with chunks, vectors, links and jobs), sessions (with answers, votes, follow-ups
  * and attachments), crawls, searches, integrations and settings. What lives outside the database
  * follows: end users' profiles and memories, answer-progress lines and rate-limit windows. The
- * log is emptied into the file last, so that with secure_delete the text leaves the files.
+ * full-text indexes are merged (store/fts.ts) and the log emptied into the file, so that with
+ * secure_delete the text leaves the files.
  */
 import type { GuruAdmin } from '../../core/assistant.js';
 import type { DeletedGuru } from '../../core/schemas.js';
