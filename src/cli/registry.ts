@@ -96,6 +96,22 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/guru-list.js'),
   },
   {
+    name: 'guru delete',
+    summary: 'delete a guru with everything it holds, for good (local engine only)',
+    details: [
+      'Its sources, sessions and answers, votes, crawls, end-user data and profiles go, and its API keys stop working; the text leaves the database file. Prints how many of each were deleted.',
+      'Asks for confirmation on a terminal; elsewhere (scripts, pipes) --yes is required.',
+    ],
+    positionals: [{ name: 'slug', required: true }],
+    options: {
+      yes: { type: 'boolean', short: 'y', description: 'delete without asking' },
+      json: { ...JSON_OUTPUT, description: 'print {"slug","deleted"}' },
+    },
+    audience: 'people',
+    examples: ['guru-mcp guru delete old-docs --yes'],
+    load: () => import('./commands/guru-delete.js'),
+  },
+  {
     name: 'key create',
     summary: "add an API key to a guru and print it (shown once)",
     positionals: [{ name: 'slug', required: true, guru: true }],
@@ -187,6 +203,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     audience: 'people',
     examples: ['guru-mcp reindex docs 12 14'],
     load: () => import('./commands/reindex.js'),
+  },
+  {
+    name: 'sources-delete',
+    summary: 'delete sources by id, for good, and print what was deleted',
+    details: [
+      'Their text leaves the index and the database file; answers stop citing them. Ids are those of guru-mcp sources; ids that are not sources of the guru are passed over, and named.',
+    ],
+    positionals: [
+      { name: 'slug', required: true, guru: true },
+      { name: 'id', required: true, variadic: true },
+    ],
+    options: { json: { ...JSON_OUTPUT, description: 'print {"msg","deleted","passed_over"}' } },
+    audience: 'people',
+    examples: ['guru-mcp sources-delete docs 12 14'],
+    load: () => import('./commands/sources-delete.js'),
   },
   {
     name: 'crawl',

@@ -20,6 +20,8 @@ import type {
   CreateDataSourcesRequest,
   CreateGuruRequest,
   DataSource,
+  DeleteDataSourcesRequest,
+  DeletedGuru,
   DeletedSession,
   FollowUpRequest,
   FollowUpResponse,
@@ -82,6 +84,11 @@ export interface DataSources {
   listDataSources(guru: string, query: ListDataSourcesQuery): Promise<DataSourcePage>;
   /** Reads URL sources again and re-indexes the stored text of texts and documents. */
   reindexDataSources(guru: string, request: ReindexRequest): Promise<MessageResponse>;
+  /**
+   * Deletes sources by id, for good: their text leaves the index and the store. Ids that are not
+   * sources of this guru are passed over (another guru's sources are never touched).
+   */
+  deleteDataSources(guru: string, request: DeleteDataSourcesRequest): Promise<MessageResponse>;
 }
 
 /** A log file or PDF attached to a question of a session, as its guru:// link names it. */
@@ -192,6 +199,8 @@ export interface GuruAdmin {
   listGurus(): Promise<Guru[]>;
   createGuru(request: CreateGuruRequest): Promise<CreatedGuru>;
   createApiKey(slug: string): Promise<CreatedApiKey>;
+  /** Deletes the guru with everything it holds, for good; its keys stop working. */
+  deleteGuru(slug: string): Promise<DeletedGuru>;
   /** The slug of the guru this key belongs to, or undefined for an unknown key. */
   authenticate(apiKey: string): Promise<string | undefined>;
 

@@ -15,6 +15,7 @@ export type Operation =
   | 'create_sources'
   | 'list_sources'
   | 'reindex_sources'
+  | 'delete_sources'
   | 'list_sessions'
   | 'get_session'
   | 'delete_session'
@@ -93,6 +94,7 @@ const WORDING: Record<Operation, OperationWording> = {
   create_sources: standard,
   list_sources: standard,
   reindex_sources: standard,
+  delete_sources: standard,
   list_sessions: { ...standard, ...namesOneProblem('Page number must be an integer'), otherGurusKey: 'forbidden' },
   get_session: { ...standard, ...namesOneProblem('Binge ID is required') },
   delete_session: {

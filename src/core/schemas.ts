@@ -32,6 +32,8 @@ export const MAX_TEXT_SOURCES = 1000;
 export const MAX_TEXT_SOURCE_CHARS = 5_000_000;
 /** Source ids of one reindex request. */
 export const MAX_REINDEX_IDS = 10_000;
+/** Source ids of one delete request. */
+export const MAX_DELETE_IDS = 10_000;
 /** Text turned into speech at once. */
 export const MAX_SPEECH_CHARS = 20_000;
 /** Attachments of each kind (images, log files, PDFs) one question may carry: the highest per-guru count limit. */
@@ -98,6 +100,19 @@ export type CreateGuruRequest = z.infer<typeof CreateGuruRequest>;
 /** The API key appears in clear text here and nowhere else: it is stored only as a hash. */
 export const CreatedGuru = lazySchema(() => z.object({ slug: GuruSlug, name: z.string(), api_key: z.string() }));
 export type CreatedGuru = z.infer<typeof CreatedGuru>;
+
+/** What deleting a guru removed: counts of its rows of each kind (local engine only). */
+export const DeletedGuru = lazySchema(() => z.object({
+  slug: GuruSlug,
+  deleted: z.object({
+    data_sources: z.number().int(),
+    sessions: z.number().int(),
+    questions: z.number().int(),
+    crawls: z.number().int(),
+    api_keys: z.number().int(),
+  }),
+}));
+export type DeletedGuru = z.infer<typeof DeletedGuru>;
 
 export const CreatedApiKey = lazySchema(() => z.object({ slug: GuruSlug, api_key: z.string() }));
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
@@ -351,6 +366,13 @@ export type DataSourceListResponse = z.infer<typeof DataSourceListResponse>;
 
 export const ReindexRequest = lazySchema(() => z.object({ ids: z.array(z.number().int().positive()).min(1).max(MAX_REINDEX_IDS) }));
 export type ReindexRequest = z.infer<typeof ReindexRequest>;
+
+/**
+ * Sources to delete, by id (DESIGN.md: `DELETE {guru}/data-sources/`). Ids that are not sources
+ * of the guru are passed over, as the hosted service does: deleting twice is harmless.
+ */
+export const DeleteDataSourcesRequest = lazySchema(() => z.object({ ids: z.array(z.number().int().positive()).min(1).max(MAX_DELETE_IDS) }));
+export type DeleteDataSourcesRequest = z.infer<typeof DeleteDataSourcesRequest>;
 
 export const MessageResponse = lazySchema(() => z.looseObject({ msg: z.string() }));
 export type MessageResponse = z.infer<typeof MessageResponse>;

@@ -17,6 +17,8 @@ import type {
   CreatedDataSource,
   CreatedGuru,
   CreateGuruRequest,
+  DeleteDataSourcesRequest,
+  DeletedGuru,
   DeletedSession,
   FollowUpRequest,
   FollowUpResponse,
@@ -57,6 +59,7 @@ import type { EngineContext, EngineSettings } from './context.js';
 import { LocalCrawling } from './crawl/local-crawling.js';
 import { LocalFollowUps } from './follow-ups/local-follow-ups.js';
 import { LocalEndUsers } from './end-users/local-end-users.js';
+import { GuruDeletion } from './gurus/guru-deletion.js';
 import { LocalGurus } from './gurus/local-gurus.js';
 import { LocalDataSources } from './ingest/local-data-sources.js';
 import { LocalIntegrations } from './ingest/local-integrations.js';
@@ -89,6 +92,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   readonly #endUsers: LocalEndUsers;
   readonly #speech: LocalSpeech;
   readonly #attachments: LocalAttachments;
+  readonly #guruDeletion: GuruDeletion;
   /** The language model of answers, when one is configured. */
   readonly #chat: ChatProvider | undefined;
   /** Aborted on close: background work started by open() stops. */
@@ -120,6 +124,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#crawling = new LocalCrawling(context, this.#gurus, http);
     this.#videoLists = new LocalVideoLists(context, http);
     this.#speech = new LocalSpeech(context, this.#gurus);
+    this.#guruDeletion = new GuruDeletion(context, this.#gurus, this.#crawling, this.#endUsers, this.#progress, this.#search);
   }
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */
@@ -184,6 +189,9 @@ export class LocalEngine implements Assistant, GuruAdmin {
   reindexDataSources(guru: string, request: ReindexRequest): Promise<MessageResponse> {
     return this.#dataSources.reindexDataSources(guru, request);
   }
+  deleteDataSources(guru: string, request: DeleteDataSourcesRequest): Promise<MessageResponse> {
+    return this.#dataSources.deleteDataSources(guru, request);
+  }
 
   // Sessions
   listSessions(guru: string, request: ListSessionsRequest): Promise<SessionList> {
@@ -243,6 +251,9 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
   createApiKey(guru: string): Promise<CreatedApiKey> {
     return this.#gurus.createApiKey(guru);
+  }
+  deleteGuru(guru: string): Promise<DeletedGuru> {
+    return this.#guruDeletion.deleteGuru(guru);
   }
   authenticate(apiKey: string): Promise<string | undefined> {
     return this.#gurus.authenticate(apiKey);

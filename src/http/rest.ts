@@ -20,6 +20,7 @@ import {
   ListSessionsRequest,
   MAX_ID_CHARS,
   ReindexRequest,
+  DeleteDataSourcesRequest,
   SemanticSearchRequest,
   StartCrawlRequest,
   TextToSpeechRequest,
@@ -218,6 +219,13 @@ export function createRestApi(options: RestApiOptions): RestHandler {
           results: page.results,
         });
       },
+    },
+    {
+      method: 'DELETE',
+      path: '/:guru_slug/data-sources',
+      operation: 'delete_sources',
+      maxBodyBytes: BODY_LIMITS.request,
+      run: async ({ guru, body }) => ok(await assistant.deleteDataSources(guru, parseRequest(DeleteDataSourcesRequest, body, 'delete_sources'))),
     },
     {
       method: 'POST',

@@ -37,6 +37,7 @@ import type {
   ListSessionsRequest,
   RecordVoteRequest,
   ReindexRequest,
+  DeleteDataSourcesRequest,
   SemanticSearchRequest,
   StartCrawlRequest,
   EndUserDataQuery,
@@ -137,6 +138,12 @@ export class RemoteAssistant implements Assistant {
   async reindexDataSources(guru: string, request: ReindexRequest): Promise<MessageResponse> {
     // Queuing the same sources again twice is harmless: safe to retry.
     const endpoint: Endpoint = { operation: 'reindex_sources', method: 'POST', path: pathOf(guru, 'data-sources', 'reindex'), idempotent: true, guru };
+    return this.#client.json(endpoint, MessageResponse, { body: request });
+  }
+
+  async deleteDataSources(guru: string, request: DeleteDataSourcesRequest): Promise<MessageResponse> {
+    // Ids already deleted are passed over: sending the same delete again is harmless.
+    const endpoint: Endpoint = { operation: 'delete_sources', method: 'DELETE', path: pathOf(guru, 'data-sources'), idempotent: true, guru };
     return this.#client.json(endpoint, MessageResponse, { body: request });
   }
 

@@ -5,6 +5,7 @@
  * it and a multi-instance deployment can swap the store for Redis here alone.
  * End users' profiles and memories are durable records in `<dataDir>/endusers.sqlite`.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import KeyvSqlite, { type SqliteDriver } from '@keyv/sqlite';
 import Database from 'better-sqlite3';
@@ -147,4 +148,35 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
       connection = undefined;
     },
   };
+}
+
+/**
+ * Deletes the entries of `store` (one namespace) whose key starts with `prefix`, and the expired
+ * entries of the whole store, which iterating passes over and which would otherwise stay until
+ * the next sweep; returns how many live entries went.
+ */
+export async function deleteKeysStartingWith(store: Keyv, prefix: string): Promise<number> {
+  const keys: string[] = [];
+  for await (const [key] of store.iterator()) if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
+  if (keys.length > 0) await store.deleteMany(keys);
+  await (store.store as { clearExpired?: () => Promise<void> }).clearExpired?.();
+  return keys.length;
+}
+
+/**
+ * Rewrites the state store's file without the space its deleted entries took (VACUUM) and
+ * empties its log, so that what was deleted from it leaves the files: its store overwrites
+ * nothing on delete. The store is small, short-lived state; a file never made is left alone.
+ */
+export function compactStateStore(dataDir: string): void {
+  const path = join(dataDir, STATE_FILE);
+  if (!existsSync(path)) return;
+  const db = new Database(path);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec('VACUUM');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
 }

@@ -1,14 +1,14 @@
 /**
  * The web interface's own JSON routes, under WEB_API_PREFIX: operator operations
  * that are not in the spec's REST API (who a key belongs to, documents upload,
- * integrations, the guru's settings, and on a loopback bind the gurus themselves). They only translate
+ * integrations, the guru's settings, and on a loopback bind the gurus themselves: listed, created, deleted). They only translate
  * to the port's GuruAdmin, through the same key check, body caps and error
  * bodies as REST (createApiHandler).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GuruAdmin } from '../core/assistant.js';
 import { Errors } from '../core/errors.js';
-import { CreateGuruRequest, GuruSettingsPatch, IntegrationInput, IntegrationKind, Labels } from '../core/schemas.js';
+import { CreateGuruRequest, GuruSettingsPatch, GuruSlug, IntegrationInput, IntegrationKind, Labels } from '../core/schemas.js';
 import { parseRequest } from '../core/validate.js';
 import { MiB } from '../http/body.js';
 import { BODY_LIMITS, ok, type RestRoute } from '../http/rest.js';
@@ -33,7 +33,7 @@ const MAX_FILE_NAME_CHARS = 500;
  */
 function refuseProxied(headers: IncomingHttpHeaders): void {
   if (['forwarded', 'x-forwarded-for', 'x-real-ip'].some((name) => headers[name] !== undefined)) {
-    throw Errors.forbidden('admin', 'Listing and creating gurus without a key is for the local operator; this request came through a proxy. Use guru-mcp guru create on the server.');
+    throw Errors.forbidden('admin', 'Listing, creating and deleting gurus without a key is for the local operator; this request came through a proxy. Use guru-mcp guru create or guru delete on the server.');
   }
 }
 
@@ -59,6 +59,18 @@ export function operatorRoutes({ admin, localOperator }: OperatorRoutesOptions):
       run: async ({ headers, body }) => {
         refuseProxied(headers);
         return ok(await admin.createGuru(parseRequest(CreateGuruRequest, body, 'admin')));
+      },
+    },
+    {
+      // Everything of the guru goes, for good; the page asks first.
+      method: 'DELETE',
+      path: '/gurus/:slug',
+      operation: 'admin',
+      access: 'anyone',
+      maxBodyBytes: BODY_LIMITS.none,
+      run: async ({ headers, params }) => {
+        refuseProxied(headers);
+        return ok(await admin.deleteGuru(parseRequest(GuruSlug, params.slug, 'admin')));
       },
     },
   ];

@@ -59,7 +59,7 @@ describe('a wrong command line exits with 2 and names the fix', () => {
   const cases: { args: string[]; message: string; help: string }[] = [
     { args: ['frobnicate'], message: 'unknown command "frobnicate"', help: 'guru-mcp --help' },
     { args: ['guru'], message: '"guru" needs a subcommand', help: 'guru-mcp guru --help' },
-    { args: ['guru', 'delete', 'x'], message: 'unknown command "guru delete"', help: 'guru-mcp guru --help' },
+    { args: ['guru', 'rename', 'x'], message: 'unknown command "guru rename"', help: 'guru-mcp guru --help' },
     { args: ['ask'], message: 'missing <question>', help: 'guru-mcp ask --help' },
     { args: ['guru', 'create'], message: 'missing <slug>', help: 'guru-mcp guru create --help' },
     { args: ['guru', 'list', 'extra'], message: 'unexpected argument "extra"', help: 'guru-mcp guru list --help' },

@@ -3,21 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { cleanEnv, MAIN, runCli, type CliResult } from './run-cli.js';
-
-/** Runs the bin on a terminal (util-linux `script` gives it one), typing `input`. */
-function runOnTerminal(args: readonly string[], input: string): Promise<CliResult> {
-  const command = [process.execPath, MAIN, ...args].map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr: '' }));
-    child.stdin.end(input);
-  });
-}
+import { runCli, runOnTerminal } from './run-cli.js';
 
 const USER = 'cli-user-42';
 let dataDir: string;

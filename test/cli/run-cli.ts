@@ -39,3 +39,16 @@ export function runCli(args: readonly string[], options: { input?: string; env?:
     child.stdin.end(options.input ?? '');
   });
 }
+
+/** Runs the bin on a terminal (util-linux `script` gives it one), typing `input`; stdout holds the terminal's output. */
+export function runOnTerminal(args: readonly string[], input: string): Promise<CliResult> {
+  const command = [process.execPath, MAIN, ...args].map((arg) => `'${arg.replaceAll("'", `'\\''`)}'`).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr: '' }));
+    child.stdin.end(input);
+  });
+}

@@ -18,7 +18,7 @@ import { startHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
 import { RemoteAssistant } from '../../src/remote/remote-assistant.js';
 import { startYouTubeDataApiStandIn, type YouTubeDataApiStandIn } from '../stand-ins/youtube-data-api.js';
-import { storedRows, type StoredTable } from '../support/stored-rows.js';
+import { filesHolding, storedRows, type StoredTable } from '../support/stored-rows.js';
 import { VIDEO_LISTS } from './fixtures.js';
 
 export interface ContractHarness {
@@ -32,6 +32,8 @@ export interface ContractHarness {
   setClock(at: Date): void;
   /** Rows the serving side holds in one of its tables: what a call stored. */
   storedRows(table: StoredTable): number;
+  /** The files of the serving side's data directory whose bytes contain `text` (UTF-8). */
+  filesHolding(text: string): string[];
   /** The YouTube Data API the serving engine reads channels and playlists from (fixtures: VIDEO_LISTS). */
   readonly youtubeDataApi: YouTubeDataApiStandIn;
   /** The speech provider (text-to-speech v2) of the serving engine. */
@@ -90,6 +92,7 @@ export const openLocalHarness: OpenHarness = async (options = {}) => {
     whenIdle: () => engine.whenIdle(),
     setClock,
     storedRows: (table) => storedRows(dataDir, table),
+    filesHolding: (text) => filesHolding(dataDir, text),
     youtubeDataApi,
     speechProvider,
     enableProviderSpeech,
@@ -127,6 +130,7 @@ export const openRemoteHarness: OpenHarness = async (options = {}) => {
     whenIdle: () => engine.whenIdle(),
     setClock,
     storedRows: (table) => storedRows(dataDir, table),
+    filesHolding: (text) => filesHolding(dataDir, text),
     youtubeDataApi,
     speechProvider,
     enableProviderSpeech,

@@ -34,6 +34,7 @@ describe('submitUrls', () => {
       },
       listDataSources: (guru, query) => engine.listDataSources(guru, query),
       reindexDataSources: (guru, request) => engine.reindexDataSources(guru, request),
+      deleteDataSources: (guru, request) => engine.deleteDataSources(guru, request),
     };
   });
 

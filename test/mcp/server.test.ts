@@ -6,6 +6,7 @@ import {
   Answer,
   CreatedDataSource,
   CreatedGuru,
+  DeletedGuru,
   DataSource,
   DeletedSession,
   Guru,
@@ -23,7 +24,9 @@ const ALL_TOOLS = [
   'ask',
   'crawl_status',
   'create_guru',
+  'delete_guru',
   'delete_session',
+  'delete_sources',
   'erase_enduser_data',
   'follow_up_examples',
   'get_enduser_data',
@@ -135,6 +138,8 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
         expect(byName.get(name)!.readOnlyHint, name).toBe(false);
       }
       expect(byName.get('delete_session')!.destructiveHint).toBe(true);
+      expect(byName.get('delete_sources')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+      expect(byName.get('delete_guru')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
       expect(byName.get('ask')!.destructiveHint).toBe(false);
       expect(byName.get('reindex_sources')).toMatchObject({ destructiveHint: false, idempotentHint: true });
       const ask = tools.find((tool) => tool.name === 'ask')!;
@@ -482,6 +487,23 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
       expect(await callError(client, 'create_guru', { slug: 'pancakes' })).toMatch(/^A guru with the slug pancakes already exists\n/);
       expect(await callError(client, 'create_guru', { slug: 'Bad Slug' })).toMatch(/Input validation error/);
     });
+
+    it('deletes a guru named explicitly, with its knowledge; its keys stop working', async () => {
+      const created = await callOk(client, 'create_guru', { slug: 'pancakes' }, CreatedGuru);
+      await test.backend.assistant.createDataSources('pancakes', { text_sources: [{ name: 'Batter', content: 'Mix flour, eggs and milk.' }] });
+      await test.backend.assistant.ask('pancakes', { question: 'How do I make batter?', external_user_id: 'cook', fetch_existing: false });
+      expect(await callError(client, 'delete_guru', {})).toMatch(/Input validation error/);
+      const deleted = await callOk(client, 'delete_guru', { guru_slug: 'pancakes' }, DeletedGuru);
+      expect(deleted.data).toEqual({ slug: 'pancakes', deleted: { data_sources: 1, sessions: 1, questions: 1, crawls: 0, api_keys: 1 } });
+      expect(deleted.text).toContain('Deleted the guru "pancakes"');
+      expect(await test.backend.admin!.authenticate(created.data.api_key)).toBeUndefined();
+      const listed = await callOk(client, 'list_gurus', {}, z.object({ results: z.array(Guru) }));
+      expect(listed.data.results.map((guru) => guru.slug)).toEqual(['frob']);
+      expect(await callError(client, 'delete_guru', { guru_slug: 'pancakes' })).toMatch(/^Guru type pancakes not found\n/);
+      // A guru made again under the slug starts empty.
+      await callOk(client, 'create_guru', { slug: 'pancakes' }, CreatedGuru);
+      expect((await test.backend.assistant.listDataSources('pancakes', { page: 1, page_size: 10 })).count).toBe(0);
+    });
   });
 
   describe('limited to one guru', () => {
@@ -498,7 +520,7 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
 
     it('hides guru administration and reaches only its guru', async () => {
       const { tools } = await scoped.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(ALL_TOOLS.filter((name) => name !== 'list_gurus' && name !== 'create_guru'));
+      expect(tools.map((tool) => tool.name).sort()).toEqual(ALL_TOOLS.filter((name) => !['list_gurus', 'create_guru', 'delete_guru'].includes(name)));
       expect(scoped.getInstructions()).not.toContain('list_gurus');
 
       await callOk(scoped, 'add_sources', { text_sources: [{ name: 'Batter', content: 'Mix flour, eggs and milk.' }] }, z.object({ results: z.array(CreatedDataSource) }));

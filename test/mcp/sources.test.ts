@@ -218,4 +218,19 @@ describe.each(ERAS)('MCP URL sources (%s)', (era) => {
     const listing = Listing.parse((await call('list_sources', {})).structuredContent);
     expect(listing.results[0]).toMatchObject({ reindex_count: 0 });
   });
+
+  it('deletes sources by id, passing over ids that are not its sources', async () => {
+    const added = await callOk('add_sources', { text_sources: [{ name: 'Note', content: 'The zorblax hums.' }, { name: 'Other', content: 'Plain.' }], wait: true }, Added);
+    const [note, other] = added.data.results.map((item) => item.id);
+    const result = await call('delete_sources', { ids: [note, 4242] });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ msg: 'Data sources deleted successfully' });
+    expect(textOf(result)).toContain(`ids ${note}, 4242`);
+    const listing = Listing.parse((await call('list_sources', {})).structuredContent);
+    expect(listing.results.map((source) => source.id)).toEqual([other]);
+    const search = await callOk('semantic_search', { question: 'zorblax' }, SemanticSearchResponse);
+    expect(search.data.total_sources).toBe(0);
+    expect(textOf(await call('delete_sources', { ids: [] }))).toMatch(/Input validation error/);
+    expect(textOf(await call('delete_sources', { ids: Array.from({ length: 10_001 }, (_, i) => i + 1) }))).toMatch(/Input validation error/);
+  });
 });

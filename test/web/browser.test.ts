@@ -2,7 +2,8 @@
  * The web interface in a real browser against the built `serve`: sign in, add a
  * text and a URL, upload a PDF and watch the statuses, crawl a loopback site, ask
  * and see the streamed answer with its references, vote, read and delete the
- * session, look up and erase an end user's data. The tests run in order on one page.
+ * session, look up and erase an end user's data, delete sources and a guru after confirmation.
+ * The tests run in order on one page.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -288,6 +289,43 @@ describe('the web interface in chromium', () => {
     expect(html).not.toContain('/pricing"');
     expect(html).toContain('relative');
     expect(await page.evaluate(() => (window as unknown as { ran?: number }).ran)).toBeUndefined();
+  });
+
+  it('deletes the selected sources after confirmation, and they leave the search', async () => {
+    await nav('Sources');
+    await row('Gears').getByText('Ready').waitFor();
+    await row('Gears').getByRole('checkbox').check();
+    await page.getByRole('button', { name: 'Delete selected' }).click();
+    await page.getByText('Delete the selected sources for good?').waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await row('Gears').count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Delete selected' }).click();
+    await page.getByRole('button', { name: 'Yes, delete them' }).click();
+    await page.getByText('Deleted 1 source.').waitFor();
+    await expect.poll(() => row('Gears').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete selected' }).count()).toBe(1);
+    const search = await fetch(`${served.base}/api/v1/frob/semantic-search/`, {
+      method: 'POST',
+      headers: { 'x-api-key': served.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How are the gears oiled?' }),
+    });
+    expect(((await search.json()) as { sources: Array<{ title: string }> }).sources.map((source) => source.title)).not.toContain('Gears');
+  });
+
+  it('deletes a guru from the Gurus page after confirmation; its key stops working', async () => {
+    const created = await fetch(`${served.base}/web/api/gurus`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'spare' }) });
+    const { api_key: spareKey } = (await created.json()) as { api_key: string };
+    await go('/gurus');
+    const spare = page.getByRole('listitem').filter({ hasText: '(spare)' });
+    await spare.getByRole('button', { name: 'Delete spare' }).click();
+    await spare.getByText('Delete the guru spare with all its sources').waitFor();
+    await spare.getByRole('button', { name: 'Yes, delete spare' }).click();
+    await page.getByText(/^Deleted the guru spare: 0 sources, 0 sessions\.$/).waitFor();
+    await expect.poll(() => page.getByRole('listitem').filter({ hasText: '(spare)' }).count()).toBe(0);
+    expect(await page.getByRole('listitem').filter({ hasText: '(frob)' }).count()).toBe(1);
+    const refused = await fetch(`${served.base}/api/v1/spare/data-sources/`, { headers: { 'x-api-key': spareKey } });
+    expect(refused.status).toBe(401);
   });
 
   it('ran without console errors or policy violations', () => {

@@ -140,6 +140,31 @@ describe('operator routes', () => {
   });
 });
 
+describe('deleting a guru', () => {
+  it('is for the loopback operator: not for a page of another site, nor through a proxy; a bad or unknown slug is refused', async () => {
+    const created = await call('/web/api/gurus', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'doomed' }) });
+    const { api_key: key } = (await created.json()) as { api_key: string };
+    const foreign = await call('/web/api/gurus/doomed', { method: 'DELETE', headers: { origin: 'https://evil.example' } });
+    expect(foreign.status).toBe(403);
+    const proxied = await call('/web/api/gurus/doomed', { method: 'DELETE', headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(proxied.status).toBe(403);
+    expect((await call('/web/api/me', withKey(key))).status).toBe(200);
+
+    const bad = await call(`/web/api/gurus/${'A'.repeat(300)}`, { method: 'DELETE' });
+    expect(bad.status).toBe(400);
+    const unknown = await call('/web/api/gurus/no-such-guru', { method: 'DELETE' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ msg: 'Guru type no-such-guru not found' });
+
+    const deleted = await call('/web/api/gurus/doomed', { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ slug: 'doomed', deleted: { data_sources: 0, sessions: 0, questions: 0, crawls: 0, api_keys: 1 } });
+    const refused = await call('/web/api/me', withKey(key));
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ msg: 'Invalid API key' });
+  });
+});
+
 describe('with GURU_MCP_REQUIRE_KEY=1', () => {
   let locked: ServedGuru;
   beforeAll(async () => {

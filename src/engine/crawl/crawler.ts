@@ -143,6 +143,14 @@ export class CrawlService {
     return this.#crawls.toCrawl(this.#crawls.find(row.id)!);
   }
 
+  /** Stops the guru's running crawl, if it has one, and resolves once this process has stopped running it. */
+  async stopRunning(guruId: number): Promise<void> {
+    const running = this.#crawls.runningOf(guruId);
+    if (running === undefined) return;
+    this.stop(guruId, running.id);
+    await this.#active.get(running.id)?.done.catch(() => undefined);
+  }
+
   /** Resolves with the crawl once it has ended, whatever the status; for waits of the CLI, MCP and tests. */
   async finished(crawlId: number): Promise<Crawl> {
     const active = this.#active.get(crawlId);

@@ -33,6 +33,11 @@ export class LocalCrawling implements Crawling {
     return this.#crawls.stop(this.#gurus.find('stop_crawl', slug).id, crawlId);
   }
 
+  /** Stops the guru's running crawl (the guru is being deleted). */
+  stopCrawlsOf(guruId: number): Promise<void> {
+    return this.#crawls.stopRunning(guruId);
+  }
+
   /** Ends the crawls an earlier run left unfinished; returns how many. */
   recover(): number {
     return this.#crawls.recover();

@@ -158,6 +158,11 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     return { status: 'success', total_users: results.length, processed_users: updates.length, users_results: results };
   }
 
+  /** Erases every end user's profile and memories in the guru (the guru is being deleted). */
+  async forgetGuru(slug: string): Promise<void> {
+    await (await this.#records()).eraseGuru(slug);
+  }
+
   /** The end user's profile and memories in the guru, for the prompt of their answers. */
   async recall(guru: string, externalUserId: string): Promise<Recollection> {
     const records = await this.#records();

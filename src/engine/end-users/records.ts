@@ -69,6 +69,13 @@ export class EndUserRecords {
     return { profile, memories };
   }
 
+  /** Deletes every profile and memory kept in the guru (the guru is being deleted). */
+  async eraseGuru(guru: string): Promise<void> {
+    await this.#profiles(guru).clear();
+    await this.#memories(guru).clear();
+    await this.#store.compact();
+  }
+
   #profiles(guru: string) {
     return this.#store.namespace(`profiles:${guru}`);
   }

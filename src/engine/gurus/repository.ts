@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../store/database.js';
+import { nextIdOf } from '../store/ids.js';
 
 export interface GuruRow {
   readonly id: number;
@@ -26,7 +27,7 @@ export class GuruRepository {
     this.#list = db.prepare<[], GuruRow>('SELECT id, slug, name, date_created FROM gurus ORDER BY slug');
     this.#bySlug = db.prepare<[string], GuruRow>('SELECT id, slug, name, date_created FROM gurus WHERE slug = ?');
     this.#insert = db.prepare<[string, string, string], GuruRow>(
-      'INSERT INTO gurus (slug, name, date_created) VALUES (?, ?, ?) RETURNING id, slug, name, date_created',
+      `INSERT INTO gurus (id, slug, name, date_created) VALUES (${nextIdOf('gurus')}, ?, ?, ?) RETURNING id, slug, name, date_created`,
     );
     this.#insertKey = db.prepare<[number, string, string]>(
       'INSERT INTO api_keys (guru_id, key_hash, date_created) VALUES (?, ?, ?)',

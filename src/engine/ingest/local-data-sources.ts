@@ -7,6 +7,7 @@ import type { DataSourcePage, DataSources, GuruAdmin, UploadFile, UploadOptions 
 import { Errors } from '../../core/errors.js';
 import {
   CreateDataSourcesRequest,
+  DeleteDataSourcesRequest,
   ListDataSourcesQuery,
   ReindexRequest,
   type CreatedDataSource,
@@ -20,7 +21,8 @@ import { literalAddress, refusalMessage, restrictedKind } from '../../net/addres
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
-import { writeWhenFree } from '../store/database.js';
+import { checkpoint, writeWhenFree } from '../store/database.js';
+import { deletingText } from '../store/fts.js';
 import { JobRepository } from '../store/jobs.js';
 import { SourceRepository, toListedSource, type NewDocumentSource, type SourceRow } from '../store/sources.js';
 import type { FileKind } from './files.js';
@@ -177,6 +179,23 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     await writeWhenFree(this.#context.db, () => reindex.immediate());
     this.#writer.kick();
     return { msg: `Reindexing ${ids.length} data source${ids.length === 1 ? '' : 's'}` };
+  }
+
+  /**
+   * Deletes the guru's sources of these ids; other ids are passed over. Their jobs go with them
+   * (ON DELETE CASCADE), so a read under way in the writer thread finds its claim gone and keeps
+   * nothing (processor.ts, #index). The log is emptied into the file afterwards: with
+   * secure_delete (database.ts) and the merge of the full-text indexes (store/fts.ts), the text leaves both.
+   */
+  async deleteDataSources(slug: string, input: DeleteDataSourcesRequest): Promise<MessageResponse> {
+    const guru = this.#gurus.find('delete_sources', slug);
+    const request = parseRequest(DeleteDataSourcesRequest, input, 'delete_sources');
+    const ids = [...new Set(request.ids)];
+    const remove = this.#context.db.transaction(() => deletingText(this.#context.db, () => this.#sources.delete(guru.id, ids)));
+    const deleted = await writeWhenFree(this.#context.db, () => remove.immediate());
+    checkpoint(this.#context.db);
+    this.#context.logger.info('data sources deleted', { guru: guru.slug, requested: ids.length, deleted: deleted.length });
+    return { msg: 'Data sources deleted successfully' };
   }
 
   async listDataSources(slug: string, input: ListDataSourcesQuery): Promise<DataSourcePage> {

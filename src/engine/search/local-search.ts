@@ -126,6 +126,11 @@ export class LocalSearch implements Searching {
     }
   }
 
+  /** Writes the searches not logged yet (before a guru is deleted, so that none is written after it). */
+  writePendingSearches(): void {
+    this.#searches.writePending();
+  }
+
   async close(): Promise<void> {
     this.#searches.writePending();
     await (await this.#semantic.catch(() => undefined))?.close();

@@ -89,13 +89,15 @@ export class JobRepository {
          ORDER BY available_at, id LIMIT 1)
        RETURNING id, kind, source_id, attempts, host, private_network`,
     );
-    this.#renew = db.prepare<[number, number, string, number]>(
-      'UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ?',
+    // The source too: a job deleted with its source may see its id given to the next job queued,
+    // which this process may then claim with the same attempt count.
+    this.#renew = db.prepare<[number, number, string, number, number]>(
+      'UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ? AND source_id = ?',
     );
     this.#renewOwner = db.prepare<[number, string]>('UPDATE jobs SET lease_expires_at = ? WHERE lease_owner = ?');
     this.#complete = db.prepare<[number]>('DELETE FROM jobs WHERE id = ?');
-    this.#release = db.prepare<[number, number, string, number]>(
-      'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ?',
+    this.#release = db.prepare<[number, number, string, number, number]>(
+      'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ? AND source_id = ?',
     );
     this.#nextAvailable = db.prepare<[], { at: number | null }>(
       'SELECT min(max(available_at, coalesce(lease_expires_at, 0))) AS at FROM jobs',
@@ -119,7 +121,7 @@ export class JobRepository {
 
   /** Extends the lease of this claim; false when the claim is no longer current (taken over or queued anew). */
   renew(job: JobRow, owner: LeaseOwner, until: number): boolean {
-    return this.#renew.run(until, job.id, owner.id, job.attempts).changes > 0;
+    return this.#renew.run(until, job.id, owner.id, job.attempts, job.source_id).changes > 0;
   }
 
   /** Extends every lease `owner` still holds, in one statement. */
@@ -133,7 +135,7 @@ export class JobRepository {
 
   /** Gives a claimed job back, to be tried again at `availableAt`; a stale claim gives nothing back. */
   release(job: JobRow, owner: LeaseOwner, availableAt: number): void {
-    this.#release.run(availableAt, job.id, owner.id, job.attempts);
+    this.#release.run(availableAt, job.id, owner.id, job.attempts, job.source_id);
   }
 
   /** Frees the leases of processes on this machine that are no longer running. */

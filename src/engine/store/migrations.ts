@@ -331,4 +331,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN private_network INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 15,
+    name: 'ids never given out twice',
+    sql: `
+      -- The highest id a deleted source or guru had. New rows are numbered above it (SQLite would
+      -- give the highest id out again), so that an id once given out never names another source:
+      -- not for a client that kept it, nor for a job still reading the deleted source.
+      CREATE TABLE retired_ids (
+        tbl TEXT PRIMARY KEY,
+        max_id INTEGER NOT NULL
+      );
+      CREATE TRIGGER data_sources_retire AFTER DELETE ON data_sources BEGIN
+        INSERT INTO retired_ids (tbl, max_id) VALUES ('data_sources', old.id)
+          ON CONFLICT (tbl) DO UPDATE SET max_id = max(max_id, excluded.max_id);
+      END;
+      CREATE TRIGGER gurus_retire AFTER DELETE ON gurus BEGIN
+        INSERT INTO retired_ids (tbl, max_id) VALUES ('gurus', old.id)
+          ON CONFLICT (tbl) DO UPDATE SET max_id = max(max_id, excluded.max_id);
+      END;
+    `,
+  },
 ];

@@ -1,5 +1,6 @@
 import type { DataSource, DataSourceStatus, DataSourceType } from '../../core/schemas.js';
 import type { Db } from './database.js';
+import { nextIdOf } from './ids.js';
 
 export interface SourceRow {
   readonly id: number;
@@ -39,6 +40,9 @@ export interface NewDocumentSource {
   readonly now: string;
 }
 
+/** A deleted source's id is never given to another one (see ids.ts). */
+const NEXT_ID = nextIdOf('data_sources');
+
 const COLUMNS = `id, guru_id, type, url, name, title, content, labels, status, error, private,
   date_created, last_reindex_date, reindex_count`;
 
@@ -75,6 +79,7 @@ export class SourceRepository {
   readonly #countType;
   readonly #succeedWithRead;
   readonly #reindex;
+  readonly #delete;
 
   constructor(db: Db) {
     this.#get = db.prepare<[number], SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE id = ?`);
@@ -86,11 +91,11 @@ export class SourceRepository {
     this.#fail = db.prepare<[string, number]>(`UPDATE data_sources SET status = 'FAIL', error = ? WHERE id = ?`);
     this.#byUrl = db.prepare<[number, string], SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND url = ?`);
     this.#insertUrl = db.prepare<[number, string, string, string, string], SourceRow>(
-      `INSERT INTO data_sources (guru_id, type, url, labels, date_created) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      `INSERT INTO data_sources (id, guru_id, type, url, labels, date_created) VALUES (${NEXT_ID}, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     );
     this.#insertDocument = db.prepare<[number, string, string, string, string, number, string, string], SourceRow>(
-      `INSERT INTO data_sources (guru_id, type, name, title, content, private, labels, date_created)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      `INSERT INTO data_sources (id, guru_id, type, name, title, content, private, labels, date_created)
+       VALUES (${NEXT_ID}, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     );
     this.#storedByName = db.prepare<[number, string, string], SourceRow>(
       `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND type = ? AND name = ? ORDER BY id DESC LIMIT 1`,
@@ -107,6 +112,18 @@ export class SourceRepository {
       `UPDATE data_sources SET status = 'NOT_PROCESSED', error = '', reindex_count = reindex_count + 1, last_reindex_date = ?
        WHERE id = ?`,
     );
+    this.#delete = db.prepare<[number, string], { id: number }>(
+      'DELETE FROM data_sources WHERE guru_id = ? AND id IN (SELECT value FROM json_each(?)) RETURNING id',
+    );
+  }
+
+  /**
+   * Deletes the guru's sources of these ids, with their chunks, vectors, links and jobs (ON DELETE
+   * CASCADE; the full-text indexes follow through triggers). Returns the ids deleted. Call inside a
+   * transaction.
+   */
+  delete(guruId: number, ids: readonly number[]): number[] {
+    return this.#delete.all(guruId, JSON.stringify(ids)).map((row) => row.id);
   }
 
   get(id: number): SourceRow | undefined {

@@ -1,9 +1,9 @@
-/** `list_gurus` and `create_guru`: only for a backend that owns its gurus (the local engine). */
+/** `list_gurus`, `create_guru` and `delete_guru`: only for a backend that owns its gurus (the local engine). */
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { lazySchema } from '../../core/lazy-schema.js';
 import type { GuruAdmin } from '../../core/assistant.js';
-import { CreatedGuru, CreateGuruRequest, Guru } from '../../core/schemas.js';
+import { CreatedGuru, CreateGuruRequest, DeletedGuru, GuruSlug, Guru } from '../../core/schemas.js';
 import { renderGurus } from '../render.js';
 import { toolResult } from '../results.js';
 import { guarded } from './context.js';
@@ -14,6 +14,12 @@ const CreateGuruParameters = lazySchema(() => z.object({
   name: CreateGuruRequest.shape.name.describe('Display name; defaults to the slug'),
 }));
 type CreateGuruParameters = z.infer<typeof CreateGuruParameters>;
+
+const DeleteGuruParameters = lazySchema(() => z.object({
+  // Required, unlike the other tools' guru_slug: no guru is deleted by default.
+  guru_slug: GuruSlug.describe('Slug of the guru to delete (see list_gurus); required'),
+}));
+type DeleteGuruParameters = z.infer<typeof DeleteGuruParameters>;
 
 export function registerGuruTools(server: McpServer, context: ToolContext, admin: GuruAdmin): void {
   server.registerTool(
@@ -49,6 +55,28 @@ export function registerGuruTools(server: McpServer, context: ToolContext, admin
       return toolResult(
         created,
         `Created the guru "${created.slug}" (${created.name}). Its API key, shown only now: ${created.api_key}\nAdd knowledge with add_sources (guru_slug "${created.slug}").`,
+      );
+    }),
+  );
+
+  server.registerTool(
+    'delete_guru',
+    {
+      title: 'Delete a guru',
+      description: [
+        'Delete a guru with everything it holds, for good: sources, sessions and answers, votes, crawls, end-user data and profiles; its API keys stop working.',
+        'Only on request of the user, naming the guru; use delete_sources to remove some sources only.',
+      ].join(' '),
+      inputSchema: DeleteGuruParameters,
+      outputSchema: DeletedGuru,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    guarded(context, 'delete_guru', 'admin', async (args: DeleteGuruParameters) => {
+      const deleted = await admin.deleteGuru(args.guru_slug);
+      const { data_sources, sessions, questions } = deleted.deleted;
+      return toolResult(
+        deleted,
+        `Deleted the guru "${deleted.slug}" with ${data_sources} data source(s), ${sessions} session(s) and ${questions} answer(s); its API keys no longer work.`,
       );
     }),
   );

@@ -1,9 +1,17 @@
-/** `add_sources`, `reindex_sources` and `list_sources`: the guru's knowledge base. */
+/** `add_sources`, `reindex_sources`, `delete_sources` and `list_sources`: the guru's knowledge base. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { lazySchema } from '../../core/lazy-schema.js';
 import { Errors } from '../../core/errors.js';
-import { Labels, MAX_SOURCE_PAGE_SIZE, MAX_TEXT_SOURCES, ReindexRequest, TextSourceInput, UrlList as UrlListOfRequest } from '../../core/schemas.js';
+import {
+  DeleteDataSourcesRequest,
+  Labels,
+  MAX_SOURCE_PAGE_SIZE,
+  MAX_TEXT_SOURCES,
+  ReindexRequest,
+  TextSourceInput,
+  UrlList as UrlListOfRequest,
+} from '../../core/schemas.js';
 import type { CreateDataSourcesRequest } from '../../core/schemas.js';
 import { isSettled, waitForSources } from '../../core/wait-for-sources.js';
 import { ProgressReporter, type ToolExtra } from '../progress.js';
@@ -77,10 +85,18 @@ const ReindexParameters = lazySchema(() => z.object({
 }));
 type ReindexParameters = z.infer<typeof ReindexParameters>;
 
+const MessageResult = lazySchema(() => z.object({ msg: z.string().describe('What the service did, e.g. "Data sources deleted successfully"') }));
+
 const ReindexResult = lazySchema(() => z.object({
   msg: z.string().describe('What the service accepted, e.g. "Reindexing 2 data sources"'),
   processing: processingResult(),
 }));
+
+const DeleteSourcesParameters = lazySchema(() => z.object({
+  ids: DeleteDataSourcesRequest.shape.ids.describe('Ids of the sources to delete (see list_sources).'),
+  guru_slug: guruSlugParameter,
+}));
+type DeleteSourcesParameters = z.infer<typeof DeleteSourcesParameters>;
 
 const ListSourcesParameters = lazySchema(() => z.object({
   page: z.number().int().min(1).default(1).describe('Page number, from 1'),
@@ -154,6 +170,26 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
       }
       const processing = await waitWithProgress(context, guru, args.ids, extra);
       return toolResult({ msg, processing }, `${msg}.\n${renderProcessing(processing)}`);
+    }),
+  );
+
+  server.registerTool(
+    'delete_sources',
+    {
+      title: 'Delete data sources',
+      description: [
+        "Delete data sources by id (see list_sources), for good: their text leaves the guru's index and store, and answers stop citing them.",
+        'Ids that are not sources of this guru are passed over. Use reindex_sources instead to read a source again.',
+      ].join(' '),
+      inputSchema: DeleteSourcesParameters,
+      outputSchema: MessageResult,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    guarded(context, 'delete_sources', 'delete_sources', async (args: DeleteSourcesParameters) => {
+      const guru = await context.gurus.select('delete_sources', args.guru_slug);
+      const ids = [...new Set(args.ids)];
+      const { msg } = await context.assistant.deleteDataSources(guru, { ids });
+      return toolResult({ msg }, `${msg} (guru "${guru}", ids ${ids.join(', ')}; ids that were not its sources were passed over).`);
     }),
   );
 

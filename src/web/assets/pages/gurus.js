@@ -1,6 +1,7 @@
-// The local operator's gurus (only on a loopback bind): list them, create one and see its key once.
-import { getJson, signIn } from '../api.js';
-import { busy, field, fill, formatDate, h, notice } from '../dom.js';
+// The local operator's gurus (only on a loopback bind): list them, create one and see its key once,
+// delete one (after confirmation).
+import { currentGuru, getJson, signIn, signOut } from '../api.js';
+import { busy, confirmedAction, field, fill, formatDate, h, notice } from '../dom.js';
 
 export async function render(main, { navigate }) {
   const status = notice();
@@ -18,8 +19,28 @@ export async function render(main, { navigate }) {
   async function load() {
     const gurus = await getJson('/web/api/gurus');
     fill(list, gurus.length === 0 ? h('li', { class: 'muted' }, 'No gurus yet.') : gurus.map((guru) =>
-      h('li', {}, h('strong', {}, guru.name), ` (${guru.slug}), created ${formatDate(guru.date_created)}`)));
+      h('li', {}, h('strong', {}, guru.name), ` (${guru.slug}), created ${formatDate(guru.date_created)}`, deleteButtons(guru.slug))));
   }
+
+  const deleteButtons = (slug) => confirmedAction({
+    label: `Delete ${slug}`,
+    question: `Delete the guru ${slug} with all its sources, sessions, answers and end-user data, for good? Its API keys stop working.`,
+    confirmLabel: `Yes, delete ${slug}`,
+    action: async () => {
+      try {
+        const deleted = await getJson(`/web/api/gurus/${encodeURIComponent(slug)}`, { method: 'DELETE' });
+        status.info(`Deleted the guru ${deleted.slug}: ${deleted.deleted.data_sources} sources, ${deleted.deleted.sessions} sessions.`);
+        // Its key no longer works: a tab signed in with it signs out.
+        if (currentGuru()?.guru_slug === slug) {
+          signOut();
+          window.dispatchEvent(new Event('guru-signed-in'));
+        }
+        await load();
+      } catch (error) {
+        status.error(error);
+      }
+    },
+  });
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();

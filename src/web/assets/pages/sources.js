@@ -1,7 +1,7 @@
 // Sources: the listing with live statuses and paging, adding URLs and texts, uploading
-// documents, reindexing, and the integrations whose tokens are never shown again.
+// documents, reindexing, deleting (after confirmation), and the integrations whose tokens are never shown again.
 import { getJson, guruApi, request } from '../api.js';
-import { busy, field, fill, formatDate, h, notice } from '../dom.js';
+import { busy, confirmedAction, field, fill, formatDate, h, notice } from '../dom.js';
 
 const PAGE_SIZE = 20;
 const POLL_MS = 1500;
@@ -82,6 +82,30 @@ export async function render(main) {
     }
   }));
 
+  // Deleting asks first; the buttons are made again after each deletion.
+  const deletion = h('span');
+  const deleteButtons = () => confirmedAction({
+    label: 'Delete selected',
+    question: 'Delete the selected sources for good? Their text leaves the knowledge base.',
+    confirmLabel: 'Yes, delete them',
+    action: async () => {
+      const ids = [...rows.querySelectorAll('input[type=checkbox]:checked')].map((box) => Number(box.value));
+      try {
+        if (ids.length === 0) {
+          status.info('Select the sources to delete first.');
+        } else {
+          await getJson(guruApi('/data-sources/'), { method: 'DELETE', json: { ids } });
+          status.info(`Deleted ${ids.length} source${ids.length === 1 ? '' : 's'}.`);
+          await load();
+        }
+      } catch (error) {
+        status.error(error);
+      }
+      fill(deletion, deleteButtons());
+    },
+  });
+  fill(deletion, deleteButtons());
+
   // ---- adding
   async function add(body, done) {
     try {
@@ -155,7 +179,7 @@ export async function render(main) {
     h('h1', {}, 'Sources'),
     status.element,
     h('section', { class: 'card wide', 'aria-label': 'Listing' }, h('div', { class: 'table-scroll' }, table),
-      h('div', { class: 'actions spread' }, summary, h('span', {}, previous, ' ', next, ' ', reindex))),
+      h('div', { class: 'actions spread' }, summary, h('span', {}, previous, ' ', next, ' ', reindex, ' ', deletion))),
     h('div', { class: 'grid' }, urlForm, textForm, uploadForm, integrationsCard()),
   );
   await load();
