@@ -145,12 +145,12 @@ export async function render(main) {
     busy(addText, () => add(body, () => textForm.reset()));
   });
 
-  const files = h('input', { type: 'file', name: 'files', multiple: true, required: true, accept: '.pdf,.docx,.xlsx,.xls,application/pdf' });
+  const files = h('input', { type: 'file', name: 'files', multiple: true, required: true, accept: '.pdf,.docx,.xlsx,.html,.htm,.md,.markdown,.txt,.rst,.csv,.log,application/pdf,text/*' });
   const privateBox = h('input', { type: 'checkbox', name: 'private' });
   const fileLabels = h('input', { name: 'labels', autocomplete: 'off' });
   const upload = h('button', { type: 'submit' }, 'Upload');
-  const uploadForm = h('form', { class: 'card' }, h('h2', {}, 'Upload documents'),
-    field('Files', files, 'PDF, Word (.docx) and Excel (.xlsx) files, up to 50 MB each.'),
+  const uploadForm = h('form', { class: 'card' }, h('h2', {}, 'Upload files'),
+    field('Files', files, 'PDF, Word (.docx), Excel (.xlsx), HTML, Markdown and text files, up to 50 MB each.'),
     h('div', { class: 'field check' }, privateBox, h('label', { for: (privateBox.id = 'upload-private') }, 'Private: answer from these, never link or name them')),
     field('Labels', fileLabels, 'Optional, separated by commas.'),
     h('div', { class: 'actions' }, upload));
