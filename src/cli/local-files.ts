@@ -3,13 +3,15 @@
  * from the folder given (`manual/guide/intro.html`), so that adding the folder again finds the
  * same names. Hidden files and folders and `node_modules` are skipped, as are empty files, files
  * over the size cap, and links that lead outside the folder or back into a folder already read;
- * every skip is kept with its reason for the command to report. A folder over the caps (files,
+ * so are a site's stylesheets and scripts, and the copies of its pages' sources that Sphinx keeps
+ * beside them (`_sources/intro.rst.txt` for `intro.html`), which would only repeat the pages.
+ * Every skip is kept with its reason for the command to report. A folder over the caps (files,
  * bytes, depth) is refused as a whole before anything is sent. What each file is stays for the
  * service to decide.
  */
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { basename, join, resolve, sep } from 'node:path';
+import { basename, extname, join, resolve, sep } from 'node:path';
 import { CommandFailure } from './failures.js';
 
 export interface FolderLimits {
@@ -49,7 +51,18 @@ const SKIP_REASONS = {
   'broken link': 'broken links',
   'special file': 'special files',
   'unsupported file': 'unsupported files',
+  'stylesheet or script': 'stylesheets and scripts',
+  "copy of a page's source": "copies of pages' sources",
 } as const;
+
+/** A site's assets: in a folder they are the pages' styling and code, not their knowledge (named alone, they are added). */
+const ASSET_EXTENSIONS = new Set(['.css', '.scss', '.sass', '.less', '.js', '.mjs', '.cjs', '.map']);
+
+/** `manual/_sources/guide/intro.rst.txt` → `manual/guide/intro.html`: the page Sphinx built from that source. */
+function pageOfSourceCopy(name: string): string | undefined {
+  const match = /^(.*\/)?_sources\/(.+?)(?:\.[A-Za-z0-9]+)?\.txt$/.exec(name);
+  return match ? `${match[1] ?? ''}${match[2]}.html` : undefined;
+}
 
 export type SkipReason = keyof typeof SKIP_REASONS;
 
@@ -77,7 +90,14 @@ export async function collectFiles(paths: readonly string[], limits: FolderLimit
     if (stats.isDirectory()) await walk.folder(path);
     else walk.files.push({ path, name: basename(path), data: await readWhole(path), inFolder: false });
   }
-  return { files: walk.files, skipped: walk.skipped };
+  const pages = new Set(walk.files.map((file) => file.name));
+  const files: LocalFile[] = [];
+  for (const file of walk.files) {
+    const page = file.inFolder ? pageOfSourceCopy(file.name) : undefined;
+    if (page !== undefined && pages.has(page)) walk.skipped.push({ name: file.name, reason: "copy of a page's source" });
+    else files.push(file);
+  }
+  return { files, skipped: walk.skipped };
 }
 
 class Walk {
@@ -149,6 +169,7 @@ class Walk {
 
   async #file(path: string, name: string, fileName: string, size: number): Promise<void> {
     if (fileName.startsWith('.')) return void this.skipped.push({ name, reason: 'hidden file' });
+    if (ASSET_EXTENSIONS.has(extname(fileName).toLowerCase())) return void this.skipped.push({ name, reason: 'stylesheet or script' });
     if (size > this.#limits.fileBytes) return void this.skipped.push({ name, reason: 'file over 50 MB' });
     if (++this.#inFolders > this.#limits.files) {
       throw new CommandFailure(

@@ -198,6 +198,34 @@ describe('guru-mcp add with a folder', () => {
   });
 });
 
+describe('guru-mcp add with a built documentation site', () => {
+  it("skips the site's stylesheets and scripts and Sphinx's copies of its pages' sources, and says so", async () => {
+    const site = join(dir, 'html');
+    mkdirSync(join(site, '_sources', 'guide'), { recursive: true });
+    mkdirSync(join(site, '_static'));
+    mkdirSync(join(site, 'guide'));
+    writeFileSync(join(site, 'index.html'), QUICKSTART.replace('marmoset', 'tapir'));
+    writeFileSync(join(site, 'guide', 'install.html'), QUICKSTART.replace('Quickstart — Flask Documentation', 'Installing').replace('marmoset', 'capybara'));
+    writeFileSync(join(site, '_sources', 'index.rst.txt'), 'Quickstart\n==========\n\nThe tapir server answers on port 5000.\n');
+    writeFileSync(join(site, '_sources', 'guide', 'install.rst.txt'), 'Installing\n==========\n\nThe capybara server answers.\n');
+    // A source whose page is not in the folder is knowledge of its own.
+    writeFileSync(join(site, '_sources', 'orphan.md.txt'), '# Orphan\n\nThe dugong page was never built.\n');
+    writeFileSync(join(site, '_static', 'basic.css'), 'body { margin: 0 } /* tapir */\n');
+    writeFileSync(join(site, '_static', 'doctools.js'), 'const tapir = () => document.title;\n');
+    writeFileSync(join(site, 'searchindex.js'), 'Search.setIndex({"terms": {"tapir": [0]}});\n');
+    expect((await cli(['guru', 'create', 'site'])).code).toBe(0);
+
+    const result = await cli(['add', 'site', site, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = JSON.parse(result.stdout) as Row[];
+    expect(rows.map((row) => row.name).sort()).toEqual(['Installing', 'Quickstart — Flask Documentation', 'html/_sources/orphan.md.txt']);
+    const skipped = result.stderr.split('\n').find((line) => line.startsWith('Skipped')) ?? '';
+    expect(skipped).toContain("2 copies of pages' sources (html/_sources/guide/install.rst.txt, html/_sources/index.rst.txt)");
+    expect(skipped).toContain('3 stylesheets and scripts (html/_static/basic.css, html/_static/doctools.js, html/searchindex.js)');
+    expect(await sourcesFound('site', 'tapir')).toEqual(['Quickstart — Flask Documentation']);
+  });
+});
+
 describe('guru-mcp add with a folder over the remote backend', () => {
   let remoteDir: string;
   let backend: OpenedBackend;
