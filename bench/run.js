@@ -38,8 +38,8 @@
 //   GURU_BENCH_LOAD_IDLE      searches and answers timed on the idle server, each (default: 200)
 //   GURU_BENCH_EXTRACTION_THREADS  GURU_EXTRACTION_THREADS of the server under load (default: the
 //                        engine's own, one per core)
-//   GURU_BENCH_QA_SETS     question sets of bench/qa/ (default: sqlite,postgresql,python,git,django,apache,node;
-//                        postgresql, python, git, django, apache and node are held out; a set's Debian package is
+//   GURU_BENCH_QA_SETS     question sets of bench/qa/ (default: sqlite,postgresql,python,git,django,apache,node,pytest,sphinx;
+//                        postgresql, python, git, django, apache, node, pytest and sphinx are held out; a set's Debian package is
 //                        installed when missing and the bench runs as root)
 //   GURU_BENCH_QA_DATA     folder to keep and reuse each set's ingested guru (default: temporary)
 //   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict

@@ -6,7 +6,7 @@
 // the Assistant port without a language model, and the answers are scored (see score.js).
 //
 // Settings (environment):
-//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql,python,git,django,apache,node)
+//   GURU_BENCH_QA_SETS     comma list of sets (default: sqlite,postgresql,python,git,django,apache,node,pytest,sphinx)
 //   GURU_BENCH_QA_DATA     a folder to keep each set's ingested guru in (<folder>/<set>) and reuse
 //                          on the next run, so that answering can be tried again without ingesting
 //                          (default: a temporary folder, removed afterwards)
@@ -41,7 +41,7 @@ const TRUST_FITTED_ON = new Set(['sqlite', 'postgresql', 'python', 'git', 'djang
  */
 
 export const qaSettings = () => ({
-  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git,django,apache,node')
+  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git,django,apache,node,pytest,sphinx')
     .split(',')
     .map((set) => set.trim())
     .filter(Boolean),
