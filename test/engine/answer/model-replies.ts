@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ModelStepSettings } from '../../../src/engine/answer/model/model-pipeline.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import type { Logger } from '../../../src/log.js';
 import type { ChatSettings } from '../../../src/providers/chat.js';
@@ -91,12 +92,13 @@ export async function openModelEngine(
   gurus: readonly { readonly slug: string; readonly name: string }[],
   llm: Partial<ChatSettings> = {},
   logger?: Logger,
+  modelSteps?: Partial<ModelStepSettings>,
 ): Promise<ModelEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'guru-model-'));
   const replies = defaultReplies();
   const model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
   const open = (baseUrl: string) =>
-    LocalEngine.open({ dataDir: dir, ...(logger ? { logger } : {}), llm: { model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000, ...llm, baseUrl } });
+    LocalEngine.open({ dataDir: dir, ...(logger ? { logger } : {}), ...(modelSteps ? { modelSteps } : {}), llm: { model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000, ...llm, baseUrl } });
   const opened: ModelEngine = {
     dir,
     model,
