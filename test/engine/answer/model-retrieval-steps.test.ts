@@ -4,11 +4,17 @@
  * before the search, the passages that answer picked before generation, and
  * today's path whenever the model fails, answers garbage or does not answer.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LocalEngine } from '../../../src/engine/local-engine.js';
+import { startEmbeddingsStandIn } from '../../stand-ins/embeddings.js';
 import { readPicks, readRewrites } from '../../../src/engine/answer/model/retrieval-steps.js';
 import { createLogger } from '../../../src/log.js';
-import { jsonReply, offeredPassages, openModelEngine, sourceNumber, stepCalls, userMessage, type ModelEngine } from './model-replies.js';
-import type { ChatCall } from '../../stand-ins/chat-completions.js';
+import { defaultReplies, jsonReply, offeredPassages, openModelEngine, sourceNumber, stepCalls, stepOf, userMessage, type ModelEngine } from './model-replies.js';
+import { startChatCompletionsStandIn, type ChatCall } from '../../stand-ins/chat-completions.js';
 
 /** None of its words is in the guides (the configuration guide says "settings", "configuration file"). */
 const IN_OTHER_WORDS = 'Where do the knobs for tweaking my setup live?';
@@ -112,6 +118,41 @@ describe('the model where words fail', () => {
     expect(stepCalls(model, 'answer')).toHaveLength(1);
   });
 });
+
+describe('with an embeddings endpoint', () => it('keeps hybrid retrieval: the vector neighbours are offered beside the rewrites\' word matches', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'guru-model-hybrid-'));
+  const vectors = await startEmbeddingsStandIn();
+  const replies = defaultReplies();
+  replies.reword = () => jsonReply({ rewrites: ['automobile servicing'] });
+  replies.answer = (call) => streamCiting(call, 'Workshop');
+  const model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
+  const engine = LocalEngine.open({
+    dataDir: dir,
+    embeddings: { baseUrl: vectors.baseUrl, model: 'concepts-v1' },
+    llm: { baseUrl: model.baseUrl, model: 'stand-in', maxAttempts: 1 },
+  });
+  try {
+    await engine.createGuru({ slug: 'shop', name: 'Shop' });
+    await engine.createDataSources('shop', {
+      text_sources: [
+        { name: 'Workshop', content: 'Our workshop does automobile servicing on weekdays.' },
+        { name: 'Bakery', content: 'The bakery sells sourdough loaf every morning.' },
+      ],
+    });
+    // Vectors are written after the text is indexed; search until they take part.
+    while ((await engine.semanticSearch('shop', { question: 'car repair' })).sources[0]?.title !== 'Workshop') await sleep(20);
+
+    const answer = await engine.ask('shop', { question: 'Who can fix my car?', fetch_existing: false });
+    expect(answer.references.map((reference) => reference.title)).toEqual(['Workshop']);
+    expect(vectors.embedded.get('concepts-v1')).toContain('Who can fix my car?');
+    expect(userMessage(stepCalls(model, 'pick')[0]!)).toContain('automobile servicing');
+  } finally {
+    await engine.close();
+    await model.close();
+    await vectors.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}));
 
 describe('reading the steps\' replies', () => {
   it('reads rewrites as JSON, as an array or one per line; garbage is undefined, none is []', () => {
