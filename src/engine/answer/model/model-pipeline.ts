@@ -85,7 +85,7 @@ export class ModelPipeline {
     const rewrites = await this.#timed('rewording the question', this.#steps.rewriteTimeoutMs, signal, (stepSignal) =>
       documentationWording(this.#chat, guruName, question, stepSignal),
     );
-    if (rewrites !== undefined) this.#logger.debug('question reworded for the search', { rewrites });
+    if (rewrites !== undefined) this.#logger.debug('question reworded for the search', { rewrites: JSON.stringify(rewrites) });
     return rewrites ?? [];
   }
 
