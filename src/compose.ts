@@ -28,7 +28,15 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
   const embeddings = embeddingsOf(config);
   if (embeddings) logger.info('embeddings provider', { url: withoutCredentials(embeddings.baseUrl), model: embeddings.model });
   const llm = llmOf(config);
-  if (llm) logger.info('language model', { url: withoutCredentials(llm.baseUrl), model: llm.model });
+  // Which model steps run is stated at start-up: each can be turned off (a timeout of 0).
+  if (llm) {
+    logger.info('language model', {
+      url: withoutCredentials(llm.baseUrl),
+      model: llm.model,
+      rewriteTimeoutMs: config.llmRewriteTimeoutMs,
+      pickTimeoutMs: config.llmPickTimeoutMs,
+    });
+  }
   const engine = LocalEngine.open({
     dataDir: config.dataDir,
     logger,
@@ -36,7 +44,7 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
     processQueue: options.processing ?? true,
     ...(config.extractionThreads === undefined ? {} : { extraction: { threads: config.extractionThreads } }),
     ...(embeddings === undefined ? {} : { embeddings }),
-    ...(llm === undefined ? {} : { llm }),
+    ...(llm === undefined ? {} : { llm, modelSteps: { rewriteTimeoutMs: config.llmRewriteTimeoutMs, pickTimeoutMs: config.llmPickTimeoutMs } }),
     ...(config.ttsUrl === undefined || config.ttsModel === undefined
       ? {}
       : {

@@ -98,6 +98,10 @@ export const Config = z
      * many OpenAI-compatible models take text only and refuse a request that carries an image.
      */
     llmImages: Flag.default(false),
+    /** Milliseconds the model may take to reword a question in the documentation's vocabulary before the search; 0 turns the step off. */
+    llmRewriteTimeoutMs: z.coerce.number().int().min(0).max(60_000).default(2_500),
+    /** Milliseconds the model may take to pick the passages that answer before generation; 0 turns the step off. */
+    llmPickTimeoutMs: z.coerce.number().int().min(0).max(60_000).default(4_000),
     /** An OpenAI-compatible API root (`POST {url}/audio/speech`): text-to-speech version 2, for the gurus the operator enables. */
     ttsUrl: BaseUrl('must be an http:// or https:// API root, e.g. https://api.openai.com/v1').optional(),
     /** The speech model's name at `ttsUrl`. */
@@ -188,6 +192,8 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   llmModel: 'GURU_LLM_MODEL',
   llmApiKey: 'GURU_LLM_API_KEY',
   llmImages: 'GURU_LLM_IMAGES',
+  llmRewriteTimeoutMs: 'GURU_LLM_REWRITE_TIMEOUT_MS',
+  llmPickTimeoutMs: 'GURU_LLM_PICK_TIMEOUT_MS',
   ttsUrl: 'GURU_TTS_URL',
   ttsModel: 'GURU_TTS_MODEL',
   ttsVoice: 'GURU_TTS_VOICE',

@@ -171,6 +171,14 @@ describe('language model settings', () => {
     expect(loadConfig({ env: { GURU_DATA_DIR: '/tmp/guru-config-test', ...model }, flags: { llmImages: true } }).llmImages).toBe(true);
   });
 
+  it('time the rewording and picking steps (2.5 s and 4 s unless set; 0 turns a step off), refusing what is not a count of milliseconds', () => {
+    const model = { GURU_LLM_URL: 'http://localhost:11434/v1', GURU_LLM_MODEL: 'llama3.2' };
+    expect(load(model)).toMatchObject({ llmRewriteTimeoutMs: 2_500, llmPickTimeoutMs: 4_000 });
+    expect(load({ ...model, GURU_LLM_REWRITE_TIMEOUT_MS: '0', GURU_LLM_PICK_TIMEOUT_MS: '1500' })).toMatchObject({ llmRewriteTimeoutMs: 0, llmPickTimeoutMs: 1_500 });
+    expect(() => load({ ...model, GURU_LLM_REWRITE_TIMEOUT_MS: '-1' })).toThrow(/llmRewriteTimeoutMs \(GURU_LLM_REWRITE_TIMEOUT_MS\)/);
+    expect(() => load({ ...model, GURU_LLM_PICK_TIMEOUT_MS: 'soon' })).toThrow(/llmPickTimeoutMs \(GURU_LLM_PICK_TIMEOUT_MS\)/);
+  });
+
   it('require a model with a URL, and a URL with a model, naming the variables', () => {
     expect(() => load({ GURU_LLM_URL: 'https://api.openai.com/v1' })).toThrow(
       /llmModel \(GURU_LLM_MODEL\): required when GURU_LLM_URL is set: the chat model to use there/,

@@ -1,12 +1,13 @@
 // Part `llm`: generated answers (issue 11) against a stand-in chat-completions endpoint with a
 // fixed latency, so that what the pipeline itself costs is visible: per answer, the tokens sent
-// and received (over all its model calls: rewrite, answer, grading, memories) and the time to
+// and received (over all its model calls: rewrite, rewording, picking, answer, grading, memories) and the time to
 // its first streamed text. The knowledge is the SQLite documentation of the `qa` part (Debian's
 // sqlite3-doc); the first GURU_BENCH_LLM_QUESTIONS of its questions are asked, each once.
 //
 // The stand-in counts a token per four characters of the messages it receives (the estimate the
 // engine budgets its context with), streams a fixed answer of ~60 words citing [1] one word at a
-// time, and grades every source "full". Its latency: GURU_BENCH_LLM_LATENCY_MS before the first
+// time, grades every source "full", rewords a question twice (it with "sqlite" after it, and before it) and
+// picks passages 1 to 3. Its latency: GURU_BENCH_LLM_LATENCY_MS before the first
 // byte of every reply (default 300), GURU_BENCH_LLM_TOKEN_MS between streamed words (default 10).
 import console from 'node:console';
 import { createServer } from 'node:http';
@@ -31,6 +32,9 @@ const ANSWER =
 
 const estimate = (text) => Math.ceil(text.length / 4);
 
+/** The steps of the pipeline told apart by their system prompts' openings. */
+const STEPS = { grade: 'You check an answer', memories: 'You keep notes', reword: 'You rewrite questions into', pick: 'You pick the passages' };
+
 /** A chat-completions endpoint with fixed latency that records tokens per request. */
 async function startModel() {
   const calls = [];
@@ -54,9 +58,18 @@ async function startModel() {
         response.end('data: [DONE]\n\n');
         return;
       }
-      const step = system.startsWith('You check an answer') ? 'grade' : system.startsWith('You keep notes') ? 'memories' : 'other';
+      const step = Object.entries(STEPS).find(([, opening]) => system.startsWith(opening))?.[0] ?? 'other';
+      const question = payload.messages.at(-1).content;
       const text =
-        step === 'grade' ? JSON.stringify({ grades: [{ source: 1, support: 'full' }] }) : step === 'memories' ? '{"memories": []}' : '{"questions": []}';
+        step === 'grade'
+          ? JSON.stringify({ grades: [{ source: 1, support: 'full' }] })
+          : step === 'memories'
+            ? '{"memories": []}'
+            : step === 'reword'
+              ? JSON.stringify({ rewrites: [`${question} sqlite`, `sqlite ${question.toLowerCase()}`] })
+              : step === 'pick'
+                ? '{"passages": [1, 2, 3]}'
+                : '{"questions": []}';
       calls.push({ step, sent, received: estimate(text) });
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: sent, completion_tokens: estimate(text) } }));

@@ -7,6 +7,7 @@
 import type { GuruSettings } from '../core/schemas.js';
 import type { Logger } from '../log.js';
 import type { ChatSettings } from '../providers/chat.js';
+import type { ModelStepSettings } from './answer/model/model-pipeline.js';
 import type { EmbeddingsSettings } from '../providers/embeddings.js';
 import type { ExtractionSettings } from './ingest/extract/extraction-pool.js';
 import type { ProcessorLimits } from './ingest/processor.js';
@@ -30,6 +31,11 @@ export interface EngineSettings {
   readonly embeddings?: EmbeddingsSettings;
   /** An OpenAI-compatible chat-completions endpoint, for generated answers, follow-up examples and end users' memories. */
   readonly llm?: ChatSettings;
+  /**
+   * How long the language model may take to reword a question before the search and to pick the
+   * passages that answer before generation; 0 turns a step off. Default 2.5 s and 4 s.
+   */
+  readonly modelSteps?: Partial<ModelStepSettings>;
   /** The YouTube Data API, for importing channels and playlists. */
   readonly youtubeApi?: { readonly apiKey?: string; readonly baseUrl?: string };
   /** The offline voice (eSpeak NG): its program, voice and speed. */

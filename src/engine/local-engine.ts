@@ -52,7 +52,7 @@ import type {
 import { silentLogger } from '../log.js';
 import { ChatProvider } from '../providers/chat.js';
 import { LocalAnswering } from './answer/local-answering.js';
-import { ModelPipeline } from './answer/model/model-pipeline.js';
+import { DEFAULT_MODEL_STEPS, ModelPipeline } from './answer/model/model-pipeline.js';
 import { OutageGuard } from './answer/model/outage-guard.js';
 import { LocalAttachments } from './attachments/local-attachments.js';
 import type { EngineContext, EngineSettings } from './context.js';
@@ -110,7 +110,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#endUsers = new LocalEndUsers(context, this.#gurus, this.#sessions, this.#search, this.#progress);
     this.#chat = context.settings.llm && new ChatProvider(context.settings.llm);
     const chat = this.#chat && new OutageGuard(this.#chat);
-    const model = chat && new ModelPipeline(chat, this.#search.retriever, this.#endUsers, context.logger);
+    const model = chat && new ModelPipeline(chat, this.#search.retriever, this.#endUsers, context.logger, { ...DEFAULT_MODEL_STEPS, ...context.settings.modelSteps });
     const attachments = (this.#attachments = new LocalAttachments(context, this.#gurus, {
       limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
       extractPdf: (data) => this.#dataSources.pdfText(data),

@@ -148,11 +148,19 @@ export class LocalAnswering implements Answering {
         : undefined;
 
     await stage('Searching the knowledge base');
+    const rewrites = model ? await model.reword(guru.name, standalone, options.signal) : [];
     const related = (await this.#search.relatedChunks(guru.id, parent ? `${parent.question}\n${standalone}` : standalone))?.slice(0, RELATED_ANSWER_CHUNKS) ?? [];
-    const draft = (attached.answerer ?? this.#answerer).draft(
-      { guruId: guru.id, guruName: guru.name, question: standalone, ...(parent ? { previousQuestion: parent.question } : {}) },
-      related,
-    );
+    const answerer = attached.answerer ?? this.#answerer;
+    const asked = { guruId: guru.id, guruName: guru.name, question: standalone, ...(parent ? { previousQuestion: parent.question } : {}) };
+    // Where the question's own words find nothing, the documentation's words may (the model's rewrites).
+    let draft = answerer.draft(asked, related);
+    for (const rewrite of draft.answered ? [] : rewrites) {
+      const reworded = answerer.draft({ ...asked, question: rewrite }, related);
+      if (reworded.answered) {
+        draft = reworded;
+        break;
+      }
+    }
     await stage('Writing the answer');
     if (!model) return await this.#recordThenStream(turn, standalone, attached.complete(draft), options);
 
@@ -161,6 +169,7 @@ export class LocalAnswering implements Answering {
         guruId: guru.id,
         guruName: guru.name,
         question: standalone,
+        rewrites,
         related,
         draft,
         instructions: settings.model_instructions,

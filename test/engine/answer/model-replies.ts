@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ModelStepSettings } from '../../../src/engine/answer/model/model-pipeline.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import type { Logger } from '../../../src/log.js';
 import type { ChatSettings } from '../../../src/providers/chat.js';
@@ -19,11 +20,13 @@ import {
   type ChatScript,
 } from '../../stand-ins/chat-completions.js';
 
-export type Step = 'answer' | 'rewrite' | 'grade' | 'memories' | 'follow-ups';
+export type Step = 'answer' | 'rewrite' | 'reword' | 'pick' | 'grade' | 'memories' | 'follow-ups';
 
 const STEP_OPENINGS: readonly (readonly [string, Step])[] = [
   ['You are the assistant of', 'answer'],
   ['Rewrite the user', 'rewrite'],
+  ['You rewrite questions into', 'reword'],
+  ['You pick the passages', 'pick'],
   ['You check an answer', 'grade'],
   ['You keep notes', 'memories'],
   ['Suggest up to 3', 'follow-ups'],
@@ -51,10 +54,18 @@ export type Replies = { [S in Step]: (call: ChatCall) => ChatScript };
 
 const json = (value: unknown): ChatScript => ({ kind: 'json', text: JSON.stringify(value) });
 
-/** Defaults: an answer citing source 1, the follow-up repeated as its own rewrite, full support, no memories, no follow-ups. */
+/** The numbers of the passages offered to the picking step. */
+export const offeredPassages = (call: ChatCall): number[] => [...userMessage(call).matchAll(/^\[(\d+)\] /gm)].map((match) => Number(match[1]));
+
+/**
+ * Defaults: an answer citing source 1, the follow-up repeated as its own rewrite, no rewording,
+ * every passage picked, full support, no memories, no follow-ups.
+ */
 export const defaultReplies = (): Replies => ({
   answer: () => streamOf('The answer is in the first source [1].'),
   rewrite: (call) => ({ kind: 'json', text: /Last message: (.*)$/s.exec(userMessage(call))?.[1] ?? '' }),
+  reword: () => json({ rewrites: [] }),
+  pick: (call) => json({ passages: offeredPassages(call) }),
   grade: () => json({ grades: [{ source: 1, support: 'full' }] }),
   memories: () => json({ memories: [] }),
   'follow-ups': () => json({ questions: [] }),
@@ -81,12 +92,13 @@ export async function openModelEngine(
   gurus: readonly { readonly slug: string; readonly name: string }[],
   llm: Partial<ChatSettings> = {},
   logger?: Logger,
+  modelSteps?: Partial<ModelStepSettings>,
 ): Promise<ModelEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'guru-model-'));
   const replies = defaultReplies();
   const model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
   const open = (baseUrl: string) =>
-    LocalEngine.open({ dataDir: dir, ...(logger ? { logger } : {}), llm: { model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000, ...llm, baseUrl } });
+    LocalEngine.open({ dataDir: dir, ...(logger ? { logger } : {}), ...(modelSteps ? { modelSteps } : {}), llm: { model: 'stand-in', maxAttempts: 1, responseTimeoutMs: 10_000, stallTimeoutMs: 10_000, ...llm, baseUrl } });
   const opened: ModelEngine = {
     dir,
     model,

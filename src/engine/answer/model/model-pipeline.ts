@@ -1,10 +1,13 @@
 /**
  * The steps of an answer that use the language model, each with its way back
  * when the model fails: a follow-up rewritten into a standalone question (else
- * asked as typed), the end user's profile and memories recalled (else none)
- * and new facts they state kept, and the answer generated from the selected
- * context (else the extractive answer). Only the caller's abort ends a step
- * with an error.
+ * asked as typed), the question reworded in the documentation's vocabulary
+ * (else searched as asked), the end user's profile and memories recalled (else
+ * none) and new facts they state kept, the passages that answer picked from the
+ * best candidates (else the best candidates), and the answer generated from the
+ * selected context (else the extractive answer). Only the caller's abort ends a
+ * step with an error; the rewording and the picking also give up after their
+ * own short timeout.
  */
 import type { Logger } from '../../../log.js';
 import { describeError } from '../../../log.js';
@@ -19,6 +22,7 @@ import { generateAnswer, type GenerationOptions, type WrittenAnswer } from './ge
 import { statedFacts } from './memories.js';
 import type { EarlierTurn, Recollection } from './prompts.js';
 import { standaloneQuestion } from './rewrite.js';
+import { documentationWording, pickPassages } from './retrieval-steps.js';
 
 export type { Recollection } from './prompts.js';
 
@@ -31,6 +35,16 @@ export interface EndUserMemory {
 /** Candidates for the context, per query. */
 const CANDIDATES = 40;
 
+/** How long the steps before retrieval and before generation may take; 0 turns a step off. */
+export interface ModelStepSettings {
+  /** The question reworded in the documentation's vocabulary (GURU_LLM_REWRITE_TIMEOUT_MS). */
+  readonly rewriteTimeoutMs: number;
+  /** The passages that answer picked from the best candidates (GURU_LLM_PICK_TIMEOUT_MS). */
+  readonly pickTimeoutMs: number;
+}
+
+export const DEFAULT_MODEL_STEPS: ModelStepSettings = { rewriteTimeoutMs: 2_500, pickTimeoutMs: 4_000 };
+
 export interface WriteRequest {
   readonly guruId: number;
   readonly guruName: string;
@@ -40,6 +54,8 @@ export interface WriteRequest {
   readonly draft: AnswerDraft;
   readonly instructions: string;
   readonly recollection: Recollection | undefined;
+  /** The question in the documentation's vocabulary (ModelPipeline.reword), each searched beside it. */
+  readonly rewrites?: readonly string[];
   /** Searches the knowledge base and the question's attachments, when it has some. */
   readonly retriever?: Retriever;
   /** The question's images as data URLs, when the model reads images; never stored with the session. */
@@ -51,12 +67,26 @@ export class ModelPipeline {
   readonly #retriever: Retriever;
   readonly #memory: EndUserMemory;
   readonly #logger: Logger;
+  readonly #steps: ModelStepSettings;
 
-  constructor(chat: ChatModel, retriever: Retriever, memory: EndUserMemory, logger: Logger) {
+  constructor(chat: ChatModel, retriever: Retriever, memory: EndUserMemory, logger: Logger, steps: ModelStepSettings = DEFAULT_MODEL_STEPS) {
     this.#chat = chat;
     this.#retriever = retriever;
     this.#memory = memory;
     this.#logger = logger;
+    this.#steps = steps;
+  }
+
+  /**
+   * The question as the documentation would word it (up to 3 rewrites), to search beside it; none
+   * when the step is off, or the model fails, answers what cannot be read, or takes too long.
+   */
+  async reword(guruName: string, question: string, signal: AbortSignal | undefined): Promise<string[]> {
+    const rewrites = await this.#timed('rewording the question', this.#steps.rewriteTimeoutMs, signal, (stepSignal) =>
+      documentationWording(this.#chat, guruName, question, stepSignal),
+    );
+    if (rewrites !== undefined) this.#logger.debug('question reworded for the search', { rewrites: JSON.stringify(rewrites) });
+    return rewrites ?? [];
   }
 
   /** The follow-up `message` as a question that stands on its own. */
@@ -92,10 +122,37 @@ export class ModelPipeline {
     const images = request.images ?? [];
     if (!request.draft.answered && images.length === 0) return { ...request.draft, streamed: false };
     const retriever = request.retriever ?? this.#retriever;
-    const hits = fuseRanked([retriever.search(request.guruId, withSynonyms(parseQuery(request.question)), { limit: CANDIDATES }), request.related], (hit) => hit.chunkId);
-    const sources = selectContext(retriever, hits);
+    const search = (text: string) => retriever.search(request.guruId, withSynonyms(parseQuery(text)), { limit: CANDIDATES });
+    const hits = fuseRanked([search(request.question), ...(request.rewrites ?? []).map(search), request.related], (hit) => hit.chunkId);
+    const picked =
+      hits.length === 0
+        ? undefined
+        : await this.#timed('picking the passages', this.#steps.pickTimeoutMs, options.signal, (stepSignal) =>
+            pickPassages(this.#chat, request.question, hits, stepSignal),
+          );
+    if (picked !== undefined) this.#logger.debug('passages picked for the answer', { picked: picked.map((hit) => hit.chunkId) });
+    const sources = selectContext(retriever, picked ?? hits);
     if (sources.length === 0 && images.length === 0) return { ...request.draft, streamed: false };
     return generateAnswer(this.#chat, { ...request, sources, images }, options, this.#logger);
+  }
+
+  /**
+   * `step` given `timeoutMs` (undefined at once when that is 0: the step is off); undefined when it
+   * fails, times out or its reply cannot be read (each logged with why). The caller's abort passes.
+   */
+  async #timed<T>(what: string, timeoutMs: number, signal: AbortSignal | undefined, step: (signal: AbortSignal) => Promise<T | undefined>): Promise<T | undefined> {
+    if (timeoutMs <= 0) return undefined;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    try {
+      const result = await step(signal ? AbortSignal.any([signal, timeout]) : timeout);
+      if (result === undefined) this.#logger.warn(`${what}: the language model's reply could not be read; going on without it`);
+      return result;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const why = timeout.aborted ? `no reply within ${timeoutMs} ms` : describeError(error);
+      this.#logger.warn(`${what} failed; going on without it`, { error: why });
+      return undefined;
+    }
   }
 
   /** `step`, or `fallback` when it fails (logged); the caller's abort passes. */

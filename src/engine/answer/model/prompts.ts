@@ -141,3 +141,39 @@ export function followUpMessages(question: string, answer: string, asked: readon
     },
   ];
 }
+
+/** A passage offered to the picking step: where it is and its text (cut to its start). */
+export interface OfferedPassage {
+  readonly title: string;
+  readonly headings: string;
+  readonly text: string;
+}
+
+export function vocabularyMessages(guruName: string, question: string, most: number): ChatMessage[] {
+  return [
+    {
+      role: 'system',
+      content:
+        `You rewrite questions into the words the documentation of ${guruName} would likely use. Users ask in everyday words ` +
+        '("see what I changed", "send a huge file bit by bit"); manuals name the feature, command, option or concept ("diff", "streaming"). ' +
+        `Write up to ${most} different rewrites of the question, each a short search query in the documentation's vocabulary, in the language of the question. ` +
+        `If the question is not about ${guruName} at all, write none. Reply with JSON only: {"rewrites": ["..."]}.`,
+    },
+    { role: 'user', content: question },
+  ];
+}
+
+export function pickingMessages(question: string, passages: readonly OfferedPassage[]): ChatMessage[] {
+  const numberedPassages = passages
+    .map((passage, i) => `[${i + 1}] ${passage.title}${passage.headings === '' ? '' : ` > ${passage.headings}`}\n${passage.text}`)
+    .join('\n\n---\n\n');
+  return [
+    {
+      role: 'system',
+      content:
+        'You pick the passages that answer a question: read the numbered passages and choose those that hold the answer or a needed part of it ' +
+        '(best first; leave out passages that only share words with the question). Reply with JSON only: {"passages": [2, 5]}.',
+    },
+    { role: 'user', content: `Passages:\n\n${numberedPassages}\n\nQuestion: ${question}` },
+  ];
+}
