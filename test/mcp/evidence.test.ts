@@ -189,7 +189,7 @@ describe.each(ERAS)('MCP evidence (%s)', (era) => {
   });
 
   it('REST and the CLI, which ask for no evidence, get none', async () => {
-    const answer = await test.backend.assistant.ask('frob', { question: 'How do I install Frobnicator?' });
+    const answer = await test.backend.assistant.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
     expect(answer).not.toHaveProperty('evidence');
     const found = await test.backend.assistant.semanticSearch('frob', { question: 'frob.toml' });
     expect(found).not.toHaveProperty('evidence');

@@ -11,7 +11,7 @@ import { faviconOf } from '../answer/extractive.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
 import { parseLabels } from '../store/sources.js';
-import { candidateOf } from './excerpts.js';
+import { bestExcerpt, candidateOf } from './excerpts.js';
 import { packEvidence } from '../../core/evidence.js';
 import { fuseRanked } from './fusion.js';
 import { parseQuery } from './query.js';
@@ -84,10 +84,10 @@ export class LocalSearch implements Searching {
     }));
     const response: SemanticSearchResponse = { sources, total_sources: sources.length, search_mode: related ? 'hybrid' : 'lexical' };
     if (options.evidence === undefined) return response;
-    // Each source's best passage: its first by words, else its first by meaning.
+    // Each source's best passage among its chunks found by words, then by meaning.
     const chunks = [...(query.match === undefined ? [] : this.retriever.search(guru.id, query, { limit: EXCERPT_CANDIDATES, labels })), ...(related ?? [])];
     const excerpts = hits.flatMap((hit, source) => {
-      const best = chunks.find((chunk) => chunk.sourceId === hit.sourceId);
+      const best = bestExcerpt(chunks.filter((chunk) => chunk.sourceId === hit.sourceId), query.terms);
       return best === undefined ? [] : [{ ...candidateOf(best), source }];
     });
     return { ...response, evidence: packEvidence(excerpts, options.evidence.tokens) };
