@@ -4,7 +4,7 @@
 // on top of the built dist/. Each part is a module of bench/parts/ (see bench/lib/part.js to add one).
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup,asks
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup,asks,evidence
 //                        (default: all)
 //   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
@@ -42,7 +42,9 @@
 //                        postgresql, python, git, django, apache, node, pytest and sphinx are held out; a set's Debian package is
 //                        installed when missing and the bench runs as root)
 //   GURU_BENCH_QA_DATA     folder to keep and reuse each set's ingested guru (default: temporary)
-//   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict
+//   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict (evidence: every question whose terms ask's text lacks)
+//   GURU_BENCH_EVIDENCE_BUDGETS  evidence_tokens budgets of the evidence part (default: 500,1000,1500,3000;
+//                        the QA sets as GURU_BENCH_QA_SETS names them)
 //   GURU_BENCH_LLM_QUESTIONS   questions of the sqlite set answered by the stand-in model (default: 20)
 //   GURU_BENCH_LLM_LATENCY_MS  the stand-in's wait before each reply (default: 300)
 //   GURU_BENCH_LLM_TOKEN_MS    the stand-in's wait between streamed words (default: 10)
@@ -65,10 +67,11 @@ import speech from './parts/speech.js';
 import speechLoad from './parts/speech-load.js';
 import startup from './parts/startup.js';
 import asks from './parts/asks.js';
+import evidence from './parts/evidence.js';
 import underLoad from './parts/under-load.js';
 
 /** Every part, in the order they run. @type {import('./lib/part.js').BenchPart[]} */
-const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup, asks];
+const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup, asks, evidence];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {

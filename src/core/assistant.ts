@@ -48,6 +48,7 @@ import type {
   UpsertProfilesRequest,
   UpsertProfilesResponse,
 } from './schemas.js';
+import type { EvidenceRequest, EvidenceSet } from './evidence.js';
 
 /** Which surface a question came in through; stored as the question's `source` (`WEB`: the web interface, over REST). */
 export type QuestionOrigin = 'API' | 'MCP' | 'CLI' | 'WEB';
@@ -61,7 +62,23 @@ export interface AskOptions {
   /** Receives a short line whenever the answer moves to a new stage. */
   readonly onStage?: (line: string) => void;
   readonly origin?: QuestionOrigin;
+  /**
+   * Asks for the passages the answer drew on (MCP): a backend that has them returns them as
+   * `evidence`, best first, within the budget; one that has not (the hosted REST API) leaves it out.
+   */
+  readonly evidence?: EvidenceRequest;
 }
+
+/** An answer, with the passages it drew on when AskOptions.evidence asked for them and the backend has them. */
+export type AnswerWithEvidence = Answer & { readonly evidence?: EvidenceSet };
+
+export interface SearchOptions {
+  /** Asks for each source's best excerpt, within the budget (see AskOptions.evidence). */
+  readonly evidence?: EvidenceRequest;
+}
+
+/** Search results; with SearchOptions.evidence, an excerpt per source (its `source` is the place in `sources`), within the budget. */
+export type SearchWithEvidence = SemanticSearchResponse & { readonly evidence?: EvidenceSet };
 
 /** One page of the data-source listing; REST renders `next`/`previous` from it. */
 export interface DataSourcePage {
@@ -72,11 +89,11 @@ export interface DataSourcePage {
 }
 
 export interface Answering {
-  ask(guru: string, input: AskInput, options?: AskOptions): Promise<Answer>;
+  ask(guru: string, input: AskInput, options?: AskOptions): Promise<AnswerWithEvidence>;
 }
 
 export interface Searching {
-  semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse>;
+  semanticSearch(guru: string, request: SemanticSearchRequest, options?: SearchOptions): Promise<SearchWithEvidence>;
 }
 
 export interface DataSources {

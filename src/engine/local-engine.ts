@@ -4,9 +4,8 @@
  * them as the Assistant port and the local guru administration. Behaviour
  * lives in the capabilities; this class only composes and delegates.
  */
-import type { Assistant, AskOptions, DataSourcePage, GuruAdmin, SessionAttachment, SpeechOptions, UploadFile, UploadOptions } from '../core/assistant.js';
+import type { AnswerWithEvidence, Assistant, AskOptions, DataSourcePage, SearchOptions, SearchWithEvidence, GuruAdmin, SessionAttachment, SpeechOptions, UploadFile, UploadOptions } from '../core/assistant.js';
 import type {
-  Answer,
   AnswerProgress,
   AnswerProgressQuery,
   AskInput,
@@ -40,7 +39,6 @@ import type {
   RecordVoteRequest,
   ReindexRequest,
   SemanticSearchRequest,
-  SemanticSearchResponse,
   SessionConversation,
   SessionList,
   StartCrawlRequest,
@@ -161,7 +159,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
   }
 
   // Answering, FollowUps, Progress, Searching
-  ask(guru: string, input: AskInput, options?: AskOptions): Promise<Answer> {
+  ask(guru: string, input: AskInput, options?: AskOptions): Promise<AnswerWithEvidence> {
     return this.#answering.ask(guru, input, options);
   }
   followUpExamples(guru: string, request: FollowUpRequest): Promise<FollowUpResponse> {
@@ -170,8 +168,8 @@ export class LocalEngine implements Assistant, GuruAdmin {
   answerProgress(guru: string, query: AnswerProgressQuery): Promise<AnswerProgress> {
     return this.#progress.answerProgress(guru, query);
   }
-  semanticSearch(guru: string, request: SemanticSearchRequest): Promise<SemanticSearchResponse> {
-    return this.#search.semanticSearch(guru, request);
+  semanticSearch(guru: string, request: SemanticSearchRequest, options?: SearchOptions): Promise<SearchWithEvidence> {
+    return this.#search.semanticSearch(guru, request, options);
   }
 
   // Speech

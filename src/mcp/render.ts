@@ -2,6 +2,7 @@
  * Concise text renderings of results, for the model to read. The structured
  * content carries every field; these carry what matters, in Markdown.
  */
+import { evidenceNote, type EvidencePassage, type EvidenceSet } from '../core/evidence.js';
 import type {
   Answer,
   ConversationTurn,
@@ -14,14 +15,43 @@ import type {
   SessionSummary,
 } from '../core/schemas.js';
 
+/** "Title › Heading › Heading — link" */
+function passagePlace(passage: EvidencePassage): string {
+  const place = [passage.title.trim(), ...passage.headings].filter((part) => part !== '').join(' › ') || '(untitled)';
+  return passage.link ? `${place} — ${passage.link}` : place;
+}
+
+/**
+ * The passages as Markdown sections, best first, each under its place ("[2] Title › Heading — link")
+ * and marked when cut, then the note on what was left out. `heading` names the section.
+ */
+export function renderPassages(heading: string, evidence: EvidenceSet, label: (passage: EvidencePassage, index: number) => string): string {
+  const lines = [`${heading} (${evidence.passages.length}, about ${evidence.tokens} of ${evidence.budget_tokens} tokens):`];
+  if (evidence.passages.length === 0) lines.push('None found.');
+  evidence.passages.forEach((passage, index) => {
+    lines.push('', `### ${label(passage, index)} ${passagePlace(passage)}`, '', passage.text.trim() + (passage.cut ? ' […cut]' : ''));
+  });
+  const note = evidenceNote(evidence);
+  if (note !== undefined) lines.push('', note);
+  return lines.join('\n');
+}
+
 function referenceLine(reference: Reference, index: number): string {
   const title = reference.title.trim() || reference.link;
   const link = reference.link && reference.link !== title ? ` — ${reference.link}` : '';
   return `${index + 1}. ${title}${link}${reference.inherited ? ' (attachment from an earlier turn)' : ''}`;
 }
 
+/** What the answer's evidence section says when the backend has no passages (the hosted REST API). */
+export const NO_PASSAGES = 'Passages: not available here (this server answers through a hosted REST API, which returns answers and references only).';
+
 export function renderAnswer(answer: Answer): string {
-  const lines = [answer.content.trim(), '', '---'];
+  return [answer.content.trim(), '', '---', renderAnswerFields(answer)].join('\n');
+}
+
+/** The answer's fields after its text: note, trust score, session, references. */
+export function renderAnswerFields(answer: Answer): string {
+  const lines: string[] = [];
   if (answer.attachment_note) lines.push(`Note: ${answer.attachment_note}`);
   lines.push(
     `Trust score: ${answer.trust_score}/100 · Session: ${answer.session_id} (pass it as session_id to ask a follow-up)`,
@@ -36,7 +66,11 @@ export function renderAnswer(answer: Answer): string {
 
 const SEARCH_MODES = { hybrid: 'hybrid (words and meaning)', lexical: 'lexical (words only)' } as const;
 
-export function renderSearch(question: string, result: SemanticSearchResponse): string {
+/**
+ * The sources, best first, each followed by its excerpt when `evidence` has one. `evidence` undefined
+ * with a budget asked for: the backend has no passages (NO_PASSAGES is said).
+ */
+export function renderSearch(question: string, result: SemanticSearchResponse, evidence?: EvidenceSet, budget = 0): string {
   const mode = result.search_mode === undefined ? [] : [`Search mode: ${SEARCH_MODES[result.search_mode]}`];
   if (result.sources.length === 0) {
     return [`No sources matched "${question}". Try other words or fewer labels, or add knowledge with add_sources.`, ...mode].join('\n');
@@ -44,9 +78,12 @@ export function renderSearch(question: string, result: SemanticSearchResponse): 
   const lines = result.sources.map((source, index) => {
     const where = source.link ? ` — ${source.link}` : ' (internal source)';
     const labels = source.labels.length > 0 ? ` [labels: ${source.labels.join(', ')}]` : '';
-    return `${index + 1}. ${source.title}${where}${labels}`;
+    const excerpt = evidence?.passages.find((passage) => passage.source === index);
+    const quoted = excerpt === undefined ? '' : `\n${excerpt.text.trim().replace(/^/gm, '   > ')}${excerpt.cut ? ' […cut]' : ''}`;
+    return `${index + 1}. ${source.title}${where}${labels}${quoted}`;
   });
-  return [`${result.total_sources} source(s) related to "${question}":`, ...lines, ...mode].join('\n');
+  const note = evidence === undefined ? (budget > 0 ? [NO_PASSAGES] : []) : [evidenceNote(evidence)?.replace(/passage/g, 'excerpt')].filter((line) => line !== undefined);
+  return [`${result.total_sources} source(s) related to "${question}":`, ...lines, ...note, ...mode].join('\n');
 }
 
 export function renderSourcePage(page: {

@@ -8,10 +8,10 @@ import { promisify } from 'node:util';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Answer } from '../../src/core/schemas.js';
 import { BIN } from '../global-setup.js';
 import { ERAS, newClient } from '../mcp/support.js';
 import { askStreaming, WIBBLE_MANUAL, WIBBLE_QUESTION } from '../support/streamed-answer.js';
+import { answerOf } from '../support/mcp-answer.js';
 
 const CLI = BIN;
 const run = promisify(execFile);
@@ -91,7 +91,7 @@ describe.each(ERAS)('guru-mcp serve /mcp (built CLI) (%s)', (era) => {
 
     const asked = (await client.callTool({ name: 'ask', arguments: { question: 'What is the default wibble level?' } })) as CallToolResult;
     expect(asked.isError).toBeFalsy();
-    const answer = Answer.parse(asked.structuredContent);
+    const answer = answerOf(asked);
     expect(answer.content).toContain('defaults to 3');
     expect(answer.references.map((reference) => reference.title)).toEqual(['Wibble notes']);
   });

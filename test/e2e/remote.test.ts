@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Answer, CreatedGuru } from '../../src/core/schemas.js';
+import { CreatedGuru } from '../../src/core/schemas.js';
 import { cleanEnv, runCli } from '../cli/run-cli.js';
 import { CONFIG_GUIDE, INSTALL_GUIDE } from '../contract/fixtures.js';
 import { BIN } from '../global-setup.js';
 import { newClient } from '../mcp/support.js';
+import { answerOf } from '../support/mcp-answer.js';
 
 /** Starts `serve` on a free loopback port; resolves with its base URL once it says where it listens. */
 function serve(dir: string): Promise<{ child: ChildProcess; base: string }> {
@@ -106,14 +107,15 @@ describe('guru-mcp in remote mode (built CLI)', () => {
     expect(added.structuredContent).toMatchObject({ processing: { pending: [] } });
 
     const asked = await call(remote, 'ask', { question: 'How do I install Frobnicator?' });
-    const answer = Answer.parse(asked.structuredContent);
+    const answer = answerOf(asked);
     expect(answer.references.map((reference) => reference.title)).toContain('Install guide');
     expect(answer.content).toContain('npm install -g frobnicator');
 
     const local = await stdioClient(['--data-dir', dataDir]);
     clients.push(local);
     for (const [tool, args] of [
-      ['semantic_search', { question: 'where are the settings of frobnicator', labels: ['docs'] }],
+      // Without excerpts (evidence_tokens 0): the hosted API has none to give.
+      ['semantic_search', { question: 'where are the settings of frobnicator', labels: ['docs'], evidence_tokens: 0 }],
       ['list_sources', { page: 1, page_size: 1 }],
       ['get_session', { session_id: answer.session_id }],
     ] as const) {

@@ -8,12 +8,13 @@ import { promisify } from 'node:util';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Answer, CreatedGuru } from '../../src/core/schemas.js';
+import { CreatedGuru } from '../../src/core/schemas.js';
 import { waitForSources } from '../../src/core/wait-for-sources.js';
 import { LocalEngine } from '../../src/engine/local-engine.js';
 import { BIN } from '../global-setup.js';
 import { ERAS, newClient } from '../mcp/support.js';
 import { askStreaming, WIBBLE_MANUAL, WIBBLE_QUESTION } from '../support/streamed-answer.js';
+import { answerOf } from '../support/mcp-answer.js';
 
 const CLI = BIN;
 const run = promisify(execFile);
@@ -75,7 +76,7 @@ describe.each(ERAS)('guru-mcp stdio (built CLI) (%s)', (era) => {
 
     const asked = (await client.callTool({ name: 'ask', arguments: { question: 'How do I install Frobnicator?' } })) as CallToolResult;
     expect(asked.isError, textOf(asked)).toBeFalsy();
-    const answer = Answer.parse(asked.structuredContent);
+    const answer = answerOf(asked);
     expect(answer.references.map((reference) => reference.title)).toEqual(['Install guide']);
     expect(answer.content).toContain('npm install -g frobnicator');
     expect(textOf(asked)).toContain(`Session: ${answer.session_id}`);

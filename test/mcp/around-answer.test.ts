@@ -6,10 +6,11 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Answer } from '../../src/core/schemas.js';
+import type { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { CONFIG_GUIDE, ERAS, INSTALL_GUIDE, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
+import { answerOf } from '../support/mcp-answer.js';
 
 describe.each(ERAS)('MCP tools around an answer (%s)', (era) => {
   let test: TestBackend;
@@ -38,7 +39,7 @@ describe.each(ERAS)('MCP tools around an answer (%s)', (era) => {
   async function ask(question: string, extra: Record<string, unknown> = {}): Promise<Answer> {
     const result = await call('ask', { question, ...extra });
     expect(result.isError, textOf(result)).toBeFalsy();
-    return Answer.parse(result.structuredContent);
+    return answerOf(result);
   }
 
   describe('follow_up_examples', () => {

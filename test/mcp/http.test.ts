@@ -8,13 +8,13 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRateLimiter, type OpenedRateLimiter } from '../../src/compose.js';
 import { Config } from '../../src/config.js';
-import { Answer } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpHttpHandler } from '../../src/mcp/http.js';
 import type { McpHttpHandler, McpHttpHandlerOptions } from '../../src/mcp/http.js';
 import { INITIALIZE, JSON_AND_SSE } from '../support/mcp-requests.js';
 import { ERAS, INSTALL_GUIDE, collectProgress, newClient, openTestBackend, subscribe } from './support.js';
 import type { ProtocolRevision, TestBackend } from './support.js';
+import { answerOf } from '../support/mcp-answer.js';
 
 /** Opens a session the way a client that never sends DELETE does; resolves with its id once the reply is read. */
 async function initialize(url: URL, key?: string): Promise<string> {
@@ -122,7 +122,7 @@ describe('MCP over streamable HTTP', () => {
         arguments: { question: 'How do I install Frobnicator?' },
         _meta: { progressToken: 'http-1' },
       })) as CallToolResult;
-      const answer = Answer.parse(asked.structuredContent);
+      const answer = answerOf(asked);
       expect(answer.references.map((reference) => reference.title)).toEqual(['Install guide']);
       const messages = progress.map((item) => item.message ?? '');
       expect(messages.filter((message) => message.startsWith('» ')).length).toBeGreaterThan(0);

@@ -3,10 +3,12 @@ import { ProtocolError } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Answer, DataSource, SessionList } from '../../src/core/schemas.js';
+import type { Answer} from '../../src/core/schemas.js';
+import { DataSource, SessionList } from '../../src/core/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { ERAS, INSTALL_GUIDE, connectClient, expectNotFound, openTestBackend } from './support.js';
 import type { TestBackend } from './support.js';
+import { answerOf } from '../support/mcp-answer.js';
 
 async function readText(client: Client, uri: string): Promise<{ text: string; mimeType: string | undefined }> {
   const { contents } = await client.readResource({ uri });
@@ -32,7 +34,7 @@ describe.each(ERAS)('MCP resources (%s)', (era) => {
     })) as CallToolResult;
     expect(added.isError).toBeFalsy();
     const asked = (await client.callTool({ name: 'ask', arguments: { guru_slug: 'frob', question: 'How do I install Frobnicator?' } })) as CallToolResult;
-    answer = Answer.parse(asked.structuredContent);
+    answer = answerOf(asked);
   });
 
   afterEach(async () => {

@@ -17,6 +17,7 @@ import {
 import { silentLogger } from '../../src/log.js';
 import { CONFIG_GUIDE, ERAS, INSTALL_GUIDE, collectProgress, connectClient, openTestBackend, textOf } from './support.js';
 import type { TestBackend } from './support.js';
+import { answerOf } from '../support/mcp-answer.js';
 
 const ALL_TOOLS = [
   'add_sources',
@@ -56,7 +57,9 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 async function callOk<T>(client: Client, name: string, args: Record<string, unknown>, schema: z.ZodType<T>): Promise<{ data: T; text: string }> {
   const result = await call(client, name, args);
   expect(result.isError, textOf(result)).toBeFalsy();
-  return { data: schema.parse(result.structuredContent), text: textOf(result) };
+  // ask's structured content leaves out the answer's text, its first text content: answerOf joins them.
+  const structured = name === 'ask' ? { ...answerOf(result) } : result.structuredContent;
+  return { data: schema.parse(structured), text: textOf(result) };
 }
 
 async function callError(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
@@ -144,6 +147,7 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
       expect(byName.get('reindex_sources')).toMatchObject({ destructiveHint: false, idempotentHint: true });
       const ask = tools.find((tool) => tool.name === 'ask')!;
       expect(Object.keys(ask.inputSchema.properties ?? {}).sort()).toEqual([
+        'evidence_tokens',
         'external_user_id',
         'guru_slug',
         'images',
@@ -246,7 +250,7 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
       await addGuides();
       const first = await call(client, 'ask', { question: 'How do I install Frobnicator?' });
       expect(first.isError, textOf(first)).toBeFalsy();
-      const answer = Answer.parse(first.structuredContent);
+      const answer = answerOf(first);
       expect(answer.trust_score).toBeGreaterThan(0);
       expect(answer.references.map((reference) => reference.title)).toContain('Install guide');
       expect(answer.question_url).toBe(`guru://frob/sessions/${answer.session_id}`);
@@ -275,7 +279,7 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
         arguments: { question: 'Where are the settings of Frobnicator kept?' },
         _meta: { progressToken: 'answer-1' },
       })) as CallToolResult;
-      const answer = Answer.parse(result.structuredContent);
+      const answer = answerOf(result);
       expect(progress.length).toBeGreaterThan(0);
       expect(progress.every((item) => item.progressToken === 'answer-1')).toBe(true);
       const messages = progress.map((item) => item.message ?? '');

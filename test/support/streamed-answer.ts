@@ -4,8 +4,9 @@
  * with the SDK client's own `onprogress` option.
  */
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
-import { Answer } from '../../src/core/schemas.js';
+import type { Answer } from '../../src/core/schemas.js';
 import { STAGE_PREFIX } from '../../src/mcp/tools/ask.js';
+import { answerOf } from './mcp-answer.js';
 
 // A long script: answers quote code of up to 30 lines (fences included) whole; prose, lists, tables
 // and longer code are shortened to their best parts.
@@ -39,5 +40,5 @@ export async function askStreaming(client: Client, question: string): Promise<St
   })) as CallToolResult;
   if (result.isError) throw new Error(`ask failed: ${JSON.stringify(result.content)}`);
   const text = messages.filter((message) => !message.startsWith(STAGE_PREFIX));
-  return { answer: Answer.parse(result.structuredContent), streamed: text.join('') };
+  return { answer: answerOf(result), streamed: text.join('') };
 }

@@ -45,6 +45,12 @@ function withAliasWeights(weights: ReadonlyMap<string, number>, aliases: Readonl
   return all;
 }
 
+/** The quoted hits first, then the others in their order, each chunk once. */
+function firstOf(quoted: readonly ChunkHit[], ranked: readonly ChunkHit[]): ChunkHit[] {
+  const seen = new Set<number>();
+  return [...quoted, ...ranked].filter((hit) => !seen.has(hit.chunkId) && (seen.add(hit.chunkId), true));
+}
+
 export interface AnswerDraft {
   readonly content: string;
   readonly references: Reference[];
@@ -53,10 +59,13 @@ export interface AnswerDraft {
   readonly answered: boolean;
   /** What the trust score was estimated from (answered drafts only). */
   readonly signals?: TrustSignals;
+  /** The passages weighed, best first: the one quoted first (evidence for callers; absent when nothing was searched). */
+  readonly ranked?: readonly ChunkHit[];
 }
 
 /** The passage of the best page to quote, with what its quote shows. */
 interface Focus {
+  readonly hit: ChunkHit;
   readonly passage: Passage;
   /** What the quote shows of the question (focus.ts, quoteWorth). */
   readonly worth: number;
@@ -134,15 +143,19 @@ export class Answerer {
     const evidence = this.#weigh(context.guruId, candidates, graded, key, related);
     const [best] = evidence;
     const verdict = judge(best, key);
-    if (!best || verdict.kind === 'decline') return this.#nothing(context);
+    // Declined or not, the passages weighed go to a caller that asked for them: it judges them itself.
+    const ranked = evidence.map((item) => item.hit);
+    if (!best || verdict.kind === 'decline') return { ...this.#nothing(context), ranked };
 
     const weights = withAliasWeights(key.weights, graded.aliases);
-    const others = this.#complement(best, evidence, verdict.kind === 'answer' && verdict.strong).map((item) => this.#passage(graded, item.hit));
+    const complement = this.#complement(best, evidence, verdict.kind === 'answer' && verdict.strong);
+    const others = complement.map((item) => this.#passage(graded, item.hit));
     const focus = this.#focus(context.question, best, evidence, graded, key, weights);
     const { content, references } = composeExtractive([focus.passage, ...others], weights, verdict.kind === 'partial');
     const pageShare = this.#retriever.sourceChunkCount(best.hit.sourceId) / Math.max(1, knowledgeChunks);
     const signals = trustSignals(key, best, evidence, focus, pageShare);
-    return { content, references, trustScore: trustScore(signals, verdict), answered: true, signals };
+    const quoted = [focus.hit, ...complement.map((item) => item.hit)];
+    return { content, references, trustScore: trustScore(signals, verdict), answered: true, signals, ranked: firstOf(quoted, ranked) };
   }
 
   /**
@@ -187,7 +200,7 @@ export class Answerer {
     const quote = (option: FocusOption) => markedQuote(option.passage, weights, WORD_BUDGET.first).join('\n\n');
     const worth = (option: FocusOption) => quoteWorth(`${marked.get(option.hit.chunkId)?.headings ?? ''}\n\n${quote(option)}`, question);
     const chosen = chooseFocus(options, worth) ?? { hit: best.hit, passage: this.#passage(query, best.hit) };
-    return { passage: chosen.passage, worth: worth(chosen) };
+    return { hit: chosen.hit, passage: chosen.passage, worth: worth(chosen) };
   }
 
   #weigh(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {

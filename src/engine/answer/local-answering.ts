@@ -3,7 +3,7 @@
  * guru's index, recorded as a turn of its session before it is streamed.
  */
 import { randomBytes } from 'node:crypto';
-import type { Answering, AskOptions } from '../../core/assistant.js';
+import type { Answering, AnswerWithEvidence, AskOptions } from '../../core/assistant.js';
 import { AskInput, type Answer } from '../../core/schemas.js';
 import { sessionUri } from '../../core/uris.js';
 import { parseRequest } from '../../core/validate.js';
@@ -11,7 +11,9 @@ import { quotedNote } from '../attachments/limits.js';
 import type { LocalAttachments, QuestionAttachments } from '../attachments/local-attachments.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import type { AnswerStage, ProgressReporter } from '../progress/local-progress.js';
+import { evidenceOf } from '../search/excerpts.js';
 import type { LocalSearch } from '../search/local-search.js';
+import type { ChunkHit } from '../search/retriever.js';
 import { referencesOf, type LocalSessions, type QuestionRow } from '../sessions/local-sessions.js';
 import { Answerer, type AnswerDraft } from './answerer.js';
 import { textPieces } from './extractive.js';
@@ -52,6 +54,12 @@ function withNoteFirst(onText: ((text: string) => void) | undefined, note: strin
   };
 }
 
+/** The answer with the passages weighed for it, when the caller asked for them. */
+function withEvidence(answer: Answer, ranked: readonly ChunkHit[] | undefined, options: AskOptions): AnswerWithEvidence {
+  const evidence = evidenceOf(ranked, options.evidence);
+  return evidence === undefined ? answer : { ...answer, evidence };
+}
+
 /** The turn being answered: where it goes and who asked. */
 interface TurnOf {
   readonly guru: GuruRow;
@@ -90,7 +98,7 @@ export class LocalAnswering implements Answering {
     this.#model = model;
   }
 
-  async ask(slug: string, raw: AskInput, options: AskOptions = {}): Promise<Answer> {
+  async ask(slug: string, raw: AskInput, options: AskOptions = {}): Promise<AnswerWithEvidence> {
     options.signal?.throwIfAborted();
     const guru = this.#gurus.find('ask', slug);
     const input = parseRequest(AskInput, raw, 'ask');
@@ -100,14 +108,16 @@ export class LocalAnswering implements Answering {
 
     if (input.fetch_existing) {
       const existing = this.#sessions.existingAnswer(guru.id, question, binge?.id ?? null, externalUserId);
-      if (existing) return this.#stream(this.#answerOf(guru, existing), options);
+      if (existing) return withEvidence(this.#stream(this.#answerOf(guru, existing), options), undefined, options);
     }
     const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
     const turn = { guru, sessionId: binge?.id, parent, input, externalUserId };
 
     // "hi", "thanks", "bye": a short reply, nothing searched (unless files came with it).
     const simple = attachmentsSent(input) ? undefined : simpleReply(question, guru.name);
-    if (simple !== undefined) return await this.#recordThenStream(turn, question, { content: simple, references: [], trustScore: 0, answered: false }, options);
+    if (simple !== undefined) {
+      return withEvidence(await this.#recordThenStream(turn, question, { content: simple, references: [], trustScore: 0, answered: false }, options), undefined, options);
+    }
 
     // Attachments are checked (a 400 before anything is answered) and read; with them, those of earlier turns.
     const stage = this.#stager(guru, externalUserId, options);
@@ -132,7 +142,7 @@ export class LocalAnswering implements Answering {
     question: string,
     stage: (line: AnswerStage) => Promise<void>,
     options: AskOptions,
-  ): Promise<Answer> {
+  ): Promise<AnswerWithEvidence> {
     const { guru, parent, attached, externalUserId } = turn;
     if (turn.sessionId !== undefined) await stage('Gathering context');
     const settings = this.#gurus.settingsOf(guru);
@@ -162,7 +172,7 @@ export class LocalAnswering implements Answering {
       }
     }
     await stage('Writing the answer');
-    if (!model) return await this.#recordThenStream(turn, standalone, attached.complete(draft), options);
+    if (!model) return withEvidence(await this.#recordThenStream(turn, standalone, attached.complete(draft), options), draft.ranked, options);
 
     const written = await model.write(
       {
@@ -186,7 +196,7 @@ export class LocalAnswering implements Answering {
       : await this.#recordThenStream(turn, standalone, completed, options);
     // Stored first: keeping memories never holds up the answer (it never fails either).
     await endUser?.learning;
-    return answer;
+    return withEvidence(answer, draft.ranked, options);
   }
 
   /**

@@ -4,13 +4,15 @@
  * by ingestion; this capability reads it, logs the searches asked, and keeps
  * the vectors of indexed chunks.
  */
-import type { Searching } from '../../core/assistant.js';
+import type { Searching, SearchOptions, SearchWithEvidence } from '../../core/assistant.js';
 import { SemanticSearchRequest, type SemanticSearchResponse } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
 import { faviconOf } from '../answer/extractive.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
 import { parseLabels } from '../store/sources.js';
+import { bestExcerpt, candidateOf } from './excerpts.js';
+import { packEvidence } from '../../core/evidence.js';
 import { fuseRanked } from './fusion.js';
 import { parseQuery } from './query.js';
 import { Retriever, type ChunkHit } from './retriever.js';
@@ -22,6 +24,8 @@ import { SemanticSearch } from './semantic.js';
 /** Vector neighbours fused into a search, and offered to an answer. */
 const RELATED_CHUNKS = 50;
 const MAX_SEARCH_SOURCES = 10;
+/** Chunks searched for the sources' excerpts. */
+const EXCERPT_CANDIDATES = 100;
 const EMBEDDINGS_RETRY_MS = 60_000;
 
 export class LocalSearch implements Searching {
@@ -49,7 +53,7 @@ export class LocalSearch implements Searching {
       : Promise.resolve(undefined);
   }
 
-  async semanticSearch(slug: string, input: SemanticSearchRequest): Promise<SemanticSearchResponse> {
+  async semanticSearch(slug: string, input: SemanticSearchRequest, options: SearchOptions = {}): Promise<SearchWithEvidence> {
     const guru = this.#gurus.find('semantic_search', slug);
     const request = parseRequest(SemanticSearchRequest, input, 'semantic_search');
     const labels = request.labels ?? [];
@@ -60,7 +64,8 @@ export class LocalSearch implements Searching {
       labels,
       now: timestamp(this.#context),
     });
-    const lexical = this.retriever.searchSources(guru.id, parseQuery(request.question), { limit: MAX_SEARCH_SOURCES * 2, labels });
+    const query = parseQuery(request.question);
+    const lexical = this.retriever.searchSources(guru.id, query, { limit: MAX_SEARCH_SOURCES * 2, labels });
     const related = labels.length > 0 ? undefined : await this.relatedChunks(guru.id, request.question);
     const hits = related
       ? this.retriever.sourcesById(
@@ -77,7 +82,15 @@ export class LocalSearch implements Searching {
       icon_url: faviconOf(hit.url),
       labels: parseLabels(hit.labels),
     }));
-    return { sources, total_sources: sources.length, search_mode: related ? 'hybrid' : 'lexical' };
+    const response: SemanticSearchResponse = { sources, total_sources: sources.length, search_mode: related ? 'hybrid' : 'lexical' };
+    if (options.evidence === undefined) return response;
+    // Each source's best passage among its chunks found by words, then by meaning.
+    const chunks = [...(query.match === undefined ? [] : this.retriever.search(guru.id, query, { limit: EXCERPT_CANDIDATES, labels })), ...(related ?? [])];
+    const excerpts = hits.flatMap((hit, source) => {
+      const best = bestExcerpt(chunks.filter((chunk) => chunk.sourceId === hit.sourceId), query.terms);
+      return best === undefined ? [] : [{ ...candidateOf(best), source }];
+    });
+    return { ...response, evidence: packEvidence(excerpts, options.evidence.tokens) };
   }
 
   /** One page of the end user's logged searches in the guru, oldest first. */
