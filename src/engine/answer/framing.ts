@@ -28,13 +28,19 @@ const OPENS_AS_QUESTION =
  */
 const POINTS_BACK = /\b(?:this|that|these|those|it|they|them|such)\b/i;
 
+/**
+ * An asking sentence with fewer content words than this leans on its framing for its subject ("The
+ * file stays big after I deleted most of the data. How do I get the space back?").
+ */
+const MIN_ASKING_WORDS = 3;
+
 const whole = (question: string): FramedQuestion => ({ asks: question, framing: '' });
 
 /**
  * The question's asking sentence and its framing. The asking sentence is the last one ending with a
  * question mark, else the last one opening as a question; a question of one sentence, one whose
- * asking sentence has no content words of its own, or one that points back at the framing is
- * read whole.
+ * asking sentence has fewer than three content words of its own, or one that points back at the
+ * framing is read whole.
  */
 export function splitFraming(question: string): FramedQuestion {
   const sentences = question
@@ -46,6 +52,6 @@ export function splitFraming(question: string): FramedQuestion {
   const asked = sentences.findLastIndex((sentence) => sentence.endsWith('?'));
   const index = asked >= 0 ? asked : sentences.findLastIndex((sentence) => OPENS_AS_QUESTION.test(sentence));
   const asks = sentences[index];
-  if (asks === undefined || POINTS_BACK.test(asks) || parseQuery(asks).onlyStopWords) return whole(question);
+  if (asks === undefined || POINTS_BACK.test(asks) || new Set(parseQuery(asks).terms).size < MIN_ASKING_WORDS) return whole(question);
   return { asks, framing: sentences.filter((_, i) => i !== index).join(' ') };
 }
