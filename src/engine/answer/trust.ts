@@ -38,9 +38,8 @@ export const MAX_UNSEEN_SHARE = 0.4;
 export const MIN_PAGE_COVERAGE = 0.5;
 /**
  * A page that neither names the question's words (title, heading, other pages' links) nor holds two
- * of them together needs this much:
- * the words it holds may be incidental, scattered over a page about something else; and two of
- * them must stand in one of its passages.
+ * of them together needs this much, and two of them in one of its passages: the words it holds may
+ * be incidental, scattered over a page about something else.
  */
 export const MIN_LOOSE_PAGE_COVERAGE = 0.7;
 /**
@@ -154,7 +153,9 @@ function pages(evidence: readonly Evidence[], key: KeyTerms): PageEvidence[] {
  * candidate page holds enough of the question's words (weighted by rarity) across its passages.
  * Which passage holds them does not matter here, nor whether the best one lacks a word: the
  * answer quotes the best, and a decline needs a page about the subject to be missing. An answer is
- * partial only when there is evidence of a gap: a question word no candidate holds.
+ * partial only when there is evidence of a gap: a question word no candidate holds. Passages found
+ * by meaning (with an embeddings provider) count like the others only by the words they hold: vector
+ * search always returns something, so it cannot stand in for the question's words.
  */
 export function judge(evidence: readonly Evidence[], key: KeyTerms): Verdict {
   const [best] = evidence;
