@@ -208,6 +208,8 @@ export function printQa(results, settings = qaSettings()) {
     const rows = [
       ['correct', percent(s.correct), `(${s.declinedOnTopic} declined)`],
       ['right page cited', percent(s.rightPage), ''],
+      ['on-topic declined', `${s.declinedOnTopic} of ${s.questions}`, ''],
+      ['"covers this only in part" openings', `${s.partialOpenings} of ${s.answered}`, `(of the ${s.answeredRight} right answers: ${s.partialOpeningsRight})`],
       ['confidently wrong (trust ≥ 70, wrong)', percent(s.confidentlyWrong), ''],
       ['off-topic declined', `${s.offTopicDeclined} of ${s.offTopic}`, ''],
       ['median words', String(s.medianWords), ''],

@@ -118,6 +118,9 @@ export const rendered = (markdown) => markdown.replace(/\\([!-/:-@[-`{-~])/g, '$
  */
 const withoutEmphasis = (text) => text.replace(/(?<![\p{L}\p{N}_\\])([*_]{1,3})(?=[^\s*_])([^\n]*?[^\s*_])\1(?![\p{L}\p{N}_])/gu, '$2');
 
+/** How an answer that says it covers the question only in part begins (answer/extractive.ts). */
+const PARTIAL_OPENING = 'The knowledge base covers this only in part';
+
 /** A declined answer: no references, trust 0, no feedback: the guru said it does not know. */
 export const isDeclined = (answer) => answer.references.length === 0 && answer.trust_score === 0 && !answer.can_receive_feedback;
 
@@ -136,6 +139,7 @@ export function scoreAnswer(question, answer, kind, ms) {
     rightPage: kind === 'on-topic' && cited.some((page) => question.pages.includes(page)),
     missingTerms: missing,
     trust: answer.trust_score,
+    partialOpening: answer.content.startsWith(PARTIAL_OPENING),
     words: wordCount(answer.content),
     fencesClosed,
     danglingLeadIns: danglingLeadIns(answer.content),
@@ -181,6 +185,10 @@ export function summarize(scored) {
     correct: share(onTopic.filter((s) => s.correct).length, onTopic.length),
     rightPage: share(onTopic.filter((s) => s.rightPage).length, onTopic.length),
     declinedOnTopic: onTopic.filter((s) => s.declined).length,
+    partialOpenings: answered.filter((s) => s.partialOpening).length,
+    partialOpeningsRight: answered.filter((s) => s.partialOpening && s.correct && s.kind === 'on-topic').length,
+    answered: answered.length,
+    answeredRight: answered.filter((s) => s.correct && s.kind === 'on-topic').length,
     // Over every question asked: an off-topic answer given with high trust is confidently wrong too.
     confidentlyWrong: share(confident.filter((s) => !s.correct).length, scored.length),
     offTopic: offTopic.length,
@@ -200,6 +208,7 @@ export const GOALS = [
   ['correct ≥ 80 %', (s) => s.correct >= 0.8],
   ['right page cited ≥ 85 %', (s) => s.rightPage >= 0.85],
   ['confidently wrong ≤ 5 %', (s) => s.confidentlyWrong <= 0.05],
+  ['on-topic declined ≤ 1 in 20', (s) => s.declinedOnTopic <= s.questions / 20],
   ['off-topic declined ≥ 11 of 12', (s) => s.offTopicDeclined >= Math.ceil((11 / 12) * s.offTopic)],
   ['median ≤ 200 words', (s) => s.medianWords <= 200],
   ['valid Markdown (fences closed, lead-ins kept)', (s) => s.unclosedFences === 0 && s.danglingLeadIns === 0],

@@ -146,13 +146,13 @@ export function answer(g, question, score, weighed = weigh(g, question)) {
   const { graded, key } = weighed;
   const evidence = score === undefined ? weighed.evidence : process.env.PAGE_ONLY ? byPage(weighed.evidence, score) : weighed.evidence.map((e) => ({ ...e, score: score(e.features) })).sort((a, b) => b.score - a.score);
   const [best] = evidence;
-  const verdict = judge(best, key);
+  const verdict = judge(evidence, key);
   if (!best || verdict.kind === 'decline') return nothing();
   const weights = withAliasWeights(key.weights, graded.aliases);
   const strong = verdict.trust >= STRONG_TRUST;
   const other = strong ? undefined : evidence.find((item) => item.hit.sourceId !== best.hit.sourceId && item.score >= best.score * SECOND_SOURCE_FLOOR);
   const passages = [focus(g, question, best, evidence, graded, key, weights), ...(other ? [passage(g, graded, other.hit)] : [])];
-  const { content, references } = composeExtractive(passages, weights, verdict.kind === 'partial');
+  const { content, references } = composeExtractive(passages, weights, verdict.kind === 'partial' ? verdict.gap : []);
   return { content, references, trust_score: verdict.trust, can_receive_feedback: true, best };
 }
 

@@ -14,6 +14,7 @@ import { isLinkList } from '../text/link-lists.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
 import { markedTerms } from './marks.js';
+import { splitFraming } from './framing.js';
 import { asksHow, chooseFocus, quoteWorth, samePageOptions, type FocusOption } from './focus.js';
 import { judge, trustScore, type TrustSignals } from './trust.js';
 
@@ -122,8 +123,12 @@ export class Answerer {
   /** `related` are chunks found by meaning (vector search), fused with the word matches. */
   draft(original: QuestionContext, related: readonly ChunkHit[] = []): AnswerDraft {
     const context = this.#withoutPointers(original);
-    const own = parseQuery(context.question);
-    const withContext = context.previousQuestion === undefined ? undefined : parseQuery(`${context.previousQuestion} ${context.question}`);
+    // The sentence that asks gives the words a passage must hold; the sentences framing it and the
+    // question before it are searched alongside, as context.
+    const framed = splitFraming(context.question);
+    const own = parseQuery(framed.asks);
+    const background = [context.previousQuestion ?? '', framed.framing].filter((text) => text !== '').join(' ');
+    const withContext = background === '' ? undefined : parseQuery(`${background} ${context.question}`);
     // A question made only of function words ("and why?") takes its topic from the one before it.
     const asked: TextQuery = own.onlyStopWords && withContext ? withContext : own;
     if (asked.onlyStopWords || asked.match === undefined) return this.#nothing(context);
@@ -142,7 +147,7 @@ export class Answerer {
     const key = keyTerms(graded.terms, knowledgeChunks, (term) => this.#retriever.documentFrequency(context.guruId, term));
     const evidence = this.#weigh(context.guruId, candidates, graded, key, related);
     const [best] = evidence;
-    const verdict = judge(best, key);
+    const verdict = judge(evidence, key);
     // Declined or not, the passages weighed go to a caller that asked for them: it judges them itself.
     const ranked = evidence.map((item) => item.hit);
     if (!best || verdict.kind === 'decline') return { ...this.#nothing(context), ranked };
@@ -151,7 +156,7 @@ export class Answerer {
     const complement = this.#complement(best, evidence, verdict.kind === 'answer' && verdict.strong);
     const others = complement.map((item) => this.#passage(graded, item.hit));
     const focus = this.#focus(context.question, best, evidence, graded, key, weights);
-    const { content, references } = composeExtractive([focus.passage, ...others], weights, verdict.kind === 'partial');
+    const { content, references } = composeExtractive([focus.passage, ...others], weights, verdict.kind === 'partial' ? verdict.gap : []);
     const pageShare = this.#retriever.sourceChunkCount(best.hit.sourceId) / Math.max(1, knowledgeChunks);
     const signals = trustSignals(key, best, evidence, focus, pageShare);
     const quoted = [focus.hit, ...complement.map((item) => item.hit)];

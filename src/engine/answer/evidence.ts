@@ -19,6 +19,11 @@ export interface KeyTerms {
   readonly total: number;
   /** Words the guru's knowledge never uses: each may name a topic it lacks. */
   readonly unseen: ReadonlySet<string>;
+  /**
+   * How much a word the knowledge never uses says, 0-1: little in a few pages (most words are
+   * missing from them), much in thousands of chunks.
+   */
+  readonly unseenSays: number;
 }
 
 /** What the search found in the candidates, and what was found by meaning. */
@@ -90,7 +95,7 @@ export function keyTerms(terms: readonly string[], chunkCount: number, documentF
   );
   let total = 0;
   for (const weight of weights.values()) total += weight;
-  return { terms, weights, total, unseen: new Set(terms.filter((_, i) => frequencies[i] === 0)) };
+  return { terms, weights, total, unseen: new Set(terms.filter((_, i) => frequencies[i] === 0)), unseenSays: confidence };
 }
 
 /** Consecutive content words of the question: "foreign key constraints" → (foreign, key), (key, constraints). */

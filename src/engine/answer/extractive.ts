@@ -239,8 +239,11 @@ export interface ExtractiveAnswer {
   readonly references: Reference[];
 }
 
-/** Quotes the passages, citing one numbered reference per source. */
-export function composeExtractive(passages: readonly Passage[], weights: ReadonlyMap<string, number>, partial: boolean): ExtractiveAnswer {
+/**
+ * Quotes the passages, citing one numbered reference per source. `gap`: the question's words
+ * nothing in the knowledge base was found for; the answer opens by saying it covers the question in part.
+ */
+export function composeExtractive(passages: readonly Passage[], weights: ReadonlyMap<string, number>, gap: readonly string[] = []): ExtractiveAnswer {
   const references: Reference[] = [];
   const numberOf = new Map<number, number>();
   const sections: string[] = [];
@@ -260,7 +263,8 @@ export function composeExtractive(passages: readonly Passage[], weights: Readonl
     sections.push(closeOpenFence(`From **${place}** [${number}]:\n\n${blocks.join('\n\n')}`));
   });
   const closest = sections.length > 1 ? 'These are the closest passages' : 'This is the closest passage';
-  const lead = partial ? `The knowledge base covers this only in part. ${closest}:\n\n` : '';
+  const missing = gap.map((term) => `“${term}”`).join(', ');
+  const lead = gap.length > 0 ? `The knowledge base covers this only in part: none of the passages found mention ${missing}. ${closest}:\n\n` : '';
   return { content: `${lead}${sections.join('\n\n')}\n`, references };
 }
 

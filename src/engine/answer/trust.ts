@@ -1,37 +1,53 @@
 /**
  * Whether the best passage answers the question, and how far to trust the answer.
  *
- * - Declined (trust 0): no passage holds enough of the question's key words
- *   (weighted by rarity, so a word the knowledge never uses weighs most, and
- *   when that word is the question's heaviest, more of the rest is needed), or
- *   the words it holds are scattered in a passage about something else.
+ * - Declined (trust 0): the knowledge holds nothing about the question's
+ *   subject: words it never uses make up much of the question, or no candidate
+ *   page holds enough of the question's key words across its passages
+ *   (weighted by rarity), or only words scattered over a page about something
+ *   else (judge below).
  * - Otherwise the trust score is the estimated chance, in percent, that the
  *   answer holds what the question needs (trustScore below): at most 49 when
- *   the passage misses some key words (the answer says it covers the question
- *   in part), 69 unless the evidence is strong, and 90 in all: extractive
- *   answers quote, they do not reason.
+ *   a word of the question is found in no candidate (the answer says it covers
+ *   the question in part), 69 unless the evidence is strong, and 90 in all:
+ *   extractive answers quote, they do not reason.
  */
 import type { Evidence, KeyTerms } from './evidence.js';
 
 export type Verdict =
   /** Nothing in the knowledge answers this: say so, cite nothing. */
   | { readonly kind: 'decline' }
-  /** The best passage covers only part of the question: quote it, say it is partial. */
-  | { readonly kind: 'partial' }
+  /**
+   * Part of the question is found nowhere: `gap` holds its words that no candidate passage holds.
+   * Quote the best passage, and say which part is missing.
+   */
+  | { readonly kind: 'partial'; readonly gap: readonly string[] }
   /** `strong`: every sign of a passage about the question is there, so one page is quoted, not two. */
   | { readonly kind: 'answer'; readonly strong: boolean };
 
-/** Below this weighted share of the question's words, no passage answers it. */
-export const MIN_COVERAGE = 0.4;
 /**
- * When the question's heaviest word is one the knowledge never uses ("kubernetes"), it likely
- * names a topic the knowledge lacks: the rest of the question must be covered this well.
+ * Words the knowledge never uses weighing more than this share of the question: its subject is not
+ * in the knowledge ("What is the best pizza topping?" asked of a web framework's manual). Counted
+ * in a large knowledge base only (KeyTerms.unseenSays): a few pages miss most words.
  */
-export const MIN_COVERAGE_WITHOUT_TOPIC = 0.5;
-/** A passage whose title and heading do not name the topic, nor holds the question's words together, needs this much. */
-export const MIN_LOOSE_COVERAGE = 0.7;
-/** From this share on, an answer is more than partial. */
-export const FULL_COVERAGE = 0.75;
+export const MAX_UNSEEN_SHARE = 0.4;
+/**
+ * Below this weighted share of the question's words held by one page's candidate passages
+ * together, no page is about the question's subject.
+ */
+export const MIN_PAGE_COVERAGE = 0.5;
+/**
+ * A page that neither names the question's words (title, heading, other pages' links) nor holds two
+ * of them together needs this much, and two of them in one of its passages: the words it holds may
+ * be incidental, scattered over a page about something else.
+ */
+export const MIN_LOOSE_PAGE_COVERAGE = 0.7;
+/**
+ * A title, heading, anchor text or pair of words standing together anchors a page to the question
+ * only when it holds this share of the question's weight: a word nearly every passage uses (the
+ * product's name in an Apache manual) anchors nothing.
+ */
+export const MIN_ANCHOR = 0.05;
 
 /** What a passage needs to count as strong evidence. */
 const STRONG = { coverage: 0.9, heading: 0.3, proximity: 0.5, support: 2 } as const;
@@ -94,18 +110,67 @@ export const PARTIAL_CEILING = 49;
  */
 export const RELIABLE_TRUST = 70;
 
-export function judge(best: Evidence | undefined, key: KeyTerms): Verdict {
-  if (!best) return { kind: 'decline' };
-  const heaviest = best.missing[0];
-  const lacksTopic = heaviest !== undefined && key.unseen.has(heaviest) && key.weights.get(heaviest) === Math.max(...key.weights.values());
-  // Found by meaning (with an embeddings provider) ranks a passage and backs it, but vector search
-  // always returns something, so it cannot stand in for the question's words.
+/** The weighted share of the question's words the terms hold. */
+function weightOf(key: KeyTerms, terms: Iterable<string>): number {
+  let held = 0;
+  for (const term of terms) held += key.weights.get(term) ?? 0;
+  return key.total === 0 ? 0 : held / key.total;
+}
+
+/** What one page's candidate passages hold of the question together. */
+interface PageEvidence {
+  readonly held: Set<string>;
+  /** A passage's title, heading, anchor texts or words standing together name the question (MIN_ANCHOR). */
+  anchored: boolean;
+  /** A passage holds two of the question's words (or its one word). */
+  together: boolean;
+}
+
+/**
+ * Each candidate page's passages taken together: a page answers with several sections (the one
+ * naming the topic, the one showing the command), so no one passage need hold every word.
+ */
+function pages(evidence: readonly Evidence[], key: KeyTerms): PageEvidence[] {
+  const bySource = new Map<number, PageEvidence>();
+  for (const item of evidence) {
+    let page = bySource.get(item.hit.sourceId);
+    if (page === undefined) {
+      page = { held: new Set(), anchored: false, together: false };
+      bySource.set(item.hit.sourceId, page);
+    }
+    const missing = new Set(item.missing);
+    const held = key.terms.filter((term) => !missing.has(term));
+    for (const term of held) page.held.add(term);
+    page.anchored ||= Math.max(item.titleCoverage, item.headingCoverage, item.anchorCoverage, item.proximity) >= MIN_ANCHOR;
+    page.together ||= new Set(held).size >= Math.min(2, new Set(key.terms).size);
+  }
+  return [...bySource.values()];
+}
+
+/**
+ * Whether to answer, from the candidates ranked best first. Declined when the knowledge holds
+ * nothing about the question's subject: the words it never uses make up much of the question, or no
+ * candidate page holds enough of the question's words (weighted by rarity) across its passages.
+ * Which passage holds them does not matter here, nor whether the best one lacks a word: the
+ * answer quotes the best, and a decline needs a page about the subject to be missing. An answer is
+ * partial only when there is evidence of a gap: a question word no candidate holds. Passages found
+ * by meaning (with an embeddings provider) count like the others only by the words they hold: vector
+ * search always returns something, so it cannot stand in for the question's words.
+ */
+export function judge(evidence: readonly Evidence[], key: KeyTerms): Verdict {
+  const [best] = evidence;
+  if (!best || key.total === 0) return { kind: 'decline' };
+  if (key.unseenSays * weightOf(key, key.unseen) > MAX_UNSEEN_SHARE) return { kind: 'decline' };
+  const about = pages(evidence, key).some((page) => {
+    const held = weightOf(key, page.held);
+    return held >= MIN_PAGE_COVERAGE && ((held >= MIN_LOOSE_PAGE_COVERAGE && page.together) || page.anchored);
+  });
+  if (!about) return { kind: 'decline' };
+  const found = new Set(evidence.flatMap((item) => key.terms.filter((term) => !item.missing.includes(term))));
+  const gap = key.terms.filter((term) => !found.has(term));
+  if (gap.length > 0) return { kind: 'partial', gap };
   const coverage = best.coverage;
   const heading = Math.max(best.titleCoverage, best.headingCoverage);
-  const anchored = heading > 0 || best.proximity > 0;
-  const needed = Math.max(MIN_COVERAGE, lacksTopic ? MIN_COVERAGE_WITHOUT_TOPIC : 0, anchored ? 0 : MIN_LOOSE_COVERAGE);
-  if (coverage < needed) return { kind: 'decline' };
-  if (coverage < FULL_COVERAGE) return { kind: 'partial' };
   const backing = best.support + (best.meaning > 0 ? 1 : 0);
   const strong =
     coverage >= STRONG.coverage && heading >= STRONG.heading && best.proximity >= STRONG.proximity && backing >= STRONG.support;

@@ -108,7 +108,7 @@ describe('weighEvidence with synonyms', () => {
 
 describe('judge', () => {
   const decided = (question: string[], frequencies: Record<string, number>, hits: ChunkHit[]) =>
-    judge(weigh(question, frequencies, 2000, hits)[0], keyTerms(question, 2000, (term) => frequencies[term] ?? 0));
+    judge(weigh(question, frequencies, 2000, hits), keyTerms(question, 2000, (term) => frequencies[term] ?? 0));
 
   it('declines a question whose only match is an incidental word', () => {
     // "Who won the 2018 World Cup?" against notes that mention 2018 and the world.
@@ -118,11 +118,36 @@ describe('judge', () => {
     expect(verdict).toEqual({ kind: 'decline' });
   });
 
-  it('answers only in part when a heavy word of the question is missing', () => {
+  it('answers only in part when a word of the question is found in no candidate, naming it', () => {
     const verdict = decided(['install', 'frobnicator', 'windows'], { install: 30, frobnicator: 60, windows: 3 }, [
       candidate(1, 'Install guide', 'Installing Frobnicator', 'Install frobnicator with npm install -g frobnicator.'),
     ]);
-    expect(verdict.kind).toBe('partial');
+    expect(verdict).toEqual({ kind: 'partial', gap: ['windows'] });
+  });
+
+  it('answers in full when the passages of one page hold the question words between them', () => {
+    // The best passage lacks "windows"; the next section of the same page holds it.
+    const verdict = decided(['install', 'frobnicator', 'windows'], { install: 30, frobnicator: 60, windows: 3 }, [
+      candidate(1, 'Install guide', 'Installing Frobnicator', 'Install frobnicator with npm install -g frobnicator.', 2),
+      candidate(1, 'Install guide', 'Other systems', 'On Windows, run the installer as an administrator.', 1),
+    ]);
+    expect(verdict).toEqual({ kind: 'answer', strong: false });
+  });
+
+  it('answers when no one passage holds enough of the question but a page about it does', () => {
+    // "How do I send a large CSV to the browser without keeping it in memory?"
+    const question = ['send', 'large', 'csv', 'browser', 'memory'];
+    const frequencies = { send: 200, large: 150, csv: 20, browser: 120, memory: 90 };
+    const page = (headings: string, body: string) => candidate(4, 'Streaming contents', headings, body);
+    const spread = [page('Basic usage', 'This view generates CSV data for the browser.'), page('Large responses', 'Send large data without holding it in memory.')];
+    expect(decided(question, frequencies, spread).kind).not.toBe('decline');
+    // The same words over pages about other things, none holding half of them, are declined.
+    const scattered = [
+      candidate(5, 'Formats', 'Export', 'Export CSV files.'),
+      candidate(6, 'Clients', 'Agents', 'Any browser works.'),
+      candidate(7, 'Tuning', 'Caches', 'The cache uses memory.'),
+    ];
+    expect(decided(question, frequencies, scattered)).toEqual({ kind: 'decline' });
   });
 
   it('declines when the heaviest word is one the knowledge never uses and the rest is thin', () => {
@@ -177,7 +202,7 @@ describe('trustScore', () => {
   });
 
   it('keeps a partial answer below 50 and every answer between 1 and 90', () => {
-    expect(trustScore(about, { kind: 'partial' })).toBe(49);
+    expect(trustScore(about, { kind: 'partial', gap: ['windows'] })).toBe(49);
     expect(trustScore({ ...about, questionWords: 40 }, strong)).toBe(90);
     expect(trustScore({ ...inPassing, lexical: 0, proximity: 0, runnerUp: 1, quoteWorth: 0, questionWords: 0 }, strong)).toBe(1);
   });

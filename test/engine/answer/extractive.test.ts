@@ -79,8 +79,14 @@ describe('long lists and tables', () => {
 describe('composeExtractive', () => {
   it('quotes a passage that two pages repeat once, citing the first page', () => {
     const text = `Run ${mark('VACUUM')} ${mark('FULL')} to rebuild the file.`;
-    const answer = composeExtractive([{ ...passage(text), title: 'Vacuum' }, { ...passage(text), sourceId: 2, title: 'Vacuum (copy)' }], weights, false);
+    const answer = composeExtractive([{ ...passage(text), title: 'Vacuum' }, { ...passage(text), sourceId: 2, title: 'Vacuum (copy)' }], weights);
     expect(answer.references.map((reference) => reference.title)).toEqual(['Vacuum']);
     expect(answer.content).toBe('From **Vacuum** [1]:\n\nRun VACUUM FULL to rebuild the file.\n');
+  });
+
+  it('opens by naming the question words found nowhere, when there are any', () => {
+    const text = `Run ${mark('VACUUM')} ${mark('FULL')} to rebuild the file.`;
+    const answer = composeExtractive([{ ...passage(text), title: 'Vacuum' }], weights, ['windows']);
+    expect(answer.content).toMatch(/^The knowledge base covers this only in part: none of the passages found mention “windows”\. This is the closest passage:\n\nFrom \*\*Vacuum\*\* \[1\]/);
   });
 });

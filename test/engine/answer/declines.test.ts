@@ -1,0 +1,151 @@
+/**
+ * When an answer is declined and when it says it covers the question only in part, end to end on
+ * the embedded engine with a small web framework's manual: a decline means the knowledge holds
+ * nothing about the question's subject, not that the best passage lacks one of its words.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Answer } from '../../../src/core/schemas.js';
+import { LocalEngine } from '../../../src/engine/local-engine.js';
+
+const UPLOADS = `# Uploading files
+
+## A gentle introduction
+
+An application receives files in the request's \`files\` attribute. Each entry is a file object with a
+\`filename\` and a \`save()\` method, so a view can store the upload where the application keeps its data.
+
+## Limiting the upload size
+
+By default the server accepts request bodies of any length. To limit the upload size, set the largest
+size in bytes allowed:
+
+\`\`\`python
+app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000
+\`\`\`
+
+A request whose body is larger is refused with status 413 before the view runs.
+`;
+
+const STREAMING = `# Streaming contents
+
+## Basic usage
+
+Sometimes a view must send an enormous amount of data, much more than the application should keep in
+memory. Instead of building the response first, return a generator: each piece is sent as it is
+produced. This view generates CSV data on the fly:
+
+\`\`\`python
+@app.route('/large.csv')
+def generate_large_csv():
+    def generate():
+        for row in iter_all_rows():
+            yield f"{','.join(row)}\\n"
+    return app.response_class(generate(), mimetype='text/csv')
+\`\`\`
+
+## Streaming with context
+
+The request context is gone once the view returns. Wrap the generator in \`stream_with_context\` to keep
+it while the generator runs, so that it can still read the request's arguments.
+`;
+
+const CONFIG = `# Configuration handling
+
+## Configuration basics
+
+The configuration is a dictionary on the application object. Values are read when the application
+starts; change them before the first request.
+
+## Configuration best practices
+
+Create the application in a function and register its blueprints there, so that tests can create
+instances with other settings. Load secrets from environment variables, never from the code.
+`;
+
+const TEMPLATES = `# Templates
+
+## Rendering templates
+
+A view renders a template with \`render_template()\`, giving the template's name and the variables it
+uses. Templates are looked up in the \`templates\` folder next to the application module.
+
+## Template inheritance
+
+A base template defines blocks that child templates fill in, so every page shares one layout.
+`;
+
+const ERRORS = `# Handling application errors
+
+## Error handlers
+
+Register an error handler with \`errorhandler()\` to show your own page for a status code such as 404.
+The handler receives the error and returns a response like any view.
+`;
+
+const DECLINED = /^I could not find anything about this/;
+const PARTIAL = /^The knowledge base covers this only in part/;
+
+describe('declines and partial answers', () => {
+  let dir: string;
+  let engine: LocalEngine;
+  const ask = (question: string): Promise<Answer> => engine.ask('docs', { question, fetch_existing: false });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'guru-declines-'));
+    engine = LocalEngine.open({ dataDir: dir });
+    await engine.createGuru({ slug: 'docs', name: 'Docs' });
+    await engine.createDataSources('docs', {
+      text_sources: [
+        { name: 'Uploading files', content: UPLOADS },
+        { name: 'Streaming contents', content: STREAMING },
+        { name: 'Configuration handling', content: CONFIG },
+        { name: 'Templates', content: TEMPLATES },
+        { name: 'Handling application errors', content: ERRORS },
+      ],
+    });
+    await engine.whenIdle();
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a question framed by a sentence of context as it answers the question alone', async () => {
+    const plain = await ask('How do I limit the upload size?');
+    const framed = await ask('People are uploading huge files. How do I limit the upload size?');
+    expect(plain.content).toContain("app.config['MAX_CONTENT_LENGTH']");
+    expect(framed.content).toBe(plain.content);
+    expect(framed.references).toEqual(plain.references);
+    expect(framed.trust_score).toBe(plain.trust_score);
+  });
+
+  it('answers a question with a word the knowledge never uses, saying which', async () => {
+    const answer = await ask('How do I keep request arguments readable inside a generator?');
+    expect(answer.content).not.toMatch(DECLINED);
+    expect(answer.references[0]?.title).toBe('Streaming contents');
+    expect(answer.content).toContain('stream_with_context');
+    expect(answer.content).toMatch(/^The knowledge base covers this only in part: none of the passages found mention “readable”, “inside”\./);
+  });
+
+  it('declines a question about something else that shares one incidental word with the knowledge', async () => {
+    const answer = await ask('What is the best pizza topping?');
+    expect(answer.content).toMatch(DECLINED);
+    expect(answer.references).toEqual([]);
+    expect(answer.trust_score).toBe(0);
+  });
+
+  it('says it covers the question only in part when a word of it is found nowhere, and names that word', async () => {
+    const whole = await ask('How do I register an error handler for a 404 status code?');
+    expect(whole.content).not.toMatch(PARTIAL);
+    expect(whole.references[0]?.title).toBe('Handling application errors');
+
+    const lacking = await ask('How do I limit the upload size on Kubernetes?');
+    expect(lacking.content).toMatch(PARTIAL);
+    expect(lacking.content).toContain('“kubernetes”');
+    expect(lacking.trust_score).toBeLessThan(50);
+  });
+});
