@@ -57,13 +57,14 @@ function sentences(text: string): string[] {
 }
 
 /**
- * The candidates (best first) within `budget` estimated tokens. Sentences an earlier passage holds
- * already (overlapping chunks, the same text on two pages) are taken out; a passage left with nothing
- * new is dropped. The passage that does not fit whole is cut after its last sentence that fits (when
- * at least one does); the ones after it are counted as left out.
+ * The candidates (best first) within `budget` estimated tokens. Sentences the caller has already
+ * (`given`: the answer the passages come with) or an earlier passage holds (overlapping chunks, the
+ * same text on two pages) are taken out; a passage left with nothing new is dropped. The passage
+ * that does not fit whole is cut after its last sentence that fits (when at least one does); the
+ * ones after it are counted as left out.
  */
-export function packEvidence(candidates: readonly EvidenceCandidate[], budget: number): EvidenceSet {
-  const seen = new Set<string>();
+export function packEvidence(candidates: readonly EvidenceCandidate[], budget: number, given = ''): EvidenceSet {
+  const seen = new Set(sentences(given).map(bare).filter((key) => key.length >= MIN_REPEAT));
   const passages: EvidencePassage[] = [];
   let tokens = 0;
   let leftOut = 0;

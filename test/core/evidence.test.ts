@@ -43,6 +43,12 @@ describe('packEvidence', () => {
     expect(packed.passages.map((p) => p.text)).toEqual([A, 'And then a new sentence follows here.']);
   });
 
+  it('leaves out what the caller has already: the sentences the answer quotes are not given again', () => {
+    const answer = `From **Page › Section** [1]:\n\nThe second one explains the wibble level.\n`;
+    const packed = packEvidence([passage(A), passage('The second one explains the wibble level.', 'Copy'), passage(B)], 1000, answer);
+    expect(packed.passages.map((p) => p.text)).toEqual(['The first sentence is about frobnication.', B]);
+  });
+
   it('with a budget of 0 gives nothing and counts every passage as left out', () => {
     expect(packEvidence([passage(A), passage(B)], 0)).toMatchObject({ passages: [], tokens: 0, left_out: 2 });
   });

@@ -100,10 +100,12 @@ describe.each(ERAS)('MCP evidence (%s)', (era) => {
 
     const evidence = (result.structuredContent as { evidence: EvidenceSummary }).evidence;
     expect(evidence.budget_tokens).toBe(EVIDENCE_TOKENS_DEFAULT);
-    expect(evidence.passages[0]).toMatchObject({ title: 'Install guide', headings: expect.arrayContaining(['Installation']), link: null, cut: false });
+    // The quoted section is in the answer already: the passages start with what it left out of the same guide.
+    expect(evidence.passages[0]).toMatchObject({ title: 'Install guide', headings: expect.arrayContaining(['Requirements']), link: null, cut: false });
     const passages = passageTexts(details!);
     expect(passages).toHaveLength(evidence.passages.length);
-    expect(passages[0]).toContain('npm install -g frobnicator');
+    expect(passages[0]).toContain('Node.js 20 or newer');
+    expect(passages.join('\n')).not.toContain('npm install -g frobnicator');
     const tokens = passages.map(estimateTokens);
     expect(tokens).toEqual(evidence.passages.map((passage) => passage.tokens));
     expect(tokens.reduce((sum, n) => sum + n, 0)).toBe(evidence.tokens);
@@ -134,10 +136,14 @@ describe.each(ERAS)('MCP evidence (%s)', (era) => {
     }
   });
 
-  it('ask gives no sentence twice, though two sources hold it', async () => {
+  it('ask gives no sentence twice, though two sources hold it and the answer quotes it', async () => {
     const result = await call('ask', { question: 'What are the passes of frobnication?', evidence_tokens: 3000 });
-    const all = passageTexts(texts(result)[1]!).join('\n');
-    expect(all.split(SHARED.slice(0, 40)).length - 1).toBe(1);
+    const [answer, details] = texts(result);
+    const passages = passageTexts(details!);
+    expect(answer).toContain(SHARED);
+    expect(passages.join('\n')).not.toContain(SHARED.slice(0, 40));
+    const sentences = passages.flatMap((passage) => passage.split(/(?<=[.!?])\s+/));
+    expect(new Set(sentences).size).toBe(sentences.length);
     const evidence = (result.structuredContent as { evidence: EvidenceSummary }).evidence;
     expect(evidence.left_out).toBe(0);
     expect(evidence.note).toBeUndefined();

@@ -54,9 +54,12 @@ function withNoteFirst(onText: ((text: string) => void) | undefined, note: strin
   };
 }
 
-/** The answer with the passages weighed for it, when the caller asked for them. */
+/**
+ * The answer with the passages weighed for it, when the caller asked for them: what the answer
+ * quotes already is not given twice, so the budget goes to text the caller has not seen.
+ */
 function withEvidence(answer: Answer, ranked: readonly ChunkHit[] | undefined, options: AskOptions): AnswerWithEvidence {
-  const evidence = evidenceOf(ranked, options.evidence);
+  const evidence = evidenceOf(ranked, options.evidence, answer.content);
   return evidence === undefined ? answer : { ...answer, evidence };
 }
 

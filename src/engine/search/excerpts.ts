@@ -39,7 +39,10 @@ export function candidateOf(hit: ChunkHit): EvidenceCandidate {
   };
 }
 
-/** The chunks (best first) within the request's budget; undefined when none was asked for. */
-export function evidenceOf(hits: readonly ChunkHit[] | undefined, request: EvidenceRequest | undefined): EvidenceSet | undefined {
-  return request === undefined ? undefined : packEvidence((hits ?? []).map(candidateOf), request.tokens);
+/**
+ * The chunks (best first) within the request's budget, less the sentences `given` holds (the answer
+ * they come with); undefined when none was asked for.
+ */
+export function evidenceOf(hits: readonly ChunkHit[] | undefined, request: EvidenceRequest | undefined, given = ''): EvidenceSet | undefined {
+  return request === undefined ? undefined : packEvidence((hits ?? []).map(candidateOf), request.tokens, given);
 }
