@@ -9,12 +9,9 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimiter } from '../../src/compose.js';
-import { Config } from '../../src/config.js';
 import { Crawl } from '../../src/core/schemas.js';
-import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log.js';
 import { redirect, respond, startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
+import { startHostedServer, type HostedServer } from './hosted-server.js';
 import { cleanEnv, MAIN, runCli, type CliResult } from './run-cli.js';
 
 const page = (title: string, links: readonly string[] = []) =>
@@ -193,30 +190,15 @@ describe('guru-mcp crawl', () => {
 });
 
 describe('crawls over the remote backend', () => {
-  let remoteDir: string;
-  let backend: OpenedBackend;
-  let limiter: OpenedRateLimiter;
-  let server: RunningHttpServer;
-  let key: string;
+  let hosted: HostedServer;
 
   beforeAll(async () => {
-    remoteDir = mkdtempSync(join(tmpdir(), 'guru-cli-crawls-remote-'));
-    const config = Config.parse({ dataDir: remoteDir, allowPrivateNetwork: true, rateLimitPerMinute: 0 });
-    backend = await openBackend(config, silentLogger);
-    limiter = await openRateLimiter(config, silentLogger);
-    server = await startHttpServer({ backend, logger: silentLogger, host: '127.0.0.1', port: 0, limiter });
-    key = (await backend.admin!.createGuru({ slug: 'hosted' })).api_key;
+    hosted = await startHostedServer({ allowPrivateNetwork: true });
   });
 
-  afterAll(async () => {
-    await server.close();
-    await limiter.close();
-    await backend.close();
-    rmSync(remoteDir, { recursive: true, force: true });
-  });
+  afterAll(() => hosted.close());
 
-  const remote = (args: readonly string[]): Promise<CliResult> =>
-    runCli([...args, '--data-dir', dataDir], { env: { GURU_BACKEND: 'remote', GURU_API_URL: `${server.url}/api/v1`, GURU_API_KEY: key } });
+  const remote = (args: readonly string[]): Promise<CliResult> => runCli([...args, '--data-dir', dataDir], { env: hosted.env });
 
   it('starts a crawl on the server with --no-wait, follows it with crawl-status and stops it with crawl-stop', async () => {
     const started = await remote(['crawl', 'hosted', site.url('/held/'), '--no-wait']);
@@ -232,7 +214,7 @@ describe('crawls over the remote backend', () => {
     const stopped = await remote(['crawl-stop', 'hosted', id!]);
     expect(stopped.code, stopped.stderr).toBe(0);
     expect(stopped.stdout).toMatch(new RegExp(`^Crawl ${id} STOPPED: 0 URLs discovered under `));
-    expect(await backend.assistant.crawlStatus('hosted', Number(id))).toMatchObject({ status: 'STOPPED' });
+    expect(await hosted.backend.assistant.crawlStatus('hosted', Number(id))).toMatchObject({ status: 'STOPPED' });
   });
 
   it('crawls and adds the pages on the server', async () => {
@@ -241,6 +223,6 @@ describe('crawls over the remote backend', () => {
     const { crawl, sources } = JSON.parse(result.stdout) as { crawl: Crawl; sources: Row[] };
     expect(crawl.discovered_urls).toHaveLength(4);
     expect(sources.map((row) => row.status)).toEqual(Array(4).fill('SUCCESS'));
-    expect((await backend.assistant.listDataSources('hosted', { page: 1, page_size: 10 })).count).toBe(4);
+    expect((await hosted.backend.assistant.listDataSources('hosted', { page: 1, page_size: 10 })).count).toBe(4);
   });
 });

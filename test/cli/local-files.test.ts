@@ -8,11 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBackend, openRateLimiter, type OpenedBackend, type OpenedRateLimiter } from '../../src/compose.js';
-import { Config } from '../../src/config.js';
-import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
-import { silentLogger } from '../../src/log.js';
 import { titledPdf } from '../support/documents.js';
+import { startHostedServer, type HostedServer } from './hosted-server.js';
 import { runCli } from './run-cli.js';
 
 let dir: string;
@@ -227,30 +224,15 @@ describe('guru-mcp add with a built documentation site', () => {
 });
 
 describe('guru-mcp add with a folder over the remote backend', () => {
-  let remoteDir: string;
-  let backend: OpenedBackend;
-  let limiter: OpenedRateLimiter;
-  let server: RunningHttpServer;
-  let key: string;
+  let hosted: HostedServer;
 
   beforeAll(async () => {
-    remoteDir = mkdtempSync(join(tmpdir(), 'guru-cli-files-remote-'));
-    const config = Config.parse({ dataDir: remoteDir, rateLimitPerMinute: 0 });
-    backend = await openBackend(config, silentLogger);
-    limiter = await openRateLimiter(config, silentLogger);
-    server = await startHttpServer({ backend, logger: silentLogger, host: '127.0.0.1', port: 0, limiter });
-    key = (await backend.admin!.createGuru({ slug: 'hosted' })).api_key;
+    hosted = await startHostedServer();
   });
 
-  afterAll(async () => {
-    await server.close();
-    await limiter.close();
-    await backend.close();
-    rmSync(remoteDir, { recursive: true, force: true });
-  });
+  afterAll(() => hosted.close());
 
-  const remote = (args: readonly string[]) =>
-    runCli([...args, '--data-dir', dataDir], { env: { GURU_BACKEND: 'remote', GURU_API_URL: `${server.url}/api/v1`, GURU_API_KEY: key } });
+  const remote = (args: readonly string[]) => runCli([...args, '--data-dir', dataDir], { env: hosted.env });
 
   it('sends the text files as texts, HTML read by the server as a web page, and skips documents and images', async () => {
     const result = await remote(['add', 'hosted', join(dir, 'manual'), '--json']);
@@ -260,9 +242,9 @@ describe('guru-mcp add with a folder over the remote backend', () => {
     expect(rows.every((row) => row.status === 'SUCCESS')).toBe(true);
     expect(result.stderr).toMatch(/unsupported files \(manual\/guide\/advanced\/handbook\.pdf, manual\/images\/diagram\.png, manual\/images\/photo\.jpg\)/);
 
-    const search = await backend.assistant.semanticSearch('hosted', { question: 'capybara server port' });
+    const search = await hosted.backend.assistant.semanticSearch('hosted', { question: 'capybara server port' });
     expect(search.sources.map((source) => source.title)).toEqual(['manual/guide/install.html']);
-    const answer = await backend.assistant.ask('hosted', { question: 'Which port does the capybara server answer on?', fetch_existing: false });
+    const answer = await hosted.backend.assistant.ask('hosted', { question: 'Which port does the capybara server answer on?', fetch_existing: false });
     expect(answer.content).toContain('port 5000');
     expect(answer.content).not.toMatch(/<\/?(?:html|body|main|p|code)\b|doctype/i);
 
