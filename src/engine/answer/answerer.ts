@@ -8,8 +8,8 @@ import type { Reference } from '../../core/schemas.js';
 import { parseQuery, type TextQuery } from '../search/query.js';
 import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
+import { saysNothing } from '../search/excerpts.js';
 import { withSynonyms, type ExpandedQuery } from '../search/synonyms.js';
-import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { isLinkList } from '../text/link-lists.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
@@ -24,20 +24,6 @@ const CANDIDATES = 40;
 const SECOND_SOURCE_FLOOR = 0.5;
 /** The best candidates whose pages the trust estimate counts (TrustSignals.concentration). */
 const LEADING_CANDIDATES = 10;
-
-const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-
-/** A chunk that only repeats its page title or heading ("Write-Ahead Logging") answers nothing. */
-function onlyRepeatsHeading(hit: ChunkHit): boolean {
-  const body = bare(hit.body);
-  return body === '' || body === bare(hit.title) || body === bare(hit.headings.split(HEADING_SEPARATOR).at(-1) ?? '');
-}
-
-/**
- * A passage that answers nothing: one that only repeats its heading, or a list of links (a
- * generated index, a table of contents): it names where answers are and holds none.
- */
-const answersNothing = (hit: ChunkHit): boolean => onlyRepeatsHeading(hit) || isLinkList(hit.body);
 
 /** The question words' weights, each synonym the search added weighing as much as its word. */
 function withAliasWeights(weights: ReadonlyMap<string, number>, aliases: ReadonlyMap<string, string>): Map<string, number> {
@@ -139,7 +125,7 @@ export class Answerer {
     const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
     if (related.length > 0) lists.push([...related]);
     const candidates = fuseRanked(lists, (hit) => hit.chunkId)
-      .filter((hit) => !answersNothing(hit))
+      .filter((hit) => !saysNothing(hit))
       .slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 

@@ -6,9 +6,15 @@ import type { ChunkHit } from './retriever.js';
 
 const bare = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
-/** A chunk that says nothing of its own: empty, its title or heading again, or a list of links. */
-const saysNothing = (hit: ChunkHit): boolean =>
-  bare(hit.body) === '' || bare(hit.body) === bare(hit.title) || bare(hit.body) === bare(hit.headings.split(HEADING_SEPARATOR).at(-1) ?? '') || isLinkList(hit.body);
+/**
+ * A chunk that says nothing of its own, so answers never quote it and excerpts pass it over: empty,
+ * its page title or heading again ("Write-Ahead Logging"), or a list of links (a generated index, a
+ * table of contents: it names where answers are and holds none).
+ */
+export function saysNothing(hit: ChunkHit): boolean {
+  const body = bare(hit.body);
+  return body === '' || body === bare(hit.title) || body === bare(hit.headings.split(HEADING_SEPARATOR).at(-1) ?? '') || isLinkList(hit.body);
+}
 
 /**
  * A source's excerpt for a search: of its chunks found (`hits`, best first), the one whose text
