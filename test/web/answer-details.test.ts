@@ -67,7 +67,7 @@ describe('answers in the web interface', () => {
     const bands = await page.evaluate(`import('/assets/trust-bands.js').then((m) => ({ covered: m.COVERED_TRUST, reliable: m.RELIABLE_TRUST }))`);
     expect(bands).toEqual({ covered: PARTIAL_CEILING + 1, reliable: RELIABLE_TRUST });
 
-    // A right answer's usual score (README: right answers' median 33-42) is low evidence, not an error.
+    // A right answer's usual score (docs/answers.md: right answers' median 33-42) is low evidence, not an error.
     const shown = await page.evaluate(`import('/assets/answer-parts.js').then(({ trustScore }) => {
       const scores = [[0, false], [33, true], [49, true], [50, true], [69, true], [70, true], [12, false]];
       const elements = scores.map(([score, canReceiveFeedback]) => trustScore(score, { canReceiveFeedback }));

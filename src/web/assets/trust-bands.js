@@ -1,5 +1,5 @@
 // What a trust score says, in the bands the engine draws (src/engine/answer/trust.ts and the
-// README's "Trust score"): 0 is an answer the knowledge base could not give; up to 49, an answer
+// "Trust score" in docs/answers.md): 0 is an answer the knowledge base could not give; up to 49, an answer
 // that may cover the question only in part; 70 and over takes strong evidence. No imports, so
 // that a test can hold these numbers against the engine's.
 

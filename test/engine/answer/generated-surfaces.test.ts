@@ -55,7 +55,7 @@ describe('generated answers on every surface', () => {
       port: 0,
       limiter: await openRateLimiter(loadConfig({ env: {}, flags: { dataDir, rateLimitPerMinute: 0 } }), silentLogger),
     });
-    // The revision whose clients receive every progress message before the result (see the README).
+    // The revision whose clients receive every progress message before the result (see docs/mcp.md).
     client = await connectClient({ backend, logger: silentLogger }, '2025-11-25');
   });
 
