@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
@@ -106,8 +106,9 @@ describe("the README's quick start", () => {
     expect(run.stderr).not.toMatch(/npm (ERR|error)/);
     expect(run.code, run.stderr).toBe(0);
     expect(steady(run.stdout)).toContain(steady(shown?.text ?? ''));
-    // The guru was made in the default data directory under the fresh home.
-    expect(existsSync(join(dir, 'home', '.local', 'share', 'guru-mcp', 'guru.sqlite'))).toBe(true);
+    // The guru was made in the default data directory, under the fresh home.
+    const made = readdirSync(join(dir, 'home'), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith(`guru-mcp${sep}guru.sqlite`));
+    expect(made).toHaveLength(1);
     expect(registry.requests).toEqual([]);
   }, 300_000);
 
