@@ -2,7 +2,9 @@
  * Whether the best passage answers the question, and how far to trust the answer.
  *
  * - Declined (trust 0): the knowledge holds nothing about the question's
- *   subject: words it never uses make up much of the question, or no candidate
+ *   subject: the question is made of words it never or barely uses (a question
+ *   asked in words it uses throughout is never declined), words it never uses
+ *   make up much of the question, or no candidate
  *   page holds enough of the question's key words across its passages
  *   (weighted by rarity), or only words scattered over a page about something
  *   else (judge below).
@@ -165,8 +167,10 @@ function pages(evidence: readonly Evidence[], key: KeyTerms): PageEvidence[] {
 }
 
 /**
- * Whether to answer, from the candidates ranked best first. Declined when the knowledge holds
- * nothing about the question's subject: the words it never uses make up much of the question, or no
+ * Whether to answer, from the candidates ranked best first. The question's vocabulary decides first:
+ * asked in words the knowledge uses throughout, it is answered; made of words it never or barely
+ * uses, declined. Between the two, declined when the knowledge holds nothing about the question's
+ * subject: the words it never uses make up much of the question, or no
  * candidate page holds enough of the question's words (weighted by rarity) across its passages.
  * Which passage holds them does not matter here, nor whether the best one lacks a word: the
  * answer quotes the best, and a decline needs a page about the subject to be missing. An answer is
@@ -190,6 +194,7 @@ export function judge(evidence: readonly Evidence[], key: KeyTerms): Verdict {
   const coverage = best.coverage;
   const heading = Math.max(best.titleCoverage, best.headingCoverage);
   const backing = best.support + (best.meaning > 0 ? 1 : 0);
+  // Answered for its vocabulary alone, no page is shown to be about the question: never strong.
   const strong =
     about &&
     coverage >= STRONG.coverage && heading >= STRONG.heading && best.proximity >= STRONG.proximity && backing >= STRONG.support;

@@ -36,6 +36,7 @@ function isContraction(word: string): boolean {
   const base = match[1];
   return base === undefined || STOP_WORDS.has(base);
 }
+
 const MAX_TERMS = 32;
 /**
  * Characters of a text that are looked at: room for a question and the one before
