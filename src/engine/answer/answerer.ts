@@ -14,7 +14,7 @@ import { isLinkList } from '../text/link-lists.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
 import { composeExtractive, markedQuote, noAnswer, WORD_BUDGET, type Passage } from './extractive.js';
 import { markedTerms } from './marks.js';
-import { splitFraming } from './framing.js';
+import { splitFraming, type FramedQuestion } from './framing.js';
 import { asksHow, chooseFocus, quoteWorth, samePageOptions, type FocusOption } from './focus.js';
 import { judge, trustScore, type TrustSignals } from './trust.js';
 
@@ -112,6 +112,15 @@ export class Answerer {
     // The sentence that asks gives the words a passage must hold; the sentences framing it and the
     // question before it are searched alongside, as context.
     const framed = splitFraming(context.question);
+    const draft = this.#draft(context, framed, related);
+    // Framing never turns an answer into a decline: when the asking sentence alone finds nothing
+    // about its subject ("console.log shows [Object]. How do I print the whole thing?" names it in
+    // the framing), the whole question is weighed.
+    if (draft.answered || framed.framing === '') return draft;
+    return this.#draft(context, { asks: context.question, framing: '' }, related);
+  }
+
+  #draft(context: QuestionContext, framed: FramedQuestion, related: readonly ChunkHit[]): AnswerDraft {
     const own = parseQuery(framed.asks);
     const background = [context.previousQuestion ?? '', framed.framing].filter((text) => text !== '').join(' ');
     const withContext = background === '' ? undefined : parseQuery(`${background} ${context.question}`);

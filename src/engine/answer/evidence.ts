@@ -24,6 +24,14 @@ export interface KeyTerms {
    * missing from them), much in thousands of chunks.
    */
   readonly unseenSays: number;
+  /**
+   * How foreign the question's words are to the knowledge, 0-1: the mean of their weights relative
+   * to a word it never uses. Low when the question is asked in words the knowledge uses throughout
+   * ("server", "request", "certificate"), high when most of its words are ones it never or barely uses.
+   * In a knowledge base of a few chunks every word is rare or everywhere: there it tends to the
+   * middle (UNDECIDED_RARITY), saying nothing either way.
+   */
+  readonly rarity: number;
 }
 
 /** What the search found in the candidates, and what was found by meaning. */
@@ -75,6 +83,9 @@ const NUMBER = /^\p{N}+$/u;
  */
 const SMALL_KNOWLEDGE_CHUNKS = 50;
 
+/** The rarity of a question whose words say nothing of how foreign it is to the knowledge. */
+const UNDECIDED_RARITY = 0.55;
+
 /**
  * The question's words weighted by rarity. A word the knowledge never uses weighs the most in a
  * large knowledge base; in a small one, about as much as its rarest word that it does use.
@@ -95,7 +106,9 @@ export function keyTerms(terms: readonly string[], chunkCount: number, documentF
   );
   let total = 0;
   for (const weight of weights.values()) total += weight;
-  return { terms, weights, total, unseen: new Set(terms.filter((_, i) => frequencies[i] === 0)), unseenSays: confidence };
+  const meanRarity = terms.length === 0 ? 1 : terms.reduce((sum, term) => sum + (weights.get(term) ?? 0), 0) / terms.length / neverUsed;
+  const rarity = confidence * meanRarity + (1 - confidence) * UNDECIDED_RARITY;
+  return { terms, weights, total, unseen: new Set(terms.filter((_, i) => frequencies[i] === 0)), unseenSays: confidence, rarity };
 }
 
 /** Consecutive content words of the question: "foreign key constraints" → (foreign, key), (key, constraints). */

@@ -2,7 +2,9 @@
  * Whether the best passage answers the question, and how far to trust the answer.
  *
  * - Declined (trust 0): the knowledge holds nothing about the question's
- *   subject: words it never uses make up much of the question, or no candidate
+ *   subject: the question is made of words it never or barely uses (a question
+ *   asked in words it uses throughout is never declined), words it never uses
+ *   make up much of the question, or no candidate
  *   page holds enough of the question's key words across its passages
  *   (weighted by rarity), or only words scattered over a page about something
  *   else (judge below).
@@ -48,6 +50,23 @@ export const MIN_LOOSE_PAGE_COVERAGE = 0.7;
  * product's name in an Apache manual) anchors nothing.
  */
 export const MIN_ANCHOR = 0.05;
+
+/**
+ * A question whose words average at most this rarity (KeyTerms.rarity) is asked in the knowledge's
+ * own vocabulary: its subject is there, though no one page may hold the question's rarer, everyday
+ * words ("How do I spread visitors across three identical app servers?" asked of a web server's
+ * manual that says "load balancing"). It is answered, never declined. Chosen over the nine QA sets
+ * together: the highest value that declines every off-topic question declined without it
+ * (bench/experiments/declines/NOTES.md).
+ */
+export const ORDINARY_VOCABULARY = 0.45;
+/**
+ * A question whose words average at least this rarity is about something the knowledge at most
+ * mentions in passing, whichever page holds a few of them ("Which songs made the jazz guitarist
+ * Django Reinhardt famous?" asked of Django's manual). Chosen like ORDINARY_VOCABULARY: above every
+ * on-topic question of the nine QA sets that was answered.
+ */
+export const FOREIGN_VOCABULARY = 0.65;
 
 /** What a passage needs to count as strong evidence. */
 const STRONG = { coverage: 0.9, heading: 0.3, proximity: 0.5, support: 2 } as const;
@@ -148,8 +167,10 @@ function pages(evidence: readonly Evidence[], key: KeyTerms): PageEvidence[] {
 }
 
 /**
- * Whether to answer, from the candidates ranked best first. Declined when the knowledge holds
- * nothing about the question's subject: the words it never uses make up much of the question, or no
+ * Whether to answer, from the candidates ranked best first. The question's vocabulary decides first:
+ * asked in words the knowledge uses throughout, it is answered; made of words it never or barely
+ * uses, declined. Between the two, declined when the knowledge holds nothing about the question's
+ * subject: the words it never uses make up much of the question, or no
  * candidate page holds enough of the question's words (weighted by rarity) across its passages.
  * Which passage holds them does not matter here, nor whether the best one lacks a word: the
  * answer quotes the best, and a decline needs a page about the subject to be missing. An answer is
@@ -159,20 +180,23 @@ function pages(evidence: readonly Evidence[], key: KeyTerms): PageEvidence[] {
  */
 export function judge(evidence: readonly Evidence[], key: KeyTerms): Verdict {
   const [best] = evidence;
-  if (!best || key.total === 0) return { kind: 'decline' };
-  if (key.unseenSays * weightOf(key, key.unseen) > MAX_UNSEEN_SHARE) return { kind: 'decline' };
+  if (!best || key.total === 0 || key.rarity >= FOREIGN_VOCABULARY) return { kind: 'decline' };
+  const ordinary = key.rarity <= ORDINARY_VOCABULARY;
+  if (!ordinary && key.unseenSays * weightOf(key, key.unseen) > MAX_UNSEEN_SHARE) return { kind: 'decline' };
   const about = pages(evidence, key).some((page) => {
     const held = weightOf(key, page.held);
     return held >= MIN_PAGE_COVERAGE && ((held >= MIN_LOOSE_PAGE_COVERAGE && page.together) || page.anchored);
   });
-  if (!about) return { kind: 'decline' };
+  if (!about && !ordinary) return { kind: 'decline' };
   const found = new Set(evidence.flatMap((item) => key.terms.filter((term) => !item.missing.includes(term))));
   const gap = key.terms.filter((term) => !found.has(term));
   if (gap.length > 0) return { kind: 'partial', gap };
   const coverage = best.coverage;
   const heading = Math.max(best.titleCoverage, best.headingCoverage);
   const backing = best.support + (best.meaning > 0 ? 1 : 0);
+  // Answered for its vocabulary alone, no page is shown to be about the question: never strong.
   const strong =
+    about &&
     coverage >= STRONG.coverage && heading >= STRONG.heading && best.proximity >= STRONG.proximity && backing >= STRONG.support;
   return { kind: 'answer', strong };
 }

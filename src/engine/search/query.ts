@@ -22,6 +22,21 @@ const STOP_WORDS = new Set(
 );
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+/**
+ * A contraction of a function word ("won't", "I'm", "you've", "that's"): a function word too. Read
+ * with its apostrophe, so "I'd" is one and "ID" is not; stripped of it, it would be a word the
+ * knowledge never uses ("wont", "im") and would weigh in the question as much as its subject.
+ */
+const CONTRACTION = /^(?:[\p{L}]+n't|([\p{L}]+)'(?:m|re|ve|ll|d|s))$/u;
+
+function isContraction(word: string): boolean {
+  const match = CONTRACTION.exec(word);
+  if (match === null) return false;
+  const base = match[1];
+  return base === undefined || STOP_WORDS.has(base);
+}
+
 const MAX_TERMS = 32;
 /**
  * Characters of a text that are looked at: room for a question and the one before
@@ -48,7 +63,7 @@ export function parseQuery(text: string): TextQuery {
   const stopWords = new Set<string>();
   for (const match of text.slice(0, MAX_QUERY_TEXT_CHARS).toLowerCase().matchAll(WORD)) {
     const word = match[0].replace(/['’]/g, '');
-    if (!STOP_WORDS.has(word)) content.add(word);
+    if (!STOP_WORDS.has(word) && !isContraction(match[0].replace(/’/g, "'"))) content.add(word);
     else if (stopWords.size < MAX_TERMS) stopWords.add(word);
     if (content.size === MAX_TERMS) break;
   }

@@ -123,6 +123,18 @@ describe('declines and partial answers', () => {
     expect(framed.trust_score).toBe(plain.trust_score);
   });
 
+  it('answers a question whose subject is in its framing when the asking sentence alone finds nothing', async () => {
+    const answer = await ask('Child templates fill in the blocks of one base layout. How do I print the whole thing?');
+    expect(answer.content).not.toMatch(DECLINED);
+    expect(answer.references[0]?.title).toBe('Templates');
+  });
+
+  it('reads a contraction ("I\'m", "won\'t") as the function word it is, not as a word of the question missing everywhere', async () => {
+    const answer = await ask("How can I limit the upload size if I'm on the default settings?");
+    expect(answer.content).toContain("app.config['MAX_CONTENT_LENGTH']");
+    expect(answer.content).not.toMatch(PARTIAL);
+  });
+
   it('answers a question with a word the knowledge never uses, saying which', async () => {
     const answer = await ask('How do I keep request arguments readable inside a generator?');
     expect(answer.content).not.toMatch(DECLINED);

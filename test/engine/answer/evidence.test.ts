@@ -39,6 +39,16 @@ describe('keyTerms', () => {
   });
 
 
+  it('rates how foreign the question\'s words are to the knowledge: low for words it uses throughout, high for words it never uses', () => {
+    const frequencies: Record<string, number> = { server: 1900, request: 900, certificate: 300, scarf: 1 };
+    const rarity = (terms: string[]) => keyTerms(terms, 2000, (term) => frequencies[term] ?? 0).rarity;
+    expect(rarity(['server', 'request', 'certificate'])).toBeLessThan(0.2);
+    expect(rarity(['knit', 'scarf'])).toBeGreaterThan(0.9);
+    expect(rarity([])).toBeGreaterThan(0.9);
+    // In two chunks, a word in one of them is as rare as can be, and says nothing of the question.
+    expect(keyTerms(['npm', 'frob'], 2, () => 1).rarity).toBeCloseTo(0.55, 1);
+  });
+
   it('in a knowledge base of a few chunks, weighs a missing word about as much as its rarest present one', () => {
     const key = keyTerms(['npm', 'command', 'frob'], 2, (term) => ({ npm: 1, frob: 1 })[term] ?? 0);
     expect(key.weights.get('command')).toBeLessThan((key.weights.get('npm') ?? 0) * 1.1);
@@ -137,7 +147,7 @@ describe('judge', () => {
   it('answers when no one passage holds enough of the question but a page about it does', () => {
     // "How do I send a large CSV to the browser without keeping it in memory?"
     const question = ['send', 'large', 'csv', 'browser', 'memory'];
-    const frequencies = { send: 200, large: 150, csv: 20, browser: 120, memory: 90 };
+    const frequencies = { send: 40, large: 30, csv: 3, browser: 12, memory: 20 };
     const page = (headings: string, body: string) => candidate(4, 'Streaming contents', headings, body);
     const spread = [page('Basic usage', 'This view generates CSV data for the browser.'), page('Large responses', 'Send large data without holding it in memory.')];
     expect(decided(question, frequencies, spread).kind).not.toBe('decline');
@@ -148,6 +158,32 @@ describe('judge', () => {
       candidate(7, 'Tuning', 'Caches', 'The cache uses memory.'),
     ];
     expect(decided(question, frequencies, scattered)).toEqual({ kind: 'decline' });
+  });
+
+  it('answers a question asked in words the knowledge uses throughout, though no page holds half of them', () => {
+    // "How do I spread visitors across identical app servers?" asked of a web server's manual, whose
+    // page about it says "load balancing": every word is one it uses, none on that page.
+    const question = ['spread', 'visitors', 'identical', 'app', 'servers'];
+    const frequencies = { spread: 30, visitors: 90, identical: 60, app: 200, servers: 1800 };
+    const scattered = [
+      candidate(5, 'Core', 'Listen', 'Servers accept visitors on each port.'),
+      candidate(6, 'Rewriting', 'Examples', 'An app may spread its files.'),
+      candidate(7, 'Caching', 'Keys', 'Identical requests share an entry.'),
+    ];
+    const verdict = decided(question, frequencies, scattered);
+    expect(verdict.kind).not.toBe('decline');
+    expect(verdict).not.toEqual({ kind: 'answer', strong: true });
+  });
+
+  it('declines a question made mostly of words the knowledge never or barely uses, though one page holds most of them', () => {
+    // "Which songs made the jazz guitarist Django Reinhardt famous?" asked of Django's manual, whose
+    // list of contributors' names mentions him once.
+    const question = ['songs', 'jazz', 'guitarist', 'reinhardt', 'famous'];
+    const frequencies = { songs: 1, jazz: 2, guitarist: 2, reinhardt: 2 };
+    const verdict = decided(question, frequencies, [
+      candidate(9, 'Django Reinhardt', 'The name', 'Named after the jazz guitarist Django Reinhardt, whose songs we love.'),
+    ]);
+    expect(verdict).toEqual({ kind: 'decline' });
   });
 
   it('declines when the heaviest word is one the knowledge never uses and the rest is thin', () => {

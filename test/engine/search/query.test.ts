@@ -12,6 +12,16 @@ describe('parseQuery', () => {
     expect(parseQuery('?!')).toEqual({ terms: [], match: undefined, onlyStopWords: true });
   });
 
+  it('drops contractions of function words, apostrophe or not, but keeps a word they would spell without it', () => {
+    expect(parseQuery("Why won't it start when I'm logged in? I've tried, it doesn’t. Let's see what I'd do").terms).toEqual([
+      'start',
+      'logged',
+      'tried',
+      'see',
+    ]);
+    expect(parseQuery('Which ID is the user’s?').terms).toEqual(['id', 'users']);
+  });
+
   it('stops at 32 topic words', () => {
     const words = Array.from({ length: 40 }, (_, i) => `topic${i}`);
     expect(parseQuery(words.join(' ')).terms).toEqual(words.slice(0, 32));
