@@ -25,6 +25,8 @@ const MCPB_CLI = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cl
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; mcpName: string };
 /** Installing compiles better-sqlite3: minutes on a busy machine. Waits for the install to end, not a measure of it. */
 const INSTALL_TIMEOUT = 20 * 60_000;
+/** Building the bundle copies and zips about 100 MB of node_modules: half a minute on a busy machine. Not a measure either. */
+const BUNDLE_TIMEOUT = 10 * 60_000;
 
 const GUIDE = '# Frobnicator installation\n\n## Installing\n\nRun npm install -g frobnicator; the frob command lands on your PATH.\n';
 
@@ -90,9 +92,11 @@ describe('the npm package, installed from its tarball into an empty prefix', () 
     }
     expect(files.filter((file) => !file.startsWith('dist/bin/') && !['package.json', 'README.md', 'LICENSE'].includes(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
-    const manifest = JSON.parse(readFileSync(join(installed.packageDir, 'package.json'), 'utf8')) as { bin: Record<string, string>; mcpName: string };
+    const manifest = JSON.parse(readFileSync(join(installed.packageDir, 'package.json'), 'utf8')) as { bin: Record<string, string>; mcpName: string; scripts: Record<string, string> };
     expect(manifest.bin['guru-mcp']).toBe('dist/bin/guru-mcp.js');
     expect(manifest.mcpName).toBe(PACKAGE.mcpName);
+    // `npm pack` and `npm publish` build first (the tests pack with --ignore-scripts: dist/ is fresh).
+    expect(manifest.scripts.prepack).toBe('npm run build');
     // No dev dependency came along: the package runs on its dependencies alone.
     for (const tool of ['typescript', 'vitest', 'esbuild', '@modelcontextprotocol/client']) {
       expect(() => statSync(join(installed.prefix, 'node_modules', tool))).toThrow();
@@ -221,5 +225,5 @@ describe('the desktop bundle (.mcpb)', () => {
     } finally {
       await client.close();
     }
-  });
+  }, BUNDLE_TIMEOUT);
 });
