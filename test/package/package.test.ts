@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENVIRONMENT } from '../../src/config.js';
 import { newClient } from '../mcp/support.js';
 import { answerOf } from '../support/mcp-answer.js';
+import { listeningOn } from '../support/serve.js';
 import { installedPackage, removeInstalledPackage, ROOT, type InstalledPackage } from '../support/installed-package.js';
 
 const run = promisify(execFile);
@@ -150,15 +151,7 @@ describe('the npm package, installed from its tarball into an empty prefix', () 
     const child = spawn(installed.bin, ['serve', '--port', '0', '--data-dir', join(dir, 'serve-data')], { env: hostEnvironment(), stdio: ['ignore', 'ignore', 'pipe'] });
     const exited = new Promise((done) => child.once('exit', done));
     try {
-      const base = await new Promise<string>((resolve, reject) => {
-        let stderr = '';
-        child.stderr!.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-          if (match) resolve(match[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)));
-      });
+      const base = await listeningOn(child);
       const health = await fetch(`${base}/healthz`);
       expect(health.status).toBe(200);
       const page = await fetch(`${base}/`);
