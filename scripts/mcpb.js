@@ -12,7 +12,7 @@
 // --from-install takes a folder where the tarball is already installed (the tests install it once
 // and share it) instead of packing and installing again.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import process from 'node:process';
@@ -38,12 +38,12 @@ const IGNORED = [
   '!node_modules/better-sqlite3/build/Release/better_sqlite3.node',
 ];
 
-/** Runs npm as a user's shell would, without the npm_* settings `npm run` hands its scripts. */
+/** Runs npm as a user's shell would, without the npm_* settings `npm run` hands its scripts; its output on stderr. */
 function npm(args, cwd) {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_') || ['npm_config_cache', 'npm_config_registry'].includes(name.toLowerCase())),
   );
-  return execFileSync('npm', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  execFileSync('npm', args, { cwd, env, stdio: ['ignore', process.stderr, 'inherit'] });
 }
 
 const { values } = parseArgs({ options: { out: { type: 'string' }, 'from-install': { type: 'string' } } });
@@ -62,10 +62,12 @@ try {
     statSync(join(from, 'node_modules', 'guru-mcp', 'package.json'));
     cpSync(join(from, 'node_modules'), join(bundle, 'node_modules'), { recursive: true, verbatimSymlinks: true });
   } else {
-    const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], root));
+    // The tarball's name is read from the folder: prepack's build writes to npm's output too.
+    npm(['pack', '--pack-destination', work], root);
+    const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
     mkdirSync(bundle);
     writeFileSync(join(bundle, 'package.json'), '{ "private": true }\n');
-    npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)], bundle);
+    npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball)], bundle);
   }
   manifest.compatibility = { ...manifest.compatibility, platforms: [process.platform] };
   writeFileSync(join(bundle, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);

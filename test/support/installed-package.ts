@@ -1,7 +1,7 @@
 /**
  * The package as a user gets it: `npm pack` of this checkout, installed from the tarball into an
- * empty prefix, as `npx -y guru-mcp` or `npm install guru-mcp` would. Installing is slow (about
- * 1.5 min here: better-sqlite3 has no reachable prebuilt binary, so it compiles from source), so it
+ * empty prefix, as `npx -y guru-mcp` or `npm install guru-mcp` would. Installing is slow (2 to
+ * 2.5 min here: better-sqlite3 has no reachable prebuilt binary, so it compiles from source), so it
  * happens once per test process and every test that needs the package shares it.
  *
  * The tarball is packed with `--ignore-scripts`: the global setup has just built dist/, and the
@@ -39,7 +39,7 @@ export interface InstalledPackage {
  * left out, so that the nested npm reads its configuration as a user's shell would; where the
  * cache is, and the registry, stay.
  */
-export function npmEnvironment(): NodeJS.ProcessEnv {
+function npmEnvironment(): NodeJS.ProcessEnv {
   const kept = new Set(['npm_config_cache', 'npm_config_registry']);
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_') || kept.has(name.toLowerCase())));
 }
