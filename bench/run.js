@@ -18,6 +18,8 @@
 //                        join those turns, for before and after in one run
 //   GURU_BENCH_SERVE_FLAGS  node flags for those servers, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof
 //   GURU_BENCH_STARTS    timed start-ups per server, in rounds of one start each (default: 20)
+//   GURU_BENCH_INSTALLED  a folder where the packed package is installed (npm install ./guru-mcp-*.tgz):
+//                        startup also starts its command, as npx runs it (default: not measured)
 //   GURU_BENCH_SPEECH_RUNS  timed readings of the 200-word answer, after a first one (default: 5)
 //   GURU_BENCH_SPEECH_LOAD_RUNS     runs of searches beside long speech streams (default: 1)
 //   GURU_BENCH_SPEECH_LOAD_SECONDS  how long the streams are kept in flight, each run (default: 20)

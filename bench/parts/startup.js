@@ -20,6 +20,13 @@ import { fixed, mb, median, positiveInt, repoRoot, table } from '../lib/common.j
 
 const starts = positiveInt(process.env.GURU_BENCH_STARTS, 20);
 
+/**
+ * A prefix where the packed package is installed (`npm pack`, then `npm install ./guru-mcp-*.tgz`
+ * there): its command starts too, as `npx -y guru-mcp` runs it. Unset: not measured (installing
+ * takes minutes, so the benchmark does not do it itself).
+ */
+const installedPrefix = process.env.GURU_BENCH_INSTALLED;
+
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -185,8 +192,14 @@ async function run() {
     return measureInTurns(servers);
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'guru-bench-stdio-'));
+  const guru = [{ server: 'guru-mcp stdio', args: [cli, 'stdio', '--data-dir', dataDir] }];
+  if (installedPrefix !== undefined) {
+    const installed = join(installedPrefix, 'node_modules', 'guru-mcp', 'dist', 'bin', 'guru-mcp.js');
+    if (existsSync(installed)) guru.push({ server: 'guru-mcp stdio (installed package)', args: [installed, 'stdio', '--data-dir', dataDir] });
+    else console.log(`\nNote: GURU_BENCH_INSTALLED has no ${installed}; skipping the installed package.`);
+  }
   try {
-    return await measureInTurns([...servers, { server: 'guru-mcp stdio', args: [cli, 'stdio', '--data-dir', dataDir] }]);
+    return await measureInTurns([...servers, ...guru]);
   } catch (error) {
     console.log(`\nNote: the stdio start-ups could not be measured: ${error.message.trim()}`);
     return [{ server: 'guru-mcp stdio', error: error.message.trim() }];

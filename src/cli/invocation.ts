@@ -18,13 +18,16 @@ export function commandLine(config: Config, words: string, invocation?: Invocati
 export type CommandLine = (words: string) => string;
 export const commandLineOf = (config: Config): CommandLine => (words) => commandLine(config, words);
 
-/** The `mcpServers` entry that starts this program over stdio on `slug` (absolute paths: clients start it anywhere). */
+/**
+ * The `mcpServers` entry that starts this program over stdio on `slug` (absolute paths: clients start
+ * it anywhere). Run through npx, the entry is `npx -y guru-mcp stdio`: the path npx ran lies in its
+ * cache, which npm may clear.
+ */
 export function stdioEntry(config: Config, slug: string, invocation: Invocation = current()): { command: string; args: string[]; env: Record<string, string> } {
   const script = invocation.argv[1];
-  const onPath = script === undefined || program(invocation) === NAME;
-  return {
-    command: onPath ? NAME : 'node',
-    args: [...(onPath ? [] : [resolve(invocation.cwd, script)]), 'stdio'],
-    env: { GURU_DEFAULT_GURU: slug, ...(hasOwnDataDir(config) ? { GURU_DATA_DIR: resolve(config.dataDir) } : {}) },
-  };
+  const env = { GURU_DEFAULT_GURU: slug, ...(hasOwnDataDir(config) ? { GURU_DATA_DIR: resolve(config.dataDir) } : {}) };
+  const name = program(invocation);
+  if (script === undefined || name === NAME) return { command: NAME, args: ['stdio'], env };
+  if (name === `npx ${NAME}`) return { command: 'npx', args: ['-y', NAME, 'stdio'], env };
+  return { command: 'node', args: [resolve(invocation.cwd, script), 'stdio'], env };
 }

@@ -9,7 +9,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandLine, stdioEntry } from '../../src/cli/invocation.js';
 import { program } from '../../src/cli/program.js';
-import { loadConfig } from '../../src/config.js';
+import { defaultDataDir, loadConfig } from '../../src/config.js';
 import { ROOT, cleanEnv, runCli } from './run-cli.js';
 
 let dir: string;
@@ -68,6 +68,12 @@ describe('the program hints name', () => {
     const linked = binDir('entry');
     const onPath = { argv: ['node', join(linked, 'guru-mcp')], env: { PATH: linked }, cwd: '/home/ada' };
     expect(stdioEntry(config, 'docs', onPath).command).toBe('guru-mcp');
+  });
+
+  it('makes the client entry `npx -y guru-mcp stdio` when npx ran it, not a path into npx\'s cache', () => {
+    const config = loadConfig({ env: {}, flags: { dataDir: defaultDataDir() } });
+    const viaNpx = { argv: ['node', '/home/ada/.npm/_npx/1a2b/node_modules/.bin/guru-mcp', 'guru', 'create', 'docs'], env: {}, cwd: '/tmp' };
+    expect(stdioEntry(config, 'docs', viaNpx)).toEqual({ command: 'npx', args: ['-y', 'guru-mcp', 'stdio'], env: { GURU_DEFAULT_GURU: 'docs' } });
   });
 });
 

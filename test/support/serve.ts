@@ -24,15 +24,7 @@ export async function serveGuru(slug: string, extraEnv: Record<string, string> =
   const { stdout } = await run(process.execPath, [BIN, 'guru', 'create', slug, '--name', 'Frobnicator', '--json', '--data-dir', dataDir], { env });
   const { api_key: apiKey } = JSON.parse(stdout) as { api_key: string };
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const base = await new Promise<string>((resolve, reject) => {
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)));
-  });
+  const base = await listeningOn(child);
   return {
     base,
     slug,
@@ -43,6 +35,19 @@ export async function serveGuru(slug: string, extraEnv: Record<string, string> =
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** `http://127.0.0.1:PORT` once a starting `serve` (stderr piped) says where it listens; rejects if it exits first. */
+export function listeningOn(child: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)));
+  });
 }
 
 async function stop(child: ChildProcess): Promise<void> {
