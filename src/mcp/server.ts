@@ -22,13 +22,14 @@ import { registerCrawlTools } from './tools/crawls.js';
 import { registerFollowUpTool } from './tools/follow-ups.js';
 import type { ToolContext } from './tools/context.js';
 import { registerEndUserTools } from './tools/end-users.js';
-import { registerGuruTools } from './tools/gurus.js';
+import { registerGuruAdminTools, registerGuruListTool } from './tools/gurus.js';
 import { registerSearchTool } from './tools/search.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSourceTools } from './tools/sources.js';
 import { registerSpeechTool } from './tools/speech.js';
 import { registerVideoListTools } from './tools/video-lists.js';
 import { registerVoteTool } from './tools/votes.js';
+import { TOOL_GROUP_NAMES, type ToolGroup } from './tool-groups.js';
 
 export interface GuruMcpServerOptions {
   readonly backend: Backend;
@@ -41,6 +42,8 @@ export interface GuruMcpServerOptions {
   readonly era: Era;
   /** Charges tool calls to this limit (streamable HTTP: the REST API's); without one, calls are not limited (stdio). */
   readonly limiter?: RateLimiter;
+  /** The tool groups offered, with their resources (GURU_TOOLS); every group when absent. */
+  readonly tools?: readonly ToolGroup[];
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -92,20 +95,28 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
     ...(options.limiter === undefined ? {} : { rateLimit: new McpRateLimit(options.limiter, gurus, logger) }),
   };
 
-  if (backend.admin !== undefined && scope === undefined) registerGuruTools(server, context, backend.admin);
-  registerAskTool(server, context);
-  registerSearchTool(server, context);
-  registerSourceTools(server, context);
-  registerSessionTools(server, context);
-  registerCrawlTools(server, context);
-  registerVideoListTools(server, context);
-  registerVoteTool(server, context);
-  registerAnswerProgressTool(server, context);
-  registerFollowUpTool(server, context);
-  registerEndUserTools(server, context);
-  registerSpeechTool(server, context);
-  registerResources(server, context);
-  registerAttachmentResource(server, context);
+  const offered = new Set<ToolGroup>(options.tools ?? TOOL_GROUP_NAMES);
+  const admin = scope === undefined ? backend.admin : undefined;
+  if (offered.has('asking')) {
+    if (admin !== undefined) registerGuruListTool(server, context, admin);
+    registerAskTool(server, context);
+    registerSearchTool(server, context);
+    registerFollowUpTool(server, context);
+    registerSessionTools(server, context);
+    registerVoteTool(server, context);
+    registerAnswerProgressTool(server, context);
+  }
+  if (offered.has('knowledge')) registerSourceTools(server, context);
+  if (offered.has('crawling')) {
+    registerCrawlTools(server, context);
+    registerVideoListTools(server, context);
+  }
+  if (offered.has('end-users')) registerEndUserTools(server, context);
+  if (offered.has('speech')) registerSpeechTool(server, context);
+  if (offered.has('administration') && admin !== undefined) registerGuruAdminTools(server, context, admin);
+  // Conversations go with asking, data sources with knowledge.
+  registerResources(server, context, { sessions: offered.has('asking'), dataSources: offered.has('knowledge') });
+  if (offered.has('asking')) registerAttachmentResource(server, context);
   if (era === 'legacy') {
     const subscriptions = registerLegacySubscriptions(server, context, options.dataSourcePollMs);
     whenClosed(server, () => subscriptions.close());

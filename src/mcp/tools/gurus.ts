@@ -1,4 +1,4 @@
-/** `list_gurus`, `create_guru` and `delete_guru`: only for a backend that owns its gurus (the local engine). */
+/** `list_gurus`, `create_guru` and `delete_guru`: only for a backend that owns its gurus (the local engine), on a connection not scoped to one guru. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { lazySchema } from '../../core/lazy-schema.js';
@@ -21,7 +21,8 @@ const DeleteGuruParameters = lazySchema(() => z.object({
 }));
 type DeleteGuruParameters = z.infer<typeof DeleteGuruParameters>;
 
-export function registerGuruTools(server: McpServer, context: ToolContext, admin: GuruAdmin): void {
+/** `list_gurus` (group asking: where guru_slug comes from). */
+export function registerGuruListTool(server: McpServer, context: ToolContext, admin: GuruAdmin): void {
   server.registerTool(
     'list_gurus',
     {
@@ -37,7 +38,10 @@ export function registerGuruTools(server: McpServer, context: ToolContext, admin
       return toolResult({ results: gurus }, renderGurus(gurus));
     }),
   );
+}
 
+/** `create_guru` and `delete_guru` (group administration). */
+export function registerGuruAdminTools(server: McpServer, context: ToolContext, admin: GuruAdmin): void {
   server.registerTool(
     'create_guru',
     {
