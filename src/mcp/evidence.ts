@@ -13,7 +13,7 @@ export const EvidenceTokensParameter = z
   .max(EVIDENCE_TOKENS_MAX)
   .optional()
   .describe(
-    `Budget for the passages returned, in tokens estimated as characters / 4 (default ${EVIDENCE_TOKENS_DEFAULT}, at most ${EVIDENCE_TOKENS_MAX}; 0: none).`,
+    'Passage tokens (characters / 4); 0: none',
   );
 
 export const EvidenceSummary = lazySchema(() => z.object({

@@ -56,10 +56,10 @@ const SAFE_INTEGER_BOUNDS = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.
  * A JSON Schema as tools/list shows it, shorter than the conversion: no `$schema` (2020-12 is
  * MCP's default dialect), no safe-integer bounds (zod's, not ours), anywhere. An input schema
  * keeps everything else: its lengths, counts and patterns are what the server validates.
- * An output schema keeps its top level only: each field's name, its JSON type and whether it is
- * required. The text content says what the values mean; clients that validate
- * structuredContent still check its shape, and the server validates the whole result
- * against the tool's own schema before sending it.
+ * An output schema keeps its top level only: each field's name and JSON type. The text
+ * content says what the values mean; clients that validate structuredContent still check
+ * the fields' types, and the server validates the whole result against the tool's own
+ * schema before sending it.
  */
 export function listedJsonSchema(use: SchemaUse, converted: JsonSchema): JsonSchema {
   return use === 'input' ? withoutNoise(converted) as JsonSchema : topLevelOf(converted);
@@ -79,11 +79,7 @@ function withoutNoise(value: unknown): unknown {
 
 function topLevelOf(schema: JsonSchema): JsonSchema {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  return {
-    type: 'object',
-    properties: Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, typeOf(property)])),
-    ...(Array.isArray(schema.required) && schema.required.length > 0 && { required: schema.required }),
-  };
+  return { type: 'object', properties: Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, typeOf(property)])) };
 }
 
 /** `{ type }` of a property: its JSON type or types (those of each `anyOf` branch); `{}` (anything) when it has none. */
