@@ -20,7 +20,7 @@ export function registerAnswerProgressTool(server: McpServer, context: ToolConte
     {
       title: 'Progress of an answer',
       description:
-        'While ask answers an end user (external_user_id), read its stage line and updated_at (Unix seconds). Poll at most every 1-2 s.',
+        'While ask answers an end user (external_user_id), read its stage line and updated_at. Poll at most every 1-2 s.',
       inputSchema: AnswerProgressParameters,
       outputSchema: AnswerProgress,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

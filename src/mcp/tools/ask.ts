@@ -14,13 +14,13 @@ import type { ToolContext } from './context.js';
 const AskParameters = lazySchema(() => z.object({
   question: AskRequest.shape.question,
   session_id: AskRequest.shape.session_id.describe(
-    'An earlier answer\'s session_id, to follow up',
+    'To follow up an earlier answer',
   ),
   external_user_id: AskRequest.shape.external_user_id.describe(
     'Your id of the end user',
   ),
   images: AskRequest.shape.images.describe(
-    'Pictures as data: URIs, read if the model reads images',
+    'Pictures (data: URIs), read if the model can',
   ),
   log_files: AskRequest.shape.log_files.describe(
     'Log files as text, searched with the knowledge base',

@@ -27,7 +27,7 @@ const StartCrawlParameters = lazySchema(() => z.object({
     .min(1)
     .max(4096)
     .describe(
-      'Start URL; only URLs beginning with it are crawled',
+      'Only URLs beginning with it are crawled',
     ),
   ignore_query_params: z
     .boolean()
@@ -136,7 +136,7 @@ export function registerCrawlTools(server: McpServer, context: ToolContext): voi
     {
       title: 'Crawl a website',
       description:
-        `Discover a website's pages under url (at most 1500), to add them as sources. Returns the RUNNING crawl (see crawl_status); wait: true returns when it ends, add: true also adds the pages.`,
+        `Discover a website's pages under url (at most 1500) to add as sources. Returns the RUNNING crawl (see crawl_status); wait: true waits for its end, add: true also adds the pages.`,
       inputSchema: StartCrawlParameters,
       outputSchema: StartedCrawlResult,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -169,7 +169,7 @@ export function registerCrawlTools(server: McpServer, context: ToolContext): voi
     {
       title: 'Follow a website crawl',
       description:
-        `A crawl's status (RUNNING, COMPLETED, STOPPED, FAILED) and discovered URLs, ${MAX_LISTED_URLS} at a time: while next_offset is not null, call again with offset.`,
+        `A crawl's status and discovered URLs, ${MAX_LISTED_URLS} at a time: pass next_offset as offset while it is not null.`,
       inputSchema: CrawlStatusParameters,
       outputSchema: CrawlResult,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -40,7 +40,7 @@ const UpsertParameters = lazySchema(() => z.object({
         external_user_id: EndUserId,
         memory: z
           .record(z.string(), z.unknown())
-          .describe(`JSON object, at most ${MAX_PROFILE_BYTES / 1024} KiB, e.g. {"plan":"pro"}`),
+          .describe(`Any JSON object, at most ${MAX_PROFILE_BYTES / 1024} KiB`),
       }),
     )
     .min(1)
@@ -56,7 +56,7 @@ export function registerEndUserTools(server: McpServer, context: ToolContext): v
     {
       title: "Read an end user's data",
       description:
-        `Read all the guru holds about one end user: questions, answers, conversations, searches, profile, memories. Paged: while a has_more is true, call again with offset + limit.`,
+        'Read all the guru holds about one end user: questions, conversations, searches, profile. Paged: while a has_more is true, raise offset by limit.',
       inputSchema: GetParameters,
       outputSchema: EndUserData,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -91,7 +91,7 @@ export function registerEndUserTools(server: McpServer, context: ToolContext): v
     {
       title: 'Upsert end-user profiles',
       description:
-        'Create or replace end-user profiles in bulk: any JSON about the user (plan, stack), used with their later questions.',
+        'Create or replace end-user profiles in bulk: JSON about each user (plan, stack) that goes with their questions.',
       inputSchema: UpsertParameters,
       outputSchema: UpsertProfilesResponse,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -22,7 +22,7 @@ export function registerFollowUpTool(server: McpServer, context: ToolContext): v
     {
       title: 'Suggest follow-up questions',
       description:
-        'Suggest up to 3 follow-up questions to an answer, which the guru can answer. Offer them, or ask one with the same session_id.',
+        'Suggest up to 3 follow-up questions to an answer that the guru can answer; ask one with the same session_id.',
       inputSchema: FollowUpParameters,
       outputSchema: FollowUpResponse,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -47,7 +47,7 @@ export function registerGuruAdminTools(server: McpServer, context: ToolContext, 
     {
       title: 'Create a guru',
       description:
-        'Create a guru with an empty knowledge base (fill it with add_sources). Returns its API key, shown only once.',
+        'Create a guru with an empty knowledge base; returns its API key, shown once.',
       inputSchema: CreateGuruParameters,
       outputSchema: CreatedGuru,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -66,7 +66,7 @@ export function registerGuruAdminTools(server: McpServer, context: ToolContext, 
     {
       title: 'Delete a guru',
       description:
-        'Delete a guru and all it holds, for good, only when the user asks, naming it (delete_sources removes some sources).',
+        'Delete a guru and all it holds, for good: only when the user asks, naming it.',
       inputSchema: DeleteGuruParameters,
       outputSchema: DeletedGuru,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

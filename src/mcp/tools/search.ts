@@ -13,7 +13,7 @@ import type { ToolContext } from './context.js';
 const SearchParameters = lazySchema(() => z.object({
   question: SemanticSearchRequest.shape.question,
   labels: SemanticSearchRequest.shape.labels.describe(
-    'Only sources with one of these labels (or types: Text, Website, YouTube...)',
+    'Only sources with one of these labels or types (Text, Website...)',
   ),
   external_user_id: SemanticSearchRequest.shape.external_user_id.describe(
     'Your id of the end user',
@@ -38,7 +38,7 @@ export function registerSearchTool(server: McpServer, context: ToolContext): voi
     {
       title: 'Find related sources',
       description:
-        `Find the sources most related to a question, without an answer: up to 10, best first, with title, link, labels and best excerpt, within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, max ${EVIDENCE_TOKENS_MAX}). Use it to see which documents cover a topic; ask answers.`,
+        `Find the sources most related to a question, without an answer: up to 10, best first, with title, link, labels and best excerpt within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, max ${EVIDENCE_TOKENS_MAX}). Use ask for an answer.`,
       inputSchema: SearchParameters,
       outputSchema: SearchResult,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

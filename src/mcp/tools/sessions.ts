@@ -17,7 +17,7 @@ const SessionId = SessionIdText.describe('From ask or list_sessions');
 const ListSessionsParameters = lazySchema(() => z.object({
   page_num: ListSessionsRequest.shape.page_num,
   search_query: ListSessionsRequest.shape.search_query.describe(
-    'Only sessions whose questions contain this',
+    'Text the questions contain',
   ),
   external_user_id: ListSessionsRequest.shape.external_user_id.describe('Only this end user\'s sessions'),
   guru_slug: guruSlugParameter,
@@ -54,7 +54,7 @@ export function registerSessionTools(server: McpServer, context: ToolContext): v
     {
       title: 'List conversation sessions',
       description:
-        'List conversation sessions, newest first (id, first question), grouped into today, last_week and older. Paged: has_more.',
+        'List conversations, newest first (id, first question). Paged: has_more.',
       inputSchema: ListSessionsParameters,
       outputSchema: SessionList,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -72,7 +72,7 @@ export function registerSessionTools(server: McpServer, context: ToolContext): v
     {
       title: 'Read a conversation session',
       description:
-        'Read a conversation: each turn\'s question, answer, references, trust score and vote. Long ones come in parts: call again with from_turn = next_from_turn.',
+        'Read a conversation\'s turns: question, answer, references, trust score, vote. In parts: pass next_from_turn as from_turn.',
       inputSchema: GetSessionParameters,
       outputSchema: SessionPart,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

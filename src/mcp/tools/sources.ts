@@ -29,7 +29,7 @@ const WAIT_LIMIT_MS = 5 * 60_000;
 const UrlList = (description: string) => UrlListOfRequest.min(1).optional().describe(description);
 
 const needsIntegration = (kind: string) =>
-  `needs the guru's ${kind} integration`;
+  `needs its ${kind} integration`;
 
 /** The lists of URL sources, by request field: what each takes. */
 const URL_SOURCES = {
@@ -143,7 +143,7 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
     {
       title: 'Read data sources again',
       description:
-        'Read sources again by id (URLs fetched anew), e.g. after they changed. wait: true returns when done.',
+        'Read sources again by id (URLs fetched anew). wait: true returns when done.',
       inputSchema: ReindexParameters,
       outputSchema: ReindexResult,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -182,7 +182,7 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
     {
       title: 'List data sources',
       description:
-        'List the sources, newest first: id, type, title, url, status (NOT_PROCESSED, SUCCESS, FAIL) and error. Paged: next_page.',
+        'List the sources, newest first, with status (NOT_PROCESSED, SUCCESS, FAIL) and error. Paged: next_page.',
       inputSchema: ListSourcesParameters,
       outputSchema: SourcePage,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -40,7 +40,7 @@ export function registerSpeechTool(server: McpServer, context: ToolContext): voi
     {
       title: 'Read text aloud',
       description:
-        `Read a text (e.g. an answer) aloud as MP3 audio, up to ${AUDIO_BYTE_CAP / 1024 / 1024} MiB (about 2 minutes).`,
+        `Read a text aloud as MP3 audio, up to ${AUDIO_BYTE_CAP / 1024 / 1024} MiB (about 2 minutes).`,
       inputSchema: SpeechParameters,
       outputSchema: SpeechOutput,
       // Version 2 calls the speech provider, a service outside this server.

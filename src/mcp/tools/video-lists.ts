@@ -21,7 +21,7 @@ const addParameter = z
   );
 
 const importGuruSlug = guruSlugParameter.describe(
-  'Guru to add to (with add); omit for the default guru',
+  'Guru to add to (with add)',
 );
 
 const ChannelParameters = lazySchema(() => z.object({
@@ -90,7 +90,7 @@ async function importVideos<List extends VideoList>(context: ToolContext, tool: 
 }
 
 const importDescription = (what: string) =>
-  `List ${what}'s videos (needs GURU_YOUTUBE_API_KEY); add: true adds them to the knowledge base.`;
+  `List ${what}'s videos (needs GURU_YOUTUBE_API_KEY); add: true adds them as sources.`;
 
 export function registerVideoListTools(server: McpServer, context: ToolContext): void {
   const channel: ImportTool<ChannelImport> = {

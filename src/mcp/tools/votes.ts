@@ -32,7 +32,7 @@ export function registerVoteTool(server: McpServer, context: ToolContext): void 
     {
       title: 'Vote on an answer',
       description:
-        'Record the user\'s upvote or downvote (and feedback) on an answer whose can_receive_feedback is true. The first vote stands.',
+        'Record the user\'s upvote or downvote (and feedback) on an answer with can_receive_feedback true. The first vote stands.',
       inputSchema: RecordVoteParameters,
       outputSchema: VoteOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
