@@ -7,6 +7,7 @@
 import console from 'node:console';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Buffer } from 'node:buffer';
 import { join, resolve } from 'node:path';
 import process from 'node:process';
 import { Client } from '@modelcontextprotocol/client';

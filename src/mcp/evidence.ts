@@ -3,7 +3,7 @@
  * structured summary of the passages, whose text the tool's text content carries (not repeated here).
  */
 import * as z from 'zod';
-import { EVIDENCE_TOKENS_DEFAULT, EVIDENCE_TOKENS_MAX, estimateTokens, evidenceNote, type EvidenceSet } from '../core/evidence.js';
+import { EVIDENCE_TOKENS_MAX, estimateTokens, evidenceNote, type EvidenceSet } from '../core/evidence.js';
 import { lazySchema } from '../core/lazy-schema.js';
 
 export const EvidenceTokensParameter = z

@@ -17,7 +17,7 @@ import { isSettled, waitForSources } from '../../core/wait-for-sources.js';
 import { ProgressReporter, type ToolExtra } from '../progress.js';
 import { renderSourcePage } from '../render.js';
 import { toolResult } from '../results.js';
-import { MAX_LISTED_SOURCES, Processing, renderProcessing, renderSubmitted, SubmittedSources, summarizeProcessing, summarizeSubmitted } from '../source-lists.js';
+import { Processing, renderProcessing, renderSubmitted, SubmittedSources, summarizeProcessing, summarizeSubmitted } from '../source-lists.js';
 import { SourcePage, toSourcePage } from '../source-page.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';

@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { lazySchema } from '../../core/lazy-schema.js';
 import { readMp3 } from '../../core/mp3-frames.js';
-import { MAX_SPEECH_CHARS, TextToSpeechRequest } from '../../core/schemas.js';
+import { TextToSpeechRequest } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
