@@ -4,7 +4,7 @@
 // on top of the built dist/. Each part is a module of bench/parts/ (see bench/lib/part.js to add one).
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup,asks,evidence
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup,listing,asks,evidence
 //                        (default: all)
 //   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
@@ -50,6 +50,7 @@
 //   GURU_BENCH_LLM_QUESTIONS   questions of the sqlite set answered by the stand-in model (default: 20)
 //   GURU_BENCH_LLM_LATENCY_MS  the stand-in's wait before each reply (default: 300)
 //   GURU_BENCH_LLM_TOKEN_MS    the stand-in's wait between streamed words (default: 10)
+//   GURU_BENCH_LISTING_ASKS  asks before resources/list is counted again, in the listing part (default: 50)
 //   GURU_BENCH_ASKS_CONCURRENT  asks of the largest default size sent at once to one server (default: 4)
 //
 // Parts that measure memory or CPU run their work in child processes of their own; the manual's
@@ -70,10 +71,11 @@ import speechLoad from './parts/speech-load.js';
 import startup from './parts/startup.js';
 import asks from './parts/asks.js';
 import evidence from './parts/evidence.js';
+import listing from './parts/listing.js';
 import underLoad from './parts/under-load.js';
 
 /** Every part, in the order they run. @type {import('./lib/part.js').BenchPart[]} */
-const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup, asks, evidence];
+const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup, listing, asks, evidence];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {

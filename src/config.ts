@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { GuruSlug, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_PER_KIND } from './core/schemas.js';
+import { parseToolGroups } from './mcp/tool-groups.js';
 
 const Flag = z.union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no', ''])]).transform((value) =>
   typeof value === 'boolean' ? value : value === '1' || value === 'true' || value === 'yes',
@@ -51,6 +52,16 @@ const AttachmentCeilingText = z.string().transform((text, context): AttachmentCe
   return ceiling;
 });
 
+/** `asking,knowledge`: the tool groups of src/mcp/tool-groups.ts, or `all`. */
+const ToolGroupsText = z.string().transform((text, context) => {
+  try {
+    return parseToolGroups(text);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
 const ApiUrl = BaseUrl(`must be an http:// or https:// URL ending in the API version, e.g. ${DEFAULT_API_URL}`);
 
 export const Config = z
@@ -74,6 +85,8 @@ export const Config = z
     rateLimitPerMinute: z.coerce.number().int().min(0).default(120),
     /** Require a guru API key (bearer token) on `/mcp` of a loopback binding too; other bindings always require one. */
     mcpRequireKey: Flag.default(false),
+    /** The groups of MCP tools (and their resources) clients are offered; every group unless set. */
+    tools: ToolGroupsText.optional(),
     logLevel: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
     /** `local`: the embedded engine; `remote`: the service's REST API at `apiUrl`. */
     backend: z.enum(['local', 'remote']).default('local'),
@@ -181,6 +194,7 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   extractionThreads: 'GURU_EXTRACTION_THREADS',
   rateLimitPerMinute: 'GURU_RATE_LIMIT_PER_MINUTE',
   mcpRequireKey: 'GURU_MCP_REQUIRE_KEY',
+  tools: 'GURU_TOOLS',
   logLevel: 'GURU_LOG_LEVEL',
   backend: 'GURU_BACKEND',
   apiUrl: 'GURU_API_URL',

@@ -61,6 +61,7 @@ async function configOf({ command, values }: RunCommand): Promise<Config> {
         backend: stringValue(values.backend) as Config['backend'] | undefined,
         apiUrl: stringValue(values['api-url']),
         publicUrl: stringValue(values['public-url']),
+        tools: stringValue(values.tools),
         llmUrl: stringValue(values['llm-url']),
         llmModel: stringValue(values['llm-model']),
         llmImages: values['llm-images'] === true ? true : undefined,

@@ -1,5 +1,6 @@
 /** Every command of `guru-mcp`, with its arguments and options. */
 import { END_USER_COMMANDS } from './end-user-commands.js';
+import { TOOL_GROUP_NAMES } from '../mcp/tool-groups.js';
 import type { CommandSpec, OptionSpecs } from './spec.js';
 
 /** Options every command takes. They map onto the settings of src/config.ts. */
@@ -32,6 +33,13 @@ export const COMMON_OPTIONS: OptionSpecs = {
 /** Only without a command: `guru-mcp --version`. */
 export const VERSION_OPTION: OptionSpecs = { version: { type: 'boolean', short: 'v', description: 'print the version' } };
 
+/** `stdio` and `serve`: which MCP tools (and resources) clients get. */
+const TOOLS_OPTION = {
+  type: 'string',
+  value: 'GROUPS',
+  description: `MCP tool groups to offer, comma-separated: ${TOOL_GROUP_NAMES.join(', ')} (env GURU_TOOLS; default: all)`,
+} as const;
+
 const JSON_OUTPUT = { type: 'boolean', description: 'print JSON instead of text' } as const;
 const LABEL = { type: 'string', multiple: true, value: 'L' } as const;
 const VERBOSE = { type: 'boolean', description: 'a row for every source; without it, over 20 sources show as counts by status and the failures' } as const;
@@ -53,7 +61,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'MCP server over stdio (the default when no command is given)',
     details: ['Speaks MCP on stdin/stdout for IDE clients; logs go to stderr.'],
     positionals: [],
-    options: {},
+    options: {
+      tools: TOOLS_OPTION,
+    },
     audience: 'machines',
     load: () => import('./commands/stdio.js'),
   },
@@ -70,6 +80,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: 'URL',
         description: 'URL clients reach the server at, for absolute links in responses (env GURU_PUBLIC_URL; default: relative links)',
       },
+      tools: TOOLS_OPTION,
     },
     audience: 'machines',
     examples: ['guru-mcp serve --port 8787'],

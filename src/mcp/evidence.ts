@@ -3,7 +3,7 @@
  * structured summary of the passages, whose text the tool's text content carries (not repeated here).
  */
 import * as z from 'zod';
-import { EVIDENCE_TOKENS_DEFAULT, EVIDENCE_TOKENS_MAX, estimateTokens, evidenceNote, type EvidenceSet } from '../core/evidence.js';
+import { EVIDENCE_TOKENS_MAX, estimateTokens, evidenceNote, type EvidenceSet } from '../core/evidence.js';
 import { lazySchema } from '../core/lazy-schema.js';
 
 export const EvidenceTokensParameter = z
@@ -13,7 +13,7 @@ export const EvidenceTokensParameter = z
   .max(EVIDENCE_TOKENS_MAX)
   .optional()
   .describe(
-    `Budget for the passages returned, in tokens estimated as characters / 4 (default ${EVIDENCE_TOKENS_DEFAULT}, at most ${EVIDENCE_TOKENS_MAX}; 0: none).`,
+    'Passage tokens (characters / 4); 0: none',
   );
 
 export const EvidenceSummary = lazySchema(() => z.object({

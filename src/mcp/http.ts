@@ -33,6 +33,7 @@ import { describeError, type Logger } from '../log.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
 import { GuruSelector } from './gurus.js';
 import { createMcpServer, whenClosed } from './server.js';
+import type { ToolGroup } from './tool-groups.js';
 import { ListenWatches } from './subscriptions.js';
 
 export interface McpHttpHandlerOptions {
@@ -52,6 +53,8 @@ export interface McpHttpHandlerOptions {
   readonly limiter?: RateLimiter;
   /** The server's budget of bodies read at once, shared with the REST API; none: bodies are only capped. */
   readonly bodies?: BodyBudget;
+  /** The tool groups offered, with their resources (GURU_TOOLS); every group when absent. */
+  readonly tools?: readonly ToolGroup[];
 }
 
 export interface McpHttpHandler {
@@ -107,7 +110,7 @@ class HttpProblem extends Error {
 }
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHandler {
-  const { backend, logger, requireBearer, dataSourcePollMs, limiter, bodies } = options;
+  const { backend, logger, requireBearer, dataSourcePollMs, limiter, bodies, tools } = options;
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const now = options.clock ?? Date.now;
@@ -137,6 +140,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
             ...(scope === undefined ? {} : { scope }),
             ...(dataSourcePollMs === undefined ? {} : { dataSourcePollMs }),
             ...(limiter === undefined ? {} : { limiter }),
+            ...(tools === undefined ? {} : { tools }),
           }),
         { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror: (error) => logger.debug('mcp http', { error: error.message }) },
       );
@@ -232,6 +236,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions): McpHttpHan
       ...(scope === undefined ? {} : { scope }),
       ...(dataSourcePollMs === undefined ? {} : { dataSourcePollMs }),
       ...(limiter === undefined ? {} : { limiter }),
+      ...(tools === undefined ? {} : { tools }),
     });
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -1,10 +1,11 @@
 /**
- * Resources: a guru's session list, one conversation (the target of an
- * answer's `question_url`) and the first page of its data sources. Each has a
- * list callback and completion of its variables.
+ * Resources: a guru's session list and its data sources (collections, listed
+ * once per guru, read page by page with `?page=N`), and one conversation (the
+ * target of an answer's `question_url`), reached through its template only, so
+ * that resources/list does not grow with use. Variables complete.
  */
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
-import type { McpServer, ReadResourceResult, Resource, Variables } from '@modelcontextprotocol/server';
+import type { McpServer, ReadResourceResult, ResourceMetadata, ServerContext, Variables } from '@modelcontextprotocol/server';
 import type { Assistant } from '../core/assistant.js';
 import { isGuruError } from '../core/errors.js';
 import { describeError, type Logger } from '../log.js';
@@ -12,10 +13,12 @@ import type { GuruSelector } from './gurus.js';
 import type { McpRateLimit } from './rate-limit.js';
 import { renderConversation } from './render.js';
 import { toSourcePage } from './source-page.js';
-import { dataSourcesUri, sessionsUri, sessionUri } from '../core/uris.js';
+import { dataSourcesUri, sessionsUri } from '../core/uris.js';
 
 /** Sources on the data-sources resource; list_sources pages through the rest. */
 export const RESOURCE_SOURCE_PAGE_SIZE = 100;
+/** The highest `?page=N` a collection resource takes; larger numbers name no resource. */
+const MAX_RESOURCE_PAGE = 1_000_000;
 /** Completion values returned at most (the protocol's own cap). */
 const MAX_COMPLETIONS = 100;
 
@@ -27,50 +30,96 @@ export interface ResourceContext {
   readonly rateLimit?: McpRateLimit;
 }
 
-export function registerResources(server: McpServer, context: ResourceContext): void {
+/** Which resources a connection has: they follow its tool groups (src/mcp/tool-groups.ts). */
+export interface OfferedResources {
+  /** The session list and single conversations (group asking). */
+  readonly sessions: boolean;
+  /** The data-source list (group knowledge). */
+  readonly dataSources: boolean;
+}
+
+export function registerResources(server: McpServer, context: ResourceContext, offered: OfferedResources = { sessions: true, dataSources: true }): void {
   const { assistant, gurus } = context;
   const completeGuru = async (value: string) => (await safely(context, () => gurus.known())).filter((slug) => slug.startsWith(value));
 
-  server.registerResource(
-    'sessions',
-    new ResourceTemplate('guru://{guru_slug}/sessions', {
-      list: async () => ({
-        resources: (await gurus.known()).map((guru) => ({ uri: sessionsUri(guru), name: `${guru} sessions` })),
-      }),
-      complete: { guru_slug: completeGuru },
-    }),
-    {
-      title: 'Conversation sessions of a guru',
-      description: 'The most recent conversation sessions of a guru (first page), grouped into today, last_week and older, as JSON.',
-      mimeType: 'application/json',
-    },
-    async (uri, variables, extra) =>
+  if (offered.sessions) {
+    const readSessions = (uri: URL, variables: Variables, extra: ServerContext) =>
       read(context, uri, async () => {
         const guru = slugOf(variables, gurus);
+        const page = pageOf(variables);
         await context.rateLimit?.chargeRead('list_sessions', guru, extra);
-        const list = await assistant.listSessions(guru, { page_num: 1, search_query: '' });
-        return json(uri, list);
-      }),
-  );
+        const list = await assistant.listSessions(guru, { page_num: page, search_query: '' });
+        return json(uri, { ...list, next_page_uri: list.has_more ? `${sessionsUri(guru)}?page=${page + 1}` : null });
+      });
+    registerCollection(
+      server,
+      'sessions',
+      'guru://{guru_slug}/sessions',
+      {
+        list: async () => ({ resources: (await gurus.known()).map((guru) => ({ uri: sessionsUri(guru), name: `${guru} sessions` })) }),
+        complete: { guru_slug: completeGuru },
+      },
+      {
+        title: 'Conversation sessions of a guru',
+        description:
+          'Conversation sessions of a guru, newest first, grouped into today, last_week and older, as JSON; next_page_uri reads the next page (…/sessions?page=2). Each session: guru://{guru_slug}/sessions/{session_id}.',
+        mimeType: 'application/json',
+      },
+      readSessions,
+    );
+    registerSession(server, context, completeGuru);
+  }
 
+  if (offered.dataSources) {
+    registerCollection(
+      server,
+      'data-sources',
+      'guru://{guru_slug}/data-sources',
+      {
+        list: async () => ({ resources: (await gurus.known()).map((guru) => ({ uri: dataSourcesUri(guru), name: `${guru} data sources` })) }),
+        complete: { guru_slug: completeGuru },
+      },
+      {
+        title: 'Data sources of a guru',
+        description: `Data sources of a guru, newest first, ${RESOURCE_SOURCE_PAGE_SIZE} a page, with their processing status, as JSON; count is the total, next_page_uri reads the next page (…/data-sources?page=2). Subscribe to the first page to be notified (resources/updated) when the count or a status changes.`,
+        mimeType: 'application/json',
+      },
+      (uri, variables, extra) =>
+        read(context, uri, async () => {
+          const guru = slugOf(variables, gurus);
+          const page = pageOf(variables);
+          await context.rateLimit?.chargeRead('list_sources', guru, extra);
+          const sources = toSourcePage(await assistant.listDataSources(guru, { page, page_size: RESOURCE_SOURCE_PAGE_SIZE }));
+          return json(uri, { ...sources, next_page_uri: sources.next_page === null ? null : `${dataSourcesUri(guru)}?page=${sources.next_page}` });
+        }),
+    );
+  }
+}
+
+type ReadTemplate = (uri: URL, variables: Variables, extra: ServerContext) => Promise<ReadResourceResult>;
+type TemplateCallbacks = ConstructorParameters<typeof ResourceTemplate>[1];
+
+/**
+ * A collection: `uriTemplate` (its first page, listed once per guru) and `uriTemplate{?page}`
+ * (any page; the SDK matches a query variable only when the URI carries it), read alike.
+ */
+function registerCollection(server: McpServer, name: string, uriTemplate: string, callbacks: TemplateCallbacks, metadata: ResourceMetadata, readPage: ReadTemplate): void {
+  server.registerResource(name, new ResourceTemplate(uriTemplate, callbacks), metadata, readPage);
+  server.registerResource(
+    `${name}-page`,
+    new ResourceTemplate(`${uriTemplate}{?page}`, { list: undefined, ...(callbacks.complete === undefined ? {} : { complete: callbacks.complete }) }),
+    { ...metadata, title: `${metadata.title ?? name}, one page` },
+    readPage,
+  );
+}
+
+/** One conversation, reached through its template (answers link to it); never listed one by one. */
+function registerSession(server: McpServer, context: ResourceContext, completeGuru: (value: string) => Promise<string[]>): void {
+  const { assistant, gurus } = context;
   server.registerResource(
     'session',
     new ResourceTemplate('guru://{guru_slug}/sessions/{session_id}', {
-      list: async () => {
-        const resources: Resource[] = [];
-        for (const guru of await gurus.known()) {
-          const list = await assistant.listSessions(guru, { page_num: 1, search_query: '' });
-          for (const session of [...list.today, ...list.last_week, ...list.older]) {
-            resources.push({
-              uri: sessionUri(guru, session.id),
-              name: session.root_question_name || session.id,
-              description: `Conversation in ${guru}, last used ${session.last_used}`,
-              mimeType: 'text/markdown',
-            });
-          }
-        }
-        return { resources };
-      },
+      list: undefined,
       complete: {
         guru_slug: completeGuru,
         session_id: async (value, completion) =>
@@ -96,28 +145,6 @@ export function registerResources(server: McpServer, context: ResourceContext): 
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: renderConversation(session, session.conversation, 1) }] };
       }),
   );
-
-  server.registerResource(
-    'data-sources',
-    new ResourceTemplate('guru://{guru_slug}/data-sources', {
-      list: async () => ({
-        resources: (await gurus.known()).map((guru) => ({ uri: dataSourcesUri(guru), name: `${guru} data sources` })),
-      }),
-      complete: { guru_slug: completeGuru },
-    }),
-    {
-      title: 'Data sources of a guru',
-      description: `The newest ${RESOURCE_SOURCE_PAGE_SIZE} data sources of a guru with their processing status, as JSON; count is the total, and the list_sources tool pages through all of them. Subscribe to be notified (resources/updated) when the count or a status changes.`,
-      mimeType: 'application/json',
-    },
-    async (uri, variables, extra) =>
-      read(context, uri, async () => {
-        const guru = slugOf(variables, gurus);
-        await context.rateLimit?.chargeRead('list_sources', guru, extra);
-        const page = await assistant.listDataSources(guru, { page: 1, page_size: RESOURCE_SOURCE_PAGE_SIZE });
-        return json(uri, toSourcePage(page));
-      }),
-  );
 }
 
 export class ResourceNotFound extends Error {}
@@ -134,6 +161,15 @@ export function decoded(part: string): string {
     if (error instanceof URIError) throw new ResourceNotFound();
     throw error;
   }
+}
+
+/** The page a collection URI names: 1 without `?page`, else a whole number from 1 to MAX_RESOURCE_PAGE. */
+function pageOf(variables: Variables): number {
+  if (variables.page === undefined) return 1;
+  const text = single(variables.page);
+  const page = Number(text);
+  if (!/^\d+$/.test(text) || page < 1 || page > MAX_RESOURCE_PAGE) throw new ResourceNotFound();
+  return page;
 }
 
 /** The guru of a resource URI, if this connection may reach it. */

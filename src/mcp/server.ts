@@ -22,13 +22,14 @@ import { registerCrawlTools } from './tools/crawls.js';
 import { registerFollowUpTool } from './tools/follow-ups.js';
 import type { ToolContext } from './tools/context.js';
 import { registerEndUserTools } from './tools/end-users.js';
-import { registerGuruTools } from './tools/gurus.js';
+import { registerGuruAdminTools, registerGuruListTool } from './tools/gurus.js';
 import { registerSearchTool } from './tools/search.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSourceTools } from './tools/sources.js';
 import { registerSpeechTool } from './tools/speech.js';
 import { registerVideoListTools } from './tools/video-lists.js';
 import { registerVoteTool } from './tools/votes.js';
+import { TOOL_GROUP_NAMES, type ToolGroup } from './tool-groups.js';
 
 export interface GuruMcpServerOptions {
   readonly backend: Backend;
@@ -41,6 +42,8 @@ export interface GuruMcpServerOptions {
   readonly era: Era;
   /** Charges tool calls to this limit (streamable HTTP: the REST API's); without one, calls are not limited (stdio). */
   readonly limiter?: RateLimiter;
+  /** The tool groups offered, with their resources (GURU_TOOLS); every group when absent. */
+  readonly tools?: readonly ToolGroup[];
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -53,31 +56,35 @@ const ICON = { src: `data:image/svg+xml;base64,${Buffer.from(ICON_SVG).toString(
 /** How gurus are chosen on this connection, which decides how the instructions begin. */
 type GuruChoice = 'administered' | 'configured' | 'scoped';
 
-function instructions(choice: GuruChoice): string {
+function instructions(choice: GuruChoice, offered: ReadonlySet<ToolGroup>): string {
   const intro =
     'guru-mcp gives you topic experts called gurus. Each guru answers questions from its own knowledge base (documentation, websites, tickets, texts) and cites it: answers come in Markdown with numbered references and a trust score from 0 to 100 saying how well the sources support them.';
   const choosing = {
-    administered:
-      'list_gurus shows the gurus (slug and name); every other tool takes guru_slug, which may be left out when there is a default guru or only one. create_guru makes a new one.',
+    administered: `list_gurus shows the gurus; every other tool takes guru_slug, which may be left out when there is a default guru or only one.${offered.has('administration') ? ' create_guru makes a new one.' : ''}`,
     configured: 'Every tool takes guru_slug, which may be left out when the server has a default guru.',
     scoped: 'This connection reaches one guru, so guru_slug can be left out everywhere.',
   }[choice];
-  return `${intro}
-
-How to start:
-1. ${choosing}
-2. add_sources puts texts, web pages, YouTube videos and Jira, Zendesk or Confluence pages into a guru's knowledge base; processing is asynchronous (wait: true waits for it; list_sources shows each source's status, reindex_sources reads sources again). For a whole website, start_crawl discovers its pages (add: true adds them); import_channel and import_playlist list a YouTube channel's or playlist's videos (add: true adds them).
-3. ask answers a question. Prefer it over your own memory for the guru's topic, cite its references, and say so when the trust score is low or 0 instead of guessing. semantic_search only finds related sources.
-
-Follow-ups: every answer carries a session_id; pass it to ask to continue that conversation with its context. list_sessions, get_session and delete_session manage conversations; the resource guru://{guru_slug}/sessions/{session_id} holds one conversation.`;
+  const steps = [choosing];
+  if (offered.has('knowledge')) {
+    steps.push("add_sources puts texts, web pages, YouTube videos and Jira, Zendesk or Confluence pages into a guru's knowledge base; processing is asynchronous (wait: true waits; list_sources shows each source's status).");
+  }
+  if (offered.has('crawling')) steps.push("start_crawl discovers a website's pages, import_channel and import_playlist a YouTube channel's or playlist's videos (add: true adds them).");
+  if (offered.has('asking')) {
+    steps.push(
+      "ask answers a question. Prefer it over your own memory for the guru's topic, cite its references, and say so when the trust score is low or 0 instead of guessing. semantic_search only finds related sources.",
+      'Follow-ups: pass an answer\'s session_id to ask to continue that conversation. list_sessions and get_session read conversations; the resource guru://{guru_slug}/sessions/{session_id} holds one.',
+    );
+  }
+  return `${intro}\n\nHow to start:\n${steps.map((step, index) => `${index + 1}. ${step}`).join('\n')}`;
 }
 
 export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   const { backend, logger, scope, era } = options;
+  const offered = new Set<ToolGroup>(options.tools ?? TOOL_GROUP_NAMES);
   const server = new McpServer(
     { name: 'guru-mcp', title: 'Guru knowledge assistants', version, icons: [ICON] },
     {
-      instructions: instructions(scope !== undefined ? 'scoped' : backend.admin !== undefined ? 'administered' : 'configured'),
+      instructions: instructions(scope !== undefined ? 'scoped' : backend.admin !== undefined ? 'administered' : 'configured', offered),
       // Updates of guru://{guru_slug}/data-sources: resources/subscribe (2025 era) or subscriptions/listen (2026-07-28).
       capabilities: { resources: { subscribe: true } },
     },
@@ -92,20 +99,27 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
     ...(options.limiter === undefined ? {} : { rateLimit: new McpRateLimit(options.limiter, gurus, logger) }),
   };
 
-  if (backend.admin !== undefined && scope === undefined) registerGuruTools(server, context, backend.admin);
-  registerAskTool(server, context);
-  registerSearchTool(server, context);
-  registerSourceTools(server, context);
-  registerSessionTools(server, context);
-  registerCrawlTools(server, context);
-  registerVideoListTools(server, context);
-  registerVoteTool(server, context);
-  registerAnswerProgressTool(server, context);
-  registerFollowUpTool(server, context);
-  registerEndUserTools(server, context);
-  registerSpeechTool(server, context);
-  registerResources(server, context);
-  registerAttachmentResource(server, context);
+  const admin = scope === undefined ? backend.admin : undefined;
+  if (offered.has('asking')) {
+    if (admin !== undefined) registerGuruListTool(server, context, admin);
+    registerAskTool(server, context);
+    registerSearchTool(server, context);
+    registerFollowUpTool(server, context);
+    registerSessionTools(server, context);
+    registerVoteTool(server, context);
+    registerAnswerProgressTool(server, context);
+  }
+  if (offered.has('knowledge')) registerSourceTools(server, context);
+  if (offered.has('crawling')) {
+    registerCrawlTools(server, context);
+    registerVideoListTools(server, context);
+  }
+  if (offered.has('end-users')) registerEndUserTools(server, context);
+  if (offered.has('speech')) registerSpeechTool(server, context);
+  if (offered.has('administration') && admin !== undefined) registerGuruAdminTools(server, context, admin);
+  // Conversations go with asking, data sources with knowledge.
+  registerResources(server, context, { sessions: offered.has('asking'), dataSources: offered.has('knowledge') });
+  if (offered.has('asking')) registerAttachmentResource(server, context);
   if (era === 'legacy') {
     const subscriptions = registerLegacySubscriptions(server, context, options.dataSourcePollMs);
     whenClosed(server, () => subscriptions.close());

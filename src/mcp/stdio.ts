@@ -9,6 +9,7 @@ import type { Backend } from '../core/assistant.js';
 import { describeError, type Logger } from '../log.js';
 import { GuruSelector } from './gurus.js';
 import { createMcpServer, type GuruMcpServerOptions } from './server.js';
+import type { ToolGroup } from './tool-groups.js';
 import { ListenWatches } from './subscriptions.js';
 
 /**
@@ -102,8 +103,13 @@ export function serveConnection(options: StdioConnectionOptions, transport: Tran
 }
 
 /** Serves MCP on this process's stdin and stdout; resolves when the client has gone (stdin closed) or the transport closed. */
-export async function runStdioServer(backend: Backend, logger: Logger, onFirstResponse?: () => void): Promise<void> {
-  const connection = serveConnection({ backend, logger, ...(onFirstResponse === undefined ? {} : { onFirstResponse }) });
+export async function runStdioServer(
+  backend: Backend,
+  logger: Logger,
+  onFirstResponse?: () => void,
+  tools?: readonly ToolGroup[],
+): Promise<void> {
+  const connection = serveConnection({ backend, logger, ...(onFirstResponse === undefined ? {} : { onFirstResponse }), ...(tools === undefined ? {} : { tools }) });
   logger.info('mcp server listening on stdio');
   await connection.closed;
   logger.info('mcp stdio session ended');

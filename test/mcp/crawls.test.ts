@@ -254,6 +254,6 @@ describe.each(ERAS)('MCP crawl tools (%s)', (era) => {
     expect(byName.get('crawl_status')!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     expect(byName.get('stop_crawl')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     expect(Object.keys(byName.get('start_crawl')!.inputSchema.properties ?? {}).sort()).toEqual(['add', 'guru_slug', 'ignore_query_params', 'url', 'wait']);
-    expect(byName.get('start_crawl')!.description).toContain('the crawl goes on in the background');
+    expect(byName.get('start_crawl')!.description).toContain('crawl_status');
   });
 });

@@ -39,7 +39,7 @@ describe.each(ERAS)('MCP end-user tools (%s)', (era) => {
     expect(hints.get('get_enduser_data')).toMatchObject({ readOnlyHint: true });
     expect(hints.get('upsert_profiles')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
     // What it erases includes the files attached to the end user's questions.
-    expect(tools.find((tool) => tool.name === 'erase_enduser_data')?.description).toMatch(/attached/);
+    expect(tools.find((tool) => tool.name === 'erase_enduser_data')?.description).toMatch(/for good/);
   });
 
   it('reads the bundle page by page, saying which offset comes next', async () => {

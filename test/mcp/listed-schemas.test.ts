@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { lazySchema } from '../../src/core/lazy-schema.js';
 import { silentLogger } from '../../src/log.js';
-import { listSchemasFrom, toolSchemaTable } from '../../src/mcp/listed-schemas.js';
+import { listedJsonSchema, listSchemasFrom, toolSchemaTable } from '../../src/mcp/listed-schemas.js';
 import type { ToolSchemaTable } from '../../src/mcp/listed-schemas.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { openTestBackend } from './support.js';
@@ -103,5 +103,49 @@ describe('tools listed from a table, with lazy schemas', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('the listed JSON Schemas, shorter than the conversion', () => {
+  it("keep an input schema's caps, patterns and descriptions, without $schema and zod's safe-integer bounds", () => {
+    const input = z.object({
+      slug: z.string().min(1).max(64).regex(/^[a-z]+$/).describe('which'),
+      count: z.number().int().min(1).max(50).optional(),
+      offset: z.number().int().optional(),
+      items: z.array(z.object({ n: z.number().int() })).max(20).optional(),
+    });
+    const listed = listedJsonSchema('input', input['~standard'].jsonSchema.input({ target: 'draft-2020-12' }));
+    expect(listed).toEqual({
+      type: 'object',
+      properties: {
+        slug: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z]+$', description: 'which' },
+        count: { type: 'integer', minimum: 1, maximum: 50 },
+        offset: { type: 'integer' },
+        items: { type: 'array', maxItems: 20, items: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
+      },
+      required: ['slug'],
+    });
+  });
+
+  it("keep an output schema's top level: each field with its JSON type", () => {
+    const output = z.object({
+      id: z.number().int().describe('the id'),
+      link: z.string().nullable(),
+      tags: z.array(z.string()),
+      nested: z.object({ deep: z.string() }).optional(),
+      either: z.union([z.string(), z.number()]),
+      anything: z.unknown(),
+    });
+    expect(listedJsonSchema('output', output['~standard'].jsonSchema.output({ target: 'draft-2020-12' }))).toEqual({
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        link: { type: ['string', 'null'] },
+        tags: { type: 'array' },
+        nested: { type: 'object' },
+        either: { type: ['string', 'number'] },
+        anything: {},
+      },
+    });
   });
 });

@@ -42,13 +42,15 @@ describe.each(ERAS)('MCP resources (%s)', (era) => {
     await test.close();
   });
 
-  it('offers four templates', async () => {
+  it('offers the templates: collections, their pages, one conversation and its files', async () => {
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((template) => template.uriTemplate).sort()).toEqual([
       'guru://{guru_slug}/data-sources',
+      'guru://{guru_slug}/data-sources{?page}',
       'guru://{guru_slug}/sessions',
       'guru://{guru_slug}/sessions/{session_id}',
       'guru://{guru_slug}/sessions/{session_id}/attachments/{n}',
+      'guru://{guru_slug}/sessions{?page}',
     ]);
     for (const template of resourceTemplates) {
       expect(template.description).toBeTruthy();
@@ -57,21 +59,53 @@ describe.each(ERAS)('MCP resources (%s)', (era) => {
     }
   });
 
-  it('lists the resources of every guru, with each conversation', async () => {
+  it('lists the collections of every guru, not each conversation', async () => {
     const { resources } = await client.listResources();
-    const uris = resources.map((resource) => resource.uri);
-    expect(uris).toEqual(
-      expect.arrayContaining([
-        'guru://frob/sessions',
-        'guru://pancakes/sessions',
-        'guru://frob/data-sources',
-        'guru://pancakes/data-sources',
-        answer.question_url,
-      ]),
-    );
-    const conversation = resources.find((resource) => resource.uri === answer.question_url)!;
-    expect(conversation.name).toBe('How do I install Frobnicator?');
-    expect(conversation.mimeType).toBe('text/markdown');
+    expect(resources.map((resource) => resource.uri).sort()).toEqual([
+      'guru://frob/data-sources',
+      'guru://frob/sessions',
+      'guru://pancakes/data-sources',
+      'guru://pancakes/sessions',
+    ]);
+  });
+
+  it('keeps resources/list as it is after 50 asks; their sessions are read through the template and the pages', async () => {
+    const before = (await client.listResources()).resources;
+    const sessionIds = [answer.session_id];
+    for (let index = 1; index <= 50; index++) {
+      const asked = await test.backend.assistant.ask('frob', { question: `How do I install Frobnicator, take ${index}?`, fetch_existing: false }, { origin: 'MCP' });
+      sessionIds.push(asked.session_id);
+    }
+    const after = (await client.listResources()).resources;
+    expect(after).toHaveLength(before.length);
+    expect(after.map((resource) => resource.uri)).toEqual(before.map((resource) => resource.uri));
+
+    // Every session is on one page of the collection, reached by following next_page_uri.
+    const paged: string[] = [];
+    let uri: string | null = 'guru://frob/sessions';
+    let pages = 0;
+    while (uri !== null) {
+      const page = JSON.parse((await readText(client, uri)).text) as { today: { id: string }[]; last_week: unknown[]; older: unknown[]; has_more: boolean; next_page_uri: string | null };
+      paged.push(...page.today.map((session) => session.id));
+      expect(page.next_page_uri === null).toBe(!page.has_more);
+      uri = page.next_page_uri;
+      pages++;
+    }
+    expect(pages).toBeGreaterThan(1);
+    expect(paged.sort()).toEqual([...sessionIds].sort());
+    expect(JSON.parse((await readText(client, 'guru://frob/sessions?page=99')).text)).toMatchObject({ today: [], has_more: false, next_page_uri: null });
+
+    const last = sessionIds.at(-1)!;
+    const { text, mimeType } = await readText(client, `guru://frob/sessions/${last}`);
+    expect(mimeType).toBe('text/markdown');
+    expect(text).toContain('take 50?');
+  });
+
+  it('answers "Resource … not found" for a page that is not a whole number from 1', async () => {
+    for (const page of ['0', '-1', 'two', '1.5', '1000001']) {
+      await expectNotFound(client, `guru://frob/sessions?page=${page}`);
+      await expectNotFound(client, `guru://frob/data-sources?page=${page}`);
+    }
   });
 
   it("resolves an answer's question_url to the conversation in Markdown", async () => {
@@ -93,7 +127,8 @@ describe.each(ERAS)('MCP resources (%s)', (era) => {
     expect(page.results.map((source) => [source.title, source.status])).toEqual([['Install guide', 'SUCCESS']]);
 
     const empty = await readText(client, 'guru://pancakes/data-sources');
-    expect(JSON.parse(empty.text)).toMatchObject({ count: 0, results: [] });
+    expect(JSON.parse(empty.text)).toMatchObject({ count: 0, results: [], next_page_uri: null });
+    expect(JSON.parse((await readText(client, 'guru://frob/data-sources?page=2')).text)).toMatchObject({ count: 1, page: 2, results: [], next_page_uri: null });
   });
 
   it('answers "Resource … not found" for unknown gurus, sessions and paths', async () => {
@@ -165,6 +200,32 @@ describe.each(ERAS)('MCP resources (%s)', (era) => {
       expect(JSON.parse(sessions.text)).toMatchObject({ today: [], has_more: false });
     } finally {
       await scoped.close();
+    }
+  });
+
+  it('follows the tool groups: conversations with asking, data sources with knowledge', async () => {
+    const templatesOf = async (other: Client) => (await other.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate).sort();
+    const asking = await connectClient({ backend: test.backend, logger: silentLogger, tools: ['asking'] }, era);
+    const knowledge = await connectClient({ backend: test.backend, logger: silentLogger, tools: ['knowledge'] }, era);
+    const speech = await connectClient({ backend: test.backend, logger: silentLogger, tools: ['speech'] }, era);
+    try {
+      expect(await templatesOf(asking)).toEqual([
+        'guru://{guru_slug}/sessions',
+        'guru://{guru_slug}/sessions/{session_id}',
+        'guru://{guru_slug}/sessions/{session_id}/attachments/{n}',
+        'guru://{guru_slug}/sessions{?page}',
+      ]);
+      expect((await asking.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['guru://frob/sessions', 'guru://pancakes/sessions']);
+      await readText(asking, answer.question_url);
+      await expectNotFound(asking, 'guru://frob/data-sources', 'Resource not found: guru://frob/data-sources');
+
+      expect(await templatesOf(knowledge)).toEqual(['guru://{guru_slug}/data-sources', 'guru://{guru_slug}/data-sources{?page}']);
+      expect((await knowledge.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['guru://frob/data-sources', 'guru://pancakes/data-sources']);
+      await expectNotFound(knowledge, answer.question_url, `Resource not found: ${answer.question_url}`);
+
+      expect((await speech.listResources()).resources).toEqual([]);
+    } finally {
+      await Promise.all([asking.close(), knowledge.close(), speech.close()]);
     }
   });
 });

@@ -190,7 +190,7 @@ describe.each(ERAS)('MCP video-list tools (%s)', (era) => {
       // With add: true they write, so they are not read-only.
       expect(tool.annotations, name).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true });
       expect(Object.keys(tool.inputSchema.properties ?? {}).sort(), name).toEqual(['add', 'guru_slug', 'url']);
-      expect(tool.description, name).toContain('add_sources as youtube_urls');
+      expect(tool.description, name).toContain('add: true adds them');
     }
   });
 });

@@ -17,13 +17,13 @@ export interface ServedGuru {
   close(): Promise<void>;
 }
 
-/** Creates guru `slug` in a temporary data directory, then starts `serve` there (private network allowed, no rate limit). */
-export async function serveGuru(slug: string, extraEnv: Record<string, string> = {}): Promise<ServedGuru> {
+/** Creates guru `slug` in a temporary data directory, then starts `serve` there (private network allowed, no rate limit), with `extraArgs` after its own. */
+export async function serveGuru(slug: string, extraEnv: Record<string, string> = {}, extraArgs: readonly string[] = []): Promise<ServedGuru> {
   const dataDir = mkdtempSync(join(tmpdir(), 'guru-mcp-web-'));
   const env = { ...process.env, GURU_ALLOW_PRIVATE_NETWORK: '1', GURU_RATE_LIMIT_PER_MINUTE: '0', ...extraEnv };
   const { stdout } = await run(process.execPath, [BIN, 'guru', 'create', slug, '--name', 'Frobnicator', '--json', '--data-dir', dataDir], { env });
   const { api_key: apiKey } = JSON.parse(stdout) as { api_key: string };
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const base = await listeningOn(child);
   return {
     base,

@@ -32,7 +32,14 @@ export async function run(context: CommandContext): Promise<number> {
   // One rate limit for REST, /mcp's tool calls and the web interface; one budget of large bodies
   // read at once for REST, the web interface's API and /mcp.
   const bodies = new BodyBudget(config.bodyBudgetMb * MiB);
-  const mcp = createMcpHttpHandler({ backend, logger, limiter, requireBearer: config.mcpRequireKey || !isLoopbackHost(host), bodies });
+  const mcp = createMcpHttpHandler({
+    backend,
+    logger,
+    limiter,
+    requireBearer: config.mcpRequireKey || !isLoopbackHost(host),
+    bodies,
+    ...(config.tools === undefined ? {} : { tools: config.tools }),
+  });
   const web = createWebInterface({ backend, logger, limiter, host, requireKey: config.mcpRequireKey, bodies });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {

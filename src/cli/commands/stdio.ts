@@ -35,7 +35,7 @@ export async function run(context: CommandContext): Promise<number> {
   try {
     // The session ends when the client closes stdin, or when the client stops the process by signal.
     const openAfterFirstResponse = () => setTimeout(openInBackground, OPEN_AFTER_FIRST_RESPONSE_MS).unref();
-    await Promise.race([runStdioServer(backend, logger, openAfterFirstResponse), stopped]);
+    await Promise.race([runStdioServer(backend, logger, openAfterFirstResponse, config.tools), stopped]);
   } finally {
     // A client's first call may have opened the backend before the timers fired, and the client may
     // have left at once: the hint still reaches stderr before the process ends.

@@ -9,7 +9,7 @@ import type { ToolContext } from './context.js';
 
 const AnswerProgressParameters = lazySchema(() => z.object({
   // Checked by the port, so that a blank id gets the spec's message rather than a schema error.
-  external_user_id: z.string().describe('The end user whose answer to follow: the external_user_id passed to ask'),
+  external_user_id: z.string().describe('The external_user_id given to ask'),
   guru_slug: guruSlugParameter,
 }));
 type AnswerProgressParameters = z.infer<typeof AnswerProgressParameters>;
@@ -19,10 +19,8 @@ export function registerAnswerProgressTool(server: McpServer, context: ToolConte
     'answer_progress',
     {
       title: 'Progress of an answer',
-      description: [
-        "Read the progress line of an end user's answer while ask is writing it (asked with that external_user_id, from any client): a short stage such as \"Searching the knowledge base…\" or \"Writing the answer…\", and updated_at in Unix seconds.",
-        'The last line stays for about 2 minutes after its update; an empty status_text with updated_at null means nothing was reported in that time. Compare updated_at with when the question was sent to skip a line of an earlier question. Poll at most every 1 to 2 seconds.',
-      ].join(' '),
+      description:
+        'While ask answers an end user (external_user_id), read its stage line and updated_at. Poll at most every 1-2 s.',
       inputSchema: AnswerProgressParameters,
       outputSchema: AnswerProgress,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

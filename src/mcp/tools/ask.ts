@@ -12,21 +12,21 @@ import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
 const AskParameters = lazySchema(() => z.object({
-  question: AskRequest.shape.question.describe('The question, in the words of the user. Up to 10,000 characters.'),
+  question: AskRequest.shape.question,
   session_id: AskRequest.shape.session_id.describe(
-    'Continue an earlier conversation: the session_id of a previous answer. Omit to start a new conversation.',
+    'To follow up an earlier answer',
   ),
   external_user_id: AskRequest.shape.external_user_id.describe(
-    'Optional id of the end user in your system; stored with the session. A session keeps the id it started with.',
+    'Your id of the end user',
   ),
   images: AskRequest.shape.images.describe(
-    'Optional screenshots or pictures: {data: "data:<mime>;base64,<payload>", name, type}. Read only when the server has a language model that reads images; otherwise the answer\'s attachment_note says they were not read.',
+    'Pictures (data: URIs), read if the model can',
   ),
   log_files: AskRequest.shape.log_files.describe(
-    'Optional log files as raw UTF-8 text: {data, name}. Their lines are searched with the knowledge base, cited as references and kept for the follow-ups of the session.',
+    'Log files as text, searched with the knowledge base',
   ),
   pdf_files: AskRequest.shape.pdf_files.describe(
-    'Optional PDF documents: {data: "data:application/pdf;base64,<payload>", name, type}. Their text is searched with the knowledge base like log files. PDFs over the guru\'s limits (by default 3 of up to 10 MB) refuse the question; images and log files over theirs (5 of up to 5 MB, 5 of up to 1 MB) are skipped, as attachment_note says.',
+    'PDFs as data: URIs, searched too',
   ),
   evidence_tokens: EvidenceTokensParameter,
   guru_slug: guruSlugParameter,
@@ -48,15 +48,8 @@ export function registerAskTool(server: McpServer, context: ToolContext): void {
     'ask',
     {
       title: 'Ask the guru',
-      description: [
-        "Ask the guru a question and get an answer written from its knowledge base: Markdown text, numbered references to the sources it used, and a trust score from 0 to 100 (how well the sources support the answer).",
-        "Use it for questions about the guru's topic instead of answering from memory, and cite its references.",
-        'For a follow-up question in the same conversation pass the session_id of the earlier answer; the guru then knows the context.',
-        'A trust score of 0 means the knowledge base had nothing relevant: say so instead of guessing, or add knowledge with add_sources.',
-        `Besides the answer, it returns the passages of the knowledge base the answer drew on, best first (heading path, link, text), within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, at most ${EVIDENCE_TOKENS_MAX}; 0: none): read them to write your own reply.`,
-        'The first text content is the answer; the second its trust score, session, references and the passages; structured content has the fields, not the texts again.',
-        `When the call carries a progressToken, progress notifications follow the work: first stage lines, each message starting with "${STAGE_PREFIX}" (e.g. "${STAGE_PREFIX}Searching the knowledge base"), then the answer text as it is written, one piece per message. No stage line comes after the first piece of text, so the messages after the stage lines, joined, are the answer's content.`,
-      ].join(' '),
+      description:
+        `Answer a question from the guru's knowledge base, in Markdown with numbered references and a trust score (0-100). Prefer it to memory on the guru's topic; cite the references; on a low or 0 score say so. Follow up with the answer's session_id. Returns the passages used within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, max ${EVIDENCE_TOKENS_MAX}). Progress: stage lines starting "${STAGE_PREFIX}", then the answer text.`,
       inputSchema: AskParameters,
       outputSchema: AskResult,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -22,9 +22,8 @@ export interface ToolContext {
   readonly rateLimit?: McpRateLimit;
 }
 
-export const guruSlugParameter = GuruSlug.optional().describe(
-  'Slug of the guru to use. Optional when the server has a default guru or only one guru; otherwise see list_gurus.',
-);
+/** Without a description: its name says it, the server's instructions and list_gurus say where slugs come from, and it is on every tool. */
+export const guruSlugParameter = GuruSlug.optional();
 
 /**
  * Runs a tool body, charged to the rate limit first where there is one; a GuruError becomes its

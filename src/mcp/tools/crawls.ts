@@ -19,7 +19,7 @@ const POLL_INTERVAL_MS = 1000;
 /** The guru's limit of web pages on the local engine, for the model's planning. */
 const WEB_PAGE_LIMIT = 1500;
 
-const CrawlId = z.number().int().min(1).describe('The crawl id, as returned by start_crawl (id)');
+const CrawlId = z.number().int().min(1).describe('id from start_crawl');
 
 const StartCrawlParameters = lazySchema(() => z.object({
   url: z
@@ -27,23 +27,23 @@ const StartCrawlParameters = lazySchema(() => z.object({
     .min(1)
     .max(4096)
     .describe(
-      'Where to start: an http:// or https:// URL. Only URLs that begin with it are discovered, so a site root crawls the whole site and a sub-path (https://example.com/docs/) only that part.',
+      'Only URLs beginning with it are crawled',
     ),
   ignore_query_params: z
     .boolean()
     .default(true)
-    .describe('Strip query strings from discovered URLs (default). Set false for sites whose pages differ by query, such as paginated listings.'),
+    .describe('false: keep URL query strings'),
   wait: z
     .boolean()
     .default(false)
     .describe(
-      'Wait until the crawl ends and return its pages, sending progress notifications (URLs discovered) meanwhile. At most 10 minutes; then the crawl is returned still RUNNING.',
+      'Return when it ends (up to 10 min)',
     ),
   add: z
     .boolean()
     .default(false)
     .describe(
-      `After the crawl completes, add every discovered page to the knowledge base as a web page source (website_urls of add_sources). Implies wait. A guru holds at most ${WEB_PAGE_LIMIT} web pages: pages beyond the limit are reported as not added.`,
+      `Then add the pages (up to ${WEB_PAGE_LIMIT} a guru)`,
     ),
   guru_slug: guruSlugParameter,
 }));
@@ -56,7 +56,7 @@ const CrawlStatusParameters = lazySchema(() => z.object({
     .int()
     .min(0)
     .default(0)
-    .describe(`Index of the first discovered URL to return; results list at most ${MAX_LISTED_URLS}, and next_offset names where the rest begins`),
+    .describe('First URL to return (next_offset)'),
   guru_slug: guruSlugParameter,
 }));
 type CrawlStatusParameters = z.infer<typeof CrawlStatusParameters>;
@@ -134,18 +134,9 @@ export function registerCrawlTools(server: McpServer, context: ToolContext): voi
   server.registerTool(
     'start_crawl',
     {
-      title: 'Crawl a website for its pages',
-      description: [
-        "Discover the pages of a website, to add them to the guru's knowledge base.",
-        'The crawl starts at url and follows only links that begin with it (a site root crawls the whole site, a sub-path only that part), breadth-first, honouring robots.txt and the sitemap, skipping assets, feeds and files; it finds at most 1500 pages (link_limit).',
-        'Discovery only: nothing is indexed unless add: true.',
-        'By default it returns the RUNNING crawl at once; follow it with crawl_status.',
-        'wait: true returns when the crawl ends (at most 10 minutes), with progress notifications of the URLs discovered.',
-        'add: true waits the same way, then adds every discovered page as a web page source and reports how many were added, already there, or refused (a guru holds at most 1500 web pages); processing then runs in the background (list_sources).',
-        `With add: true the result lists the first ${MAX_LISTED_SOURCES} URLs and sources: crawl_status (offset) and list_sources page through all of them.`,
-        'If the call is cancelled or the 10 minutes pass, the crawl goes on in the background: crawl_status follows it, stop_crawl ends it.',
-        'One crawl runs at a time per guru: a second start is refused until the first ends or is stopped.',
-      ].join(' '),
+      title: 'Crawl a website',
+      description:
+        `Discover a website's pages under url (at most 1500) to add as sources. Returns the RUNNING crawl (see crawl_status); wait: true waits for its end, add: true also adds the pages.`,
       inputSchema: StartCrawlParameters,
       outputSchema: StartedCrawlResult,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -177,11 +168,8 @@ export function registerCrawlTools(server: McpServer, context: ToolContext): voi
     'crawl_status',
     {
       title: 'Follow a website crawl',
-      description: [
-        'Where a crawl started with start_crawl stands: status (RUNNING, COMPLETED, STOPPED or FAILED with error_message), start and end time, and the URLs discovered so far, in the order found.',
-        `Long lists come in parts of ${MAX_LISTED_URLS}: when next_offset is not null, call again with offset set to it.`,
-        'Discovered pages are not indexed; add them with add_sources (website_urls).',
-      ].join(' '),
+      description:
+        `A crawl's status and discovered URLs, ${MAX_LISTED_URLS} at a time: pass next_offset as offset while it is not null.`,
       inputSchema: CrawlStatusParameters,
       outputSchema: CrawlResult,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -197,10 +185,8 @@ export function registerCrawlTools(server: McpServer, context: ToolContext): voi
     'stop_crawl',
     {
       title: 'Stop a website crawl',
-      description: [
-        'Stop a running crawl: it becomes STOPPED with its end time, and the URLs discovered so far are kept (see crawl_status).',
-        'Stopping a crawl that has already ended returns it as it is. A new crawl can start once none is running.',
-      ].join(' '),
+      description:
+        'Stop a running crawl, keeping the URLs found so far.',
       inputSchema: StopCrawlParameters,
       outputSchema: CrawlResult,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

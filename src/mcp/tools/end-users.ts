@@ -20,12 +20,12 @@ import type { ToolContext } from './context.js';
 /** Records per collection a result carries unless asked for more: a page of answers stays readable. */
 const DEFAULT_LIMIT = 20;
 
-const EndUserId = Identifier.describe('The end user\'s id in your system: the external_user_id given to ask and semantic_search');
+const EndUserId = Identifier.describe('external_user_id given to ask');
 
 const GetParameters = lazySchema(() => z.object({
   external_user_id: EndUserId,
-  limit: z.number().int().min(1).max(1000).default(DEFAULT_LIMIT).describe('Records per collection on this page (at most 1000)'),
-  offset: z.number().int().min(0).default(0).describe('Records of each collection to skip; raise it by limit while any has_more is true'),
+  limit: z.number().int().min(1).max(1000).default(DEFAULT_LIMIT).describe('Records per collection'),
+  offset: z.number().int().min(0).default(0).describe('Records to skip per collection'),
   guru_slug: guruSlugParameter,
 }));
 type GetParameters = z.infer<typeof GetParameters>;
@@ -40,12 +40,12 @@ const UpsertParameters = lazySchema(() => z.object({
         external_user_id: EndUserId,
         memory: z
           .record(z.string(), z.unknown())
-          .describe(`What to keep about the user: any JSON object (at most ${MAX_PROFILE_BYTES / 1024} KiB), e.g. {"plan":"pro","stack":"PostgreSQL 15"}`),
+          .describe(`Any JSON object, at most ${MAX_PROFILE_BYTES / 1024} KiB`),
       }),
     )
     .min(1)
     .max(MAX_PROFILES_PER_REQUEST)
-    .describe(`The profiles to create or replace, at most ${MAX_PROFILES_PER_REQUEST}`),
+    .describe('Profiles to create or replace'),
   guru_slug: guruSlugParameter,
 }));
 type UpsertParameters = z.infer<typeof UpsertParameters>;
@@ -55,11 +55,8 @@ export function registerEndUserTools(server: McpServer, context: ToolContext): v
     'get_enduser_data',
     {
       title: "Read an end user's data",
-      description: [
-        'Everything the guru holds about one end user of an integration: their questions with answers (source says where they were asked), the questions it declined (with the reason), conversations, searches, profile and memories.',
-        `Paged: each collection gives limit records (default ${DEFAULT_LIMIT}) from offset; while any page.has_more is true, call again with offset raised by limit.`,
-        'The profile comes on every page, memories on the first (offset 0) only.',
-      ].join(' '),
+      description:
+        'Read all the guru holds about one end user: questions, conversations, searches, profile. Paged: while a has_more is true, raise offset by limit.',
       inputSchema: GetParameters,
       outputSchema: EndUserData,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -75,10 +72,8 @@ export function registerEndUserTools(server: McpServer, context: ToolContext): v
     'erase_enduser_data',
     {
       title: "Erase an end user's data",
-      description: [
-        'Erase, for good, everything the guru holds about one end user: their questions and answers, conversations with the files attached to them (log and PDF text), searches, profile and memories.',
-        'Other gurus keep what they hold about the same id. Returns how many records of each kind were deleted; erasing again deletes nothing more.',
-      ].join(' '),
+      description:
+        'Erase, for good, all the guru holds about one end user; returns the counts deleted.',
       inputSchema: EraseParameters,
       outputSchema: ErasedEndUserData,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -94,12 +89,9 @@ export function registerEndUserTools(server: McpServer, context: ToolContext): v
   server.registerTool(
     'upsert_profiles',
     {
-      title: 'Create or update end-user profiles',
-      description: [
-        'Create or replace the profiles of end users, in bulk: one profile per user and guru, so sending the same users again changes nothing more.',
-        'A profile is any JSON object about the user (plan, stack, preferences); it goes with their later questions.',
-        'Each user succeeds or fails on its own: users_results says which, in input order.',
-      ].join(' '),
+      title: 'Upsert end-user profiles',
+      description:
+        'Create or replace end-user profiles in bulk: JSON about each user (plan, stack) that goes with their questions.',
       inputSchema: UpsertParameters,
       outputSchema: UpsertProfilesResponse,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

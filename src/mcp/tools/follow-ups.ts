@@ -9,9 +9,9 @@ import type { ToolContext } from './context.js';
 
 // Checked by the port, so that a bad request gets the spec's messages rather than a schema error.
 const FollowUpParameters = lazySchema(() => z.object({
-  question_slug: z.string().optional().describe('The slug of the answer (from ask or get_session). Either this or question is required.'),
-  question: z.string().optional().describe('The question as asked, when the slug is not at hand: its latest answer is used'),
-  binge_id: z.string().optional().describe('Optional session id of the answer; when given, the answer must belong to it'),
+  question_slug: z.string().optional().describe('The answer\'s slug, or give question'),
+  question: z.string().optional().describe('Its latest answer is used'),
+  binge_id: z.string().optional().describe('Session id the answer must belong to'),
   guru_slug: guruSlugParameter,
 }));
 type FollowUpParameters = z.infer<typeof FollowUpParameters>;
@@ -21,10 +21,8 @@ export function registerFollowUpTool(server: McpServer, context: ToolContext): v
     'follow_up_examples',
     {
       title: 'Suggest follow-up questions',
-      description: [
-        'Suggest up to 3 questions a user would plausibly ask after an answer of ask, each one the guru can answer from its knowledge base (sections next to the ones the answer cited, not yet covered in the session).',
-        'Offer them to the user, or pass one to ask with the same session_id. The first call makes them; later calls return the same ones with cached: true. An answer that found nothing gets none.',
-      ].join(' '),
+      description:
+        'Suggest up to 3 follow-up questions to an answer that the guru can answer; ask one with the same session_id.',
       inputSchema: FollowUpParameters,
       outputSchema: FollowUpResponse,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,4 +1,4 @@
-/** `list_gurus`, `create_guru` and `delete_guru`: only for a backend that owns its gurus (the local engine). */
+/** `list_gurus`, `create_guru` and `delete_guru`: only for a backend that owns its gurus (the local engine), on a connection not scoped to one guru. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { lazySchema } from '../../core/lazy-schema.js';
@@ -10,24 +10,25 @@ import { guarded } from './context.js';
 import type { ToolContext } from './context.js';
 
 const CreateGuruParameters = lazySchema(() => z.object({
-  slug: CreateGuruRequest.shape.slug.describe('Identifier of the new guru: lowercase letters, digits and inner hyphens, e.g. "acme-docs"'),
-  name: CreateGuruRequest.shape.name.describe('Display name; defaults to the slug'),
+  slug: CreateGuruRequest.shape.slug.describe('e.g. "acme-docs"'),
+  name: CreateGuruRequest.shape.name.describe('Display name; default: the slug'),
 }));
 type CreateGuruParameters = z.infer<typeof CreateGuruParameters>;
 
 const DeleteGuruParameters = lazySchema(() => z.object({
   // Required, unlike the other tools' guru_slug: no guru is deleted by default.
-  guru_slug: GuruSlug.describe('Slug of the guru to delete (see list_gurus); required'),
+  guru_slug: GuruSlug.describe('Guru to delete'),
 }));
 type DeleteGuruParameters = z.infer<typeof DeleteGuruParameters>;
 
-export function registerGuruTools(server: McpServer, context: ToolContext, admin: GuruAdmin): void {
+/** `list_gurus` (group asking: where guru_slug comes from). */
+export function registerGuruListTool(server: McpServer, context: ToolContext, admin: GuruAdmin): void {
   server.registerTool(
     'list_gurus',
     {
       title: 'List gurus',
       description:
-        'List the gurus on this server: slug, name and creation date. A guru is an assistant for one topic with its own knowledge base; the other tools take its slug as guru_slug.',
+        'List the gurus: topic experts, each with its own knowledge base. Other tools take the slug as guru_slug.',
       inputSchema: z.object({}),
       outputSchema: z.object({ results: z.array(Guru) }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -37,15 +38,16 @@ export function registerGuruTools(server: McpServer, context: ToolContext, admin
       return toolResult({ results: gurus }, renderGurus(gurus));
     }),
   );
+}
 
+/** `create_guru` and `delete_guru` (group administration). */
+export function registerGuruAdminTools(server: McpServer, context: ToolContext, admin: GuruAdmin): void {
   server.registerTool(
     'create_guru',
     {
       title: 'Create a guru',
-      description: [
-        'Create a new guru with an empty knowledge base; then add knowledge with add_sources.',
-        'Returns its slug, name and an API key, shown only this once: the key lets REST API and remote MCP clients reach this guru.',
-      ].join(' '),
+      description:
+        'Create a guru with an empty knowledge base; returns its API key, shown once.',
       inputSchema: CreateGuruParameters,
       outputSchema: CreatedGuru,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -63,10 +65,8 @@ export function registerGuruTools(server: McpServer, context: ToolContext, admin
     'delete_guru',
     {
       title: 'Delete a guru',
-      description: [
-        'Delete a guru with everything it holds, for good: sources, sessions and answers, votes, crawls, end-user data and profiles; its API keys stop working.',
-        'Only on request of the user, naming the guru; use delete_sources to remove some sources only.',
-      ].join(' '),
+      description:
+        'Delete a guru and all it holds, for good: only when the user asks, naming it.',
       inputSchema: DeleteGuruParameters,
       outputSchema: DeletedGuru,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

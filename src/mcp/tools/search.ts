@@ -1,7 +1,7 @@
 /** `semantic_search`: the sources most related to a question, without an answer. */
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { EVIDENCE_TOKENS_DEFAULT } from '../../core/evidence.js';
+import { EVIDENCE_TOKENS_DEFAULT, EVIDENCE_TOKENS_MAX } from '../../core/evidence.js';
 import { lazySchema } from '../../core/lazy-schema.js';
 import { SemanticSearchRequest, SemanticSearchResponse } from '../../core/schemas.js';
 import { evidenceFields, EvidenceSummary, EvidenceTokensParameter } from '../evidence.js';
@@ -11,12 +11,12 @@ import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
 const SearchParameters = lazySchema(() => z.object({
-  question: SemanticSearchRequest.shape.question.describe('What to find sources about, in plain words.'),
+  question: SemanticSearchRequest.shape.question,
   labels: SemanticSearchRequest.shape.labels.describe(
-    'Only sources carrying at least one of these labels (case-insensitive; at most 20). Every source has its type label (Text, Website, YouTube, ...) plus any labels given when it was added.',
+    'Only sources with one of these labels or types (Text, Website...)',
   ),
   external_user_id: SemanticSearchRequest.shape.external_user_id.describe(
-    "Optional id of the end user in your system; the search is recorded in that user's data.",
+    'Your id of the end user',
   ),
   evidence_tokens: EvidenceTokensParameter,
   guru_slug: guruSlugParameter,
@@ -37,13 +37,8 @@ export function registerSearchTool(server: McpServer, context: ToolContext): voi
     'semantic_search',
     {
       title: 'Find related sources',
-      description: [
-        "Find the sources in the guru's knowledge base most related to a question, without writing an answer.",
-        'Returns at most 10 sources, best first, each with title, link (null for internal sources such as text blocks) and labels, and in the text content its best excerpt for the question,',
-        `within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, characters / 4; 0: none).`,
-        'Use it to see which documents cover a topic or to point the user to pages; use ask to get an answer.',
-        'search_mode says how sources were ranked: hybrid (words and meaning, with an embeddings provider) or lexical (words only).',
-      ].join(' '),
+      description:
+        `Find the sources most related to a question, without an answer: up to 10, best first, with title, link, labels and best excerpt within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, max ${EVIDENCE_TOKENS_MAX}). Use ask for an answer.`,
       inputSchema: SearchParameters,
       outputSchema: SearchResult,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

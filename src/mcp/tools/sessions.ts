@@ -12,14 +12,14 @@ import type { ToolContext } from './context.js';
 /** Characters of turns (as JSON) one get_session result carries at most; the rest comes on request. */
 export const CONVERSATION_BUDGET = 40_000;
 
-const SessionId = SessionIdText.describe('The session id, as returned by ask (session_id) or list_sessions (id)');
+const SessionId = SessionIdText.describe('From ask or list_sessions');
 
 const ListSessionsParameters = lazySchema(() => z.object({
-  page_num: ListSessionsRequest.shape.page_num.describe('Page number, from 1; has_more says whether another page exists'),
+  page_num: ListSessionsRequest.shape.page_num,
   search_query: ListSessionsRequest.shape.search_query.describe(
-    'Only sessions whose questions or slugs contain this text; empty for all',
+    'Text the questions contain',
   ),
-  external_user_id: ListSessionsRequest.shape.external_user_id.describe('Only sessions of this end user'),
+  external_user_id: ListSessionsRequest.shape.external_user_id.describe('Only this end user\'s sessions'),
   guru_slug: guruSlugParameter,
 }));
 type ListSessionsParameters = z.infer<typeof ListSessionsParameters>;
@@ -31,7 +31,7 @@ const GetSessionParameters = lazySchema(() => z.object({
     .int()
     .min(1)
     .default(1)
-    .describe('First turn to return, from 1; long conversations come in parts and the result names the next one'),
+    .describe('First turn to return'),
   guru_slug: guruSlugParameter,
 }));
 type GetSessionParameters = z.infer<typeof GetSessionParameters>;
@@ -53,10 +53,8 @@ export function registerSessionTools(server: McpServer, context: ToolContext): v
     'list_sessions',
     {
       title: 'List conversation sessions',
-      description: [
-        "List the guru's conversation sessions (also called binges), newest first, grouped into today, last_week (the 7 days before today) and older.",
-        'Each has its id and first question. Read one with get_session; continue it with ask and its session_id.',
-      ].join(' '),
+      description:
+        'List conversations, newest first (id, first question). Paged: has_more.',
       inputSchema: ListSessionsParameters,
       outputSchema: SessionList,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -73,10 +71,8 @@ export function registerSessionTools(server: McpServer, context: ToolContext): v
     'get_session',
     {
       title: 'Read a conversation session',
-      description: [
-        'Read a conversation session: for each turn the question, the Markdown answer, its references, trust score and vote.',
-        'Long conversations come in parts: when next_from_turn is not null, call again with from_turn set to it.',
-      ].join(' '),
+      description:
+        'Read a conversation\'s turns: question, answer, references, trust score, vote. In parts: pass next_from_turn as from_turn.',
       inputSchema: GetSessionParameters,
       outputSchema: SessionPart,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -107,7 +103,7 @@ export function registerSessionTools(server: McpServer, context: ToolContext): v
     {
       title: 'Delete a conversation session',
       description:
-        'Delete a conversation session with its questions and answers, for good. Deleting it again fails with "Session is already deleted".',
+        'Delete a conversation, for good.',
       inputSchema: DeleteSessionParameters,
       outputSchema: DeletedSession,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

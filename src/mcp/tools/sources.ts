@@ -17,7 +17,7 @@ import { isSettled, waitForSources } from '../../core/wait-for-sources.js';
 import { ProgressReporter, type ToolExtra } from '../progress.js';
 import { renderSourcePage } from '../render.js';
 import { toolResult } from '../results.js';
-import { MAX_LISTED_SOURCES, Processing, renderProcessing, renderSubmitted, SubmittedSources, summarizeProcessing, summarizeSubmitted } from '../source-lists.js';
+import { Processing, renderProcessing, renderSubmitted, SubmittedSources, summarizeProcessing, summarizeSubmitted } from '../source-lists.js';
 import { SourcePage, toSourcePage } from '../source-page.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
@@ -29,22 +29,22 @@ const WAIT_LIMIT_MS = 5 * 60_000;
 const UrlList = (description: string) => UrlListOfRequest.min(1).optional().describe(description);
 
 const needsIntegration = (kind: string) =>
-  `Needs the guru's ${kind} integration (set by its administrator with \`guru-mcp integration set <guru> ${kind.toLowerCase()} --url <site>\`); without it the call is refused, naming it.`;
+  `needs its ${kind} integration`;
 
 /** The lists of URL sources, by request field: what each takes. */
 const URL_SOURCES = {
   website_urls: UrlList(
-    'Web pages to add, one source per URL (http:// or https://). The main content is read (menus and footers left out) and kept as Markdown with its title and headings.',
+    'Web pages',
   ),
   youtube_urls: UrlList(
-    'YouTube videos to add by their title and transcript: watch, youtu.be, shorts, embed or live URLs. A video without a transcript fails with the reason.',
+    'YouTube videos',
   ),
-  jira_urls: UrlList(`Jira issues with their comments, e.g. https://example.atlassian.net/browse/KEY-123. ${needsIntegration('Jira')}`),
+  jira_urls: UrlList(`Jira issues; ${needsIntegration('Jira')}`),
   zendesk_urls: UrlList(
-    `Zendesk tickets with their comments (https://example.zendesk.com/agent/tickets/123) and Help Center articles (https://example.zendesk.com/hc/en-us/articles/456-title). ${needsIntegration('Zendesk')}`,
+    `Zendesk tickets, articles; ${needsIntegration('Zendesk')}`,
   ),
   confluence_urls: UrlList(
-    `Confluence pages, e.g. https://example.atlassian.net/wiki/spaces/KEY/pages/123456/Title, …/pages/viewpage.action?pageId=123456 or …/display/KEY/Title. ${needsIntegration('Confluence')}`,
+    `Confluence pages; ${needsIntegration('Confluence')}`,
   ),
 };
 const URL_FIELDS = Object.keys(URL_SOURCES) as (keyof typeof URL_SOURCES)[];
@@ -56,15 +56,15 @@ const AddSourcesParameters = lazySchema(() => z.object({
     .max(MAX_TEXT_SOURCES)
     .optional()
     .describe(
-      'Texts to add: [{name, content}]. name is the title the answers cite; content is plain text or Markdown (headings help the guru cite sections), or an HTML page (a name ending in .html or content starting as an HTML document), which is read as a web page is: its text, not its tags. A name that already exists replaces that source\'s content; the same content again answers exists.',
+      'name (title) and content (text, Markdown or HTML)',
     ),
   ...URL_SOURCES,
-  labels: Labels.optional().describe('Labels attached to every source of this call, e.g. ["release-notes"]; semantic_search can filter on them.'),
+  labels: Labels.optional().describe('Labels semantic_search can filter on'),
   wait: z
     .boolean()
     .default(false)
     .describe(
-      'Wait until the sources are processed (SUCCESS or FAIL) before returning, sending progress notifications meanwhile. At most 5 minutes; web pages and videos take longer than texts.',
+      'Return when processed (up to 5 min)',
     ),
   guru_slug: guruSlugParameter,
 }));
@@ -76,11 +76,11 @@ const processingResult = () => Processing.optional().describe('Only with wait: t
 const AddSourcesResult = lazySchema(() => SubmittedSources.extend({ processing: processingResult() }));
 
 const ReindexParameters = lazySchema(() => z.object({
-  ids: ReindexRequest.shape.ids.describe('Ids of the sources to read again (see list_sources).'),
+  ids: ReindexRequest.shape.ids.describe('Source ids (list_sources)'),
   wait: z
     .boolean()
     .default(false)
-    .describe('Wait until the sources are processed again (SUCCESS or FAIL), sending progress notifications meanwhile. At most 5 minutes.'),
+    .describe('Return when processed (up to 5 min)'),
   guru_slug: guruSlugParameter,
 }));
 type ReindexParameters = z.infer<typeof ReindexParameters>;
@@ -93,20 +93,19 @@ const ReindexResult = lazySchema(() => z.object({
 }));
 
 const DeleteSourcesParameters = lazySchema(() => z.object({
-  ids: DeleteDataSourcesRequest.shape.ids.describe('Ids of the sources to delete (see list_sources).'),
+  ids: DeleteDataSourcesRequest.shape.ids.describe('Source ids (list_sources)'),
   guru_slug: guruSlugParameter,
 }));
 type DeleteSourcesParameters = z.infer<typeof DeleteSourcesParameters>;
 
 const ListSourcesParameters = lazySchema(() => z.object({
-  page: z.number().int().min(1).default(1).describe('Page number, from 1'),
+  page: z.number().int().min(1).default(1),
   page_size: z
     .number()
     .int()
     .min(1)
     .max(MAX_SOURCE_PAGE_SIZE)
-    .default(DEFAULT_SOURCE_PAGE_SIZE)
-    .describe(`Sources per page, at most ${MAX_SOURCE_PAGE_SIZE}`),
+    .default(DEFAULT_SOURCE_PAGE_SIZE),
   guru_slug: guruSlugParameter,
 }));
 type ListSourcesParameters = z.infer<typeof ListSourcesParameters>;
@@ -115,17 +114,9 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
   server.registerTool(
     'add_sources',
     {
-      title: 'Add sources to the knowledge base',
-      description: [
-        "Add texts, web pages, YouTube videos, Jira issues, Zendesk tickets and articles, and Confluence pages to the guru's knowledge base so that ask and semantic_search can use them.",
-        'Give any of text_sources, website_urls, youtube_urls, jira_urls, zendesk_urls, confluence_urls in one call.',
-        'Each item returns at once with its id and status: success (accepted) or exists (that URL is already in the knowledge base).',
-        'Processing is asynchronous: a source is usable once list_sources shows it as SUCCESS (FAIL carries the error).',
-        'Pass wait: true to return only when processing has ended.',
-        `More than ${MAX_LISTED_SOURCES} items are summarised: counts by status and the failures with their errors; list_sources pages through all sources.`,
-        "Sending an existing text name replaces that source's content (the same content answers exists).",
-        'URL sources are fetched from the web or from Jira, Zendesk and Confluence; Jira, Zendesk and Confluence need the guru\'s integration for that service (`guru-mcp integration set`).',
-      ].join(' '),
+      title: 'Add sources',
+      description:
+        'Add texts, web pages, YouTube videos, Jira, Zendesk or Confluence pages to the knowledge base. Processed in the background (list_sources: SUCCESS or FAIL); wait: true waits. A text named like an existing one replaces it.',
       inputSchema: AddSourcesParameters,
       outputSchema: AddSourcesResult,
       // Annotations cannot depend on the arguments: URL sources reach outside, so the tool says it may.
@@ -151,13 +142,8 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
     'reindex_sources',
     {
       title: 'Read data sources again',
-      description: [
-        'Process data sources again by id (see list_sources): web pages, videos, Jira, Zendesk and Confluence items are fetched anew; texts and documents are indexed again from their stored text.',
-        'Each source goes back to NOT_PROCESSED, then SUCCESS or FAIL; its reindex_count grows and last_reindex_date is set.',
-        'Pass wait: true to return only when processing has ended, with progress notifications meanwhile.',
-        `More than ${MAX_LISTED_SOURCES} sources are summarised: counts by status and the failures with their errors.`,
-        'An id that is not a source of this guru refuses the whole call.',
-      ].join(' '),
+      description:
+        'Read sources again by id (URLs fetched anew). wait: true returns when done.',
       inputSchema: ReindexParameters,
       outputSchema: ReindexResult,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -177,10 +163,8 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
     'delete_sources',
     {
       title: 'Delete data sources',
-      description: [
-        "Delete data sources by id (see list_sources), for good: their text leaves the guru's index and store, and answers stop citing them.",
-        'Ids that are not sources of this guru are passed over. Use reindex_sources instead to read a source again.',
-      ].join(' '),
+      description:
+        'Delete sources by id, for good; answers stop citing them.',
       inputSchema: DeleteSourcesParameters,
       outputSchema: MessageResult,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -197,10 +181,8 @@ export function registerSourceTools(server: McpServer, context: ToolContext): vo
     'list_sources',
     {
       title: 'List data sources',
-      description: [
-        "List the guru's data sources, newest first: id, type, title, url, processing status (NOT_PROCESSED, SUCCESS or FAIL) and the error of failed ones.",
-        `Paged: page (from 1) and page_size (default ${DEFAULT_SOURCE_PAGE_SIZE}, at most ${MAX_SOURCE_PAGE_SIZE}); next_page says which page to ask for next, null on the last page.`,
-      ].join(' '),
+      description:
+        'List the sources, newest first, with status (NOT_PROCESSED, SUCCESS, FAIL) and error. Paged: next_page.',
       inputSchema: ListSourcesParameters,
       outputSchema: SourcePage,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

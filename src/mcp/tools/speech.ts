@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { lazySchema } from '../../core/lazy-schema.js';
 import { readMp3 } from '../../core/mp3-frames.js';
-import { MAX_SPEECH_CHARS, TextToSpeechRequest } from '../../core/schemas.js';
+import { TextToSpeechRequest } from '../../core/schemas.js';
 import { toolResult } from '../results.js';
 import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
@@ -17,12 +17,12 @@ export const AUDIO_BYTE_CAP = 1024 * 1024;
 
 const SpeechParameters = lazySchema(() => z.object({
   text: TextToSpeechRequest.shape.text.describe(
-    `The text to read aloud (Markdown is read as words; code in backticks is said as "Code block" or "Inline code"), at most ${MAX_SPEECH_CHARS} characters`,
+    'Text or Markdown to read',
   ),
   version: z
     .union([z.literal(1), z.literal(2)])
     .optional()
-    .describe('1 (default): the offline voice. 2: the speech provider, where the operator enabled it for the guru'),
+    .describe('1: offline voice; 2: speech provider, if enabled'),
   guru_slug: guruSlugParameter,
 }));
 type SpeechParameters = z.infer<typeof SpeechParameters>;
@@ -39,10 +39,8 @@ export function registerSpeechTool(server: McpServer, context: ToolContext): voi
     'text_to_speech',
     {
       title: 'Read text aloud',
-      description: [
-        'Read a text (for example an answer of ask) aloud and return it as MP3 audio content: version 1 (default) with the offline voice, version 2 with the speech provider where the operator enabled it.',
-        `The audio stops at ${AUDIO_BYTE_CAP / 1024 / 1024} MiB (about two minutes); truncated says when it was cut.`,
-      ].join(' '),
+      description:
+        `Read a text aloud as MP3 audio, up to ${AUDIO_BYTE_CAP / 1024 / 1024} MiB (about 2 minutes).`,
       inputSchema: SpeechParameters,
       outputSchema: SpeechOutput,
       // Version 2 calls the speech provider, a service outside this server.

@@ -17,11 +17,11 @@ const addParameter = z
   .boolean()
   .default(false)
   .describe(
-    `Also add the videos to the guru's knowledge base as YouTube sources (youtube_urls of add_sources), in the list's order. A guru holds at most ${VIDEO_LIMIT} videos: the ones beyond the limit are reported as not added.`,
+    `Also add the videos as sources (at most ${VIDEO_LIMIT} a guru)`,
   );
 
 const importGuruSlug = guruSlugParameter.describe(
-  'Slug of the guru to add the videos to; used only with add: true. Optional when the server has a default guru or only one guru.',
+  'Guru to add to (with add)',
 );
 
 const ChannelParameters = lazySchema(() => z.object({
@@ -29,7 +29,7 @@ const ChannelParameters = lazySchema(() => z.object({
     .string()
     .min(1)
     .max(4096)
-    .describe('The channel: https://www.youtube.com/channel/UC… (its id) or https://www.youtube.com/@handle'),
+    .describe('…/channel/UC… or …/@handle'),
   add: addParameter,
   guru_slug: importGuruSlug,
 }));
@@ -39,7 +39,7 @@ const PlaylistParameters = lazySchema(() => z.object({
     .string()
     .min(1)
     .max(4096)
-    .describe('A URL naming the playlist in its list= parameter, e.g. https://www.youtube.com/watch?v=VIDEO_ID&list=PL… or https://www.youtube.com/playlist?list=PL…'),
+    .describe('A URL with list=PL…'),
   add: addParameter,
   guru_slug: importGuruSlug,
 }));
@@ -90,12 +90,7 @@ async function importVideos<List extends VideoList>(context: ToolContext, tool: 
 }
 
 const importDescription = (what: string) =>
-  [
-    `List the video URLs of ${what} through the YouTube Data API (the server needs an API key: GURU_YOUTUBE_API_KEY).`,
-    'The videos are not added to the knowledge base unless add: true; otherwise pass them to add_sources as youtube_urls, which reads each video\'s title and transcript.',
-    `With add: true they are added in order to the guru (guru_slug), up to its limit of ${VIDEO_LIMIT} videos; the result says how many were added, already there, or refused, and processing runs in the background (list_sources).`,
-    `Long lists: the result carries the first ${MAX_LISTED_URLS} URLs; video_count counts all.`,
-  ].join(' ');
+  `List ${what}'s videos (needs GURU_YOUTUBE_API_KEY); add: true adds them as sources.`;
 
 export function registerVideoListTools(server: McpServer, context: ToolContext): void {
   const channel: ImportTool<ChannelImport> = {
@@ -115,7 +110,7 @@ export function registerVideoListTools(server: McpServer, context: ToolContext):
     'import_channel',
     {
       title: "List a YouTube channel's videos",
-      description: importDescription('every video a YouTube channel uploaded, given its URL (/channel/UC… or /@handle)'),
+      description: importDescription('a YouTube channel'),
       inputSchema: ChannelParameters,
       outputSchema: ChannelResult,
       annotations,
@@ -127,7 +122,7 @@ export function registerVideoListTools(server: McpServer, context: ToolContext):
     'import_playlist',
     {
       title: "List a YouTube playlist's videos",
-      description: importDescription('every video of a YouTube playlist, given a URL with its list= parameter'),
+      description: importDescription('a YouTube playlist'),
       inputSchema: PlaylistParameters,
       outputSchema: PlaylistResult,
       annotations,

@@ -8,13 +8,13 @@ import { guarded, guruSlugParameter } from './context.js';
 import type { ToolContext } from './context.js';
 
 const RecordVoteParameters = lazySchema(() => z.object({
-  content_slug: RecordVoteRequest.shape.content_slug.describe('The slug of the answer voted on (the `slug` of an ask result or of a get_session turn)'),
-  vote_type: Vote.describe('upvote when the answer helped, downvote when it did not'),
+  content_slug: RecordVoteRequest.shape.content_slug.describe('slug of the answer (ask, get_session)'),
+  vote_type: Vote,
   feedback: z
     .string()
     .optional()
-    .describe(`Optional words of the end user on the answer, at most ${MAX_VOTE_FEEDBACK} characters`),
-  binge_id: RecordVoteRequest.shape.binge_id.describe('Optional session id of the answer; when given, the answer must belong to it'),
+    .describe(`The user's words, at most ${MAX_VOTE_FEEDBACK} characters`),
+  binge_id: RecordVoteRequest.shape.binge_id.describe('Session id the answer must belong to'),
   guru_slug: guruSlugParameter,
 }));
 type RecordVoteParameters = z.infer<typeof RecordVoteParameters>;
@@ -31,10 +31,8 @@ export function registerVoteTool(server: McpServer, context: ToolContext): void 
     'record_vote',
     {
       title: 'Vote on an answer',
-      description: [
-        "Record the end user's upvote or downvote on an answer of ask, with optional feedback (at most 200 characters). The vote shows as user_vote of the turn in get_session.",
-        'Only answers with can_receive_feedback true take votes. The first vote stands: voting again answers "Already voted" with the vote already recorded.',
-      ].join(' '),
+      description:
+        'Record the user\'s upvote or downvote (and feedback) on an answer with can_receive_feedback true. The first vote stands.',
       inputSchema: RecordVoteParameters,
       outputSchema: VoteOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
