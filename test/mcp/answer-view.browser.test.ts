@@ -174,6 +174,19 @@ describe('the answer view in chromium', () => {
     await expect.poll(() => page.evaluate(() => window.openedLinks)).toContain(link);
   });
 
+  it("never lets the answer's HTML run, and links only to http(s)", async () => {
+    const result = (await client.callTool({ name: 'ask', arguments: { guru_slug: 'frob', question: QUESTION } })) as CallToolResult;
+    const hostile = 'Look: <img src=x onerror="parent.postMessage(1, \'*\')"> <script>window.ran = 1</script> [click](javascript:alert(1)) and [docs](https://frob.example/docs) **bold** `<b>code</b>`';
+    const view = await showResult({ guru_slug: 'frob', question: QUESTION }, { ...result, content: [{ type: 'text', text: hostile }, ...result.content.slice(1)] });
+    const article = view.getByRole('article', { name: 'Answer' });
+    await expect.poll(() => article.textContent()).toContain('<img src=x');
+    expect(await article.locator('img, script, b').count()).toBe(0);
+    expect(await article.getByRole('link').evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toEqual(['https://frob.example/docs']);
+    expect(await article.locator('strong').textContent()).toBe('bold');
+    expect(await article.locator('code').textContent()).toBe('<b>code</b>');
+    expect(problems).toEqual([]);
+  });
+
   it('shows an error result in words', async () => {
     const args = { guru_slug: 'no-such-guru', question: QUESTION };
     const result = (await client.callTool({ name: 'ask', arguments: args })) as CallToolResult;

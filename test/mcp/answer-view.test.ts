@@ -4,22 +4,29 @@
  * sees exactly the tools and resources it saw before. (The view in a browser:
  * test/mcp/answer-view.browser.test.ts.)
  */
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { UI_EXTENSION, VIEW_MIME_TYPE, VIEW_URI } from '../../src/mcp/apps/answer-view.js';
+import { createMcpHttpHandler } from '../../src/mcp/http.js';
 import { serveConnection } from '../../src/mcp/stdio.js';
 import { ERAS, connectClient, openTestBackend, type ProtocolRevision, type TestBackend } from './support.js';
 
-/** A client that renders MCP Apps, as Claude, ChatGPT or VS Code declare themselves. */
-async function connectUiClient(test: TestBackend, revision: ProtocolRevision): Promise<Client> {
-  const client = new Client(
+/** A client that renders MCP Apps (as Claude, ChatGPT or VS Code declare themselves), or with `ui` false one that does not. */
+function newUiClient(revision: ProtocolRevision, ui = true): Client {
+  return new Client(
     { name: 'apps-host', version: '1.0.0' },
     {
-      capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } },
+      ...(ui ? { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } } } } : {}),
       ...(revision === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
     },
   );
+}
+
+async function connectUiClient(test: TestBackend, revision: ProtocolRevision): Promise<Client> {
+  const client = newUiClient(revision);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   serveConnection({ backend: test.backend, logger: silentLogger }, serverSide);
   await client.connect(clientSide);
@@ -81,5 +88,32 @@ describe.each(ERAS)('the answer view (%s)', (era) => {
     expect(content.text).toContain('const TRUST_BANDS');
     expect(content.text).not.toMatch(/\bsrc=|<link|\bimport\b|export /);
     console.log(`answer view (${era}): ${Buffer.byteLength(content.text)} bytes`);
+  });
+});
+
+describe.each(ERAS)('the answer view over streamable HTTP (%s)', (era) => {
+  it('is decided per session (2025) or per request (2026-07-28): a host and a plain client side by side', async () => {
+    const test = await openTestBackend();
+    const handler = createMcpHttpHandler({ backend: test.backend, logger: silentLogger, requireBearer: false });
+    const server = createServer((req, res) => void handler.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    const host = newUiClient(era);
+    const plain = newUiClient(era, false);
+    try {
+      await host.connect(new StreamableHTTPClientTransport(url));
+      await plain.connect(new StreamableHTTPClientTransport(url));
+      const [hostTools, plainTools] = await Promise.all([host.listTools(), plain.listTools()]);
+      expect(hostTools.tools.find((tool) => tool.name === 'ask')?._meta).toEqual({ ui: { resourceUri: VIEW_URI }, 'ui/resourceUri': VIEW_URI });
+      expect(plainTools.tools.find((tool) => tool.name === 'ask')?._meta).toBeUndefined();
+      expect((await host.readResource({ uri: VIEW_URI })).contents[0]?.mimeType).toBe(VIEW_MIME_TYPE);
+      await expect(plain.readResource({ uri: VIEW_URI })).rejects.toThrow(/disabled/);
+    } finally {
+      await Promise.all([host.close(), plain.close()]);
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await test.close();
+    }
   });
 });
