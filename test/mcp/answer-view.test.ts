@@ -4,14 +4,19 @@
  * sees exactly the tools and resources it saw before. (The view in a browser:
  * test/mcp/answer-view.browser.test.ts.)
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { UI_EXTENSION, VIEW_MIME_TYPE, VIEW_URI } from '../../src/mcp/apps/answer-view.js';
 import { createMcpHttpHandler } from '../../src/mcp/http.js';
 import { serveConnection } from '../../src/mcp/stdio.js';
+import { BIN } from '../global-setup.js';
 import { ERAS, connectClient, openTestBackend, type ProtocolRevision, type TestBackend } from './support.js';
 
 /** A client that renders MCP Apps (as Claude, ChatGPT or VS Code declare themselves), or with `ui` false one that does not. */
@@ -114,6 +119,22 @@ describe.each(ERAS)('the answer view over streamable HTTP (%s)', (era) => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await test.close();
+    }
+  });
+});
+
+describe.each(ERAS)('the answer view of the built command (%s)', (era) => {
+  it('is found beside the bundle (scripts/bundle.js copies it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guru-mcp-view-'));
+    const client = newUiClient(era);
+    try {
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'stdio', '--data-dir', dir], stderr: 'ignore' }));
+      const [content] = (await client.readResource({ uri: VIEW_URI })).contents as unknown as [{ mimeType: string; text: string }];
+      expect(content.mimeType).toBe(VIEW_MIME_TYPE);
+      expect(content.text).toContain('const TRUST_BANDS');
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
