@@ -39,6 +39,7 @@ const declares = (capabilities: Capabilities) => {
   const declared = capabilities?.extensions?.[UI_EXTENSION];
   return declared !== undefined && declared !== null;
 };
+
 /**
  * From here on, `ask` and `semantic_search` registered on `server` name the
  * view for clients that declare the extension, and the view's resource is
@@ -130,8 +131,8 @@ export function viewHtml(): string {
 }
 
 function firstFile(candidates: URL[]): string {
-  const paths = candidates.map((url) => fileURLToPath(url));
-  const found = paths.find((path) => existsSync(path));
-  if (found === undefined) throw new Error(`the answer view's files are missing (looked for ${paths.join(', ')})`);
+  const found = candidates.map((url) => fileURLToPath(url)).find((path) => existsSync(path));
+  // Said to the client as it is: no paths of this machine in it.
+  if (found === undefined) throw new Error('The answer view is missing from this installation of guru-mcp: install it again.');
   return readFileSync(found, 'utf8');
 }
