@@ -407,4 +407,7 @@ await build({
 // The web interface's pages, styles and browser modules, served as they are (src/web/assets-store.ts finds them here).
 cpSync(new URL('../src/web/assets/', import.meta.url), new URL('../dist/bin/web/', import.meta.url), { recursive: true });
 
+// The MCP Apps answer view (src/mcp/apps/answer-view.ts reads it on the first resources/read).
+cpSync(new URL('../src/mcp/apps/answer-view.html', import.meta.url), new URL('../dist/bin/mcp-apps/answer-view.html', import.meta.url));
+
 chmodSync(new URL('../dist/bin/guru-mcp.js', import.meta.url), 0o755);

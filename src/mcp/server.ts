@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Backend } from '../core/assistant.js';
+import { offerAnswerView } from './apps/answer-view.js';
 import type { Logger } from '../log.js';
 import type { RateLimiter } from '../state/rate-limiter.js';
 import { registerAttachmentResource } from './attachment-resource.js';
@@ -90,6 +91,7 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
     },
   );
   listSchemasFrom(server);
+  offerAnswerView(server);
   const gurus = new GuruSelector(backend, scope);
   const context: ToolContext = {
     assistant: backend.assistant,
