@@ -91,7 +91,8 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
     },
   );
   listSchemasFrom(server);
-  offerAnswerView(server);
+  // The view shows ask's and semantic_search's results: without them it has nothing to show.
+  if (offered.has('asking')) offerAnswerView(server);
   const gurus = new GuruSelector(backend, scope);
   const context: ToolContext = {
     assistant: backend.assistant,

@@ -96,6 +96,23 @@ describe.each(ERAS)('the answer view (%s)', (era) => {
   });
 });
 
+describe.each(ERAS)('the answer view without the asking group (%s)', (era) => {
+  it('is not offered, even to a host: there is no ask or semantic_search to show', async () => {
+    const test = await openTestBackend();
+    const client = newUiClient(era);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    serveConnection({ backend: test.backend, logger: silentLogger, tools: ['knowledge'] }, serverSide);
+    try {
+      await client.connect(clientSide);
+      expect((await client.listResources()).resources.map((resource) => resource.uri)).not.toContain(VIEW_URI);
+      await expect(client.readResource({ uri: VIEW_URI })).rejects.toThrow(/not found|disabled/i);
+    } finally {
+      await client.close();
+      await test.close();
+    }
+  });
+});
+
 describe.each(ERAS)('the answer view over streamable HTTP (%s)', (era) => {
   it('is decided per session (2025) or per request (2026-07-28): a host and a plain client side by side', async () => {
     const test = await openTestBackend();
