@@ -177,7 +177,7 @@ describe('the desktop bundle (.mcpb)', () => {
     const { stdout } = await run(process.execPath, [MCPB_CLI, 'validate', join(ROOT, 'mcpb', 'manifest.json')]);
     expect(stdout).toContain('validation passes');
     expect(manifest.version).toBe(PACKAGE.version);
-    expect(Object.keys(manifest.user_config).sort()).toEqual(['data_dir', 'default_guru', 'llm_api_key', 'llm_model', 'llm_url']);
+    expect(Object.keys(manifest.user_config).sort()).toEqual(['data_dir', 'default_guru', 'llm_api_key', 'llm_model', 'llm_url', 'tool_groups']);
     expect(manifest.user_config.llm_api_key!.sensitive).toBe(true);
     const known = new Set(Object.values(ENVIRONMENT));
     for (const [name, value] of Object.entries(manifest.server.mcp_config.env)) {
