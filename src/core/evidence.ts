@@ -83,10 +83,25 @@ const COVERAGE_WORTH = 2;
 const MIN_COST = 60;
 const COST_POWER = 0.5;
 
+/** A sentence with the key it is known by as a repeat ('' when too short to be taken for one). */
+interface Sentence {
+  readonly text: string;
+  readonly key: string;
+  /** Whether it holds a letter or digit. */
+  readonly says: boolean;
+}
+
 interface Pending {
   readonly candidate: EvidenceCandidate;
   readonly rank: number;
-  readonly sentences: string[];
+  readonly sentences: readonly Sentence[];
+}
+
+function keyed(text: string): Sentence[] {
+  return sentences(text).map((sentence) => {
+    const key = bare(sentence);
+    return { text: sentence, key: key.length < MIN_REPEAT ? '' : key, says: key !== '' };
+  });
 }
 
 /**
@@ -110,11 +125,7 @@ export function packEvidence(candidates: readonly EvidenceCandidate[], budget: n
   let leftOut = 0;
   let full = budget <= 0;
   // Short pieces ("Example:", a bare code line) are kept: they repeat without being the same text.
-  const fresh = (pending: Pending) =>
-    pending.sentences.filter((sentence) => {
-      const key = bare(sentence);
-      return key.length < MIN_REPEAT || !seen.has(key);
-    });
+  const fresh = (pending: Pending) => pending.sentences.filter((sentence) => sentence.key === '' || !seen.has(sentence.key));
   // The question words of each sentence, read once.
   const wordsOf = new Map<string, ReadonlySet<string>>();
   const held = (kept: readonly string[]): Set<string> => {
@@ -134,7 +145,7 @@ export function packEvidence(candidates: readonly EvidenceCandidate[], budget: n
     for (const word of held(kept)) if (!covered.has(word)) added += words.weights.get(word) ?? 0;
     return (place * (1 + (COVERAGE_WORTH * added) / total)) / Math.max(MIN_COST, estimateTokens(text)) ** COST_POWER;
   };
-  const pending: Pending[] = candidates.map((candidate, rank) => ({ candidate, rank, sentences: sentences(candidate.text) }));
+  const pending: Pending[] = candidates.map((candidate, rank) => ({ candidate, rank, sentences: keyed(candidate.text) }));
   while (pending.length > 0) {
     // The first candidate is the best-ranked; with the question's words, the one that adds the most.
     let chosen = 0;
@@ -142,12 +153,13 @@ export function packEvidence(candidates: readonly EvidenceCandidate[], budget: n
     let chosenSentences: string[] = [];
     let best = -Infinity;
     for (let i = 0; i < pending.length; i++) {
-      const kept = fresh(pending[i]!);
-      const text = kept.join('').trim();
-      if (text === '' || bare(text) === '') {
+      const left = fresh(pending[i]!);
+      if (!left.some((sentence) => sentence.says)) {
         pending.splice(i--, 1);
         continue;
       }
+      const kept = left.map((sentence) => sentence.text);
+      const text = kept.join('').trim();
       const worth = full || words === undefined || passages.length === 0 ? -i : value(pending[i]!, kept, text);
       if (worth > best) {
         best = worth;
@@ -158,7 +170,7 @@ export function packEvidence(candidates: readonly EvidenceCandidate[], budget: n
       if (full || words === undefined || passages.length === 0) break;
     }
     if (best === -Infinity) break;
-    const [{ candidate }] = pending.splice(chosen, 1) as [Pending];
+    const [{ candidate, sentences: all }] = pending.splice(chosen, 1) as [Pending];
     if (full) {
       leftOut++;
       continue;
@@ -179,10 +191,7 @@ export function packEvidence(candidates: readonly EvidenceCandidate[], budget: n
       kept = part.trim();
       cut = true;
     }
-    for (const sentence of chosenSentences) {
-      const key = bare(sentence);
-      if (key.length >= MIN_REPEAT) seen.add(key);
-    }
+    for (const { key } of all) if (key !== '') seen.add(key);
     for (const word of held(sentences(kept))) covered.add(word);
     tokens += estimateTokens(kept);
     passages.push({ ...candidate, text: kept, cut });

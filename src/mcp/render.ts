@@ -67,7 +67,7 @@ export function renderAnswerFields(answer: Answer): string {
 const SEARCH_MODES = { hybrid: 'hybrid (words and meaning)', lexical: 'lexical (words only)' } as const;
 
 /**
- * The sources, best first, each followed by its excerpt when `evidence` has one. `evidence` undefined
+ * The sources, best first, each followed by its excerpts when `evidence` has some. `evidence` undefined
  * with a budget asked for: the backend has no passages (NO_PASSAGES is said).
  */
 export function renderSearch(question: string, result: SemanticSearchResponse, evidence?: EvidenceSet, budget = 0): string {

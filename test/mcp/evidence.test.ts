@@ -1,8 +1,9 @@
 /**
  * Evidence over MCP: `ask` returns, besides its answer, the passages it drew on and
- * `semantic_search` each source's best excerpt, within the caller's evidence_tokens, as text
- * content only (structured content has their places, not their text again). Over a hosted REST
- * API (the remote adapter) there are no passages, and the text says so.
+ * `semantic_search` its sources' best excerpts (several of one source when the budget has room),
+ * within the caller's evidence_tokens, as text content only (structured content has their places,
+ * not their text again). Over a hosted REST API (the remote adapter) there are no passages, and the
+ * text says so.
  */
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';

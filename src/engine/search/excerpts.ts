@@ -116,12 +116,15 @@ export function questionWords(weights: ReadonlyMap<string, number>, aliases: Rea
   const byStem = new Map<string, string>();
   for (const word of weights.keys()) byStem.set(stemOf(word), word);
   for (const [alias, word] of aliases) if (weights.has(word) && !byStem.has(stemOf(alias))) byStem.set(stemOf(alias), word);
+  // Each word of the passages read is stemmed once.
+  const termOf = new Map<string, string | undefined>();
   return {
     weights,
     of: (text) => {
       const found = new Set<string>();
       for (const [word] of text.matchAll(WORD)) {
-        const term = byStem.get(stemOf(word));
+        let term = termOf.get(word);
+        if (term === undefined && !termOf.has(word)) termOf.set(word, (term = byStem.get(stemOf(word))));
         if (term !== undefined) found.add(term);
       }
       return found;
