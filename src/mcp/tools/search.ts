@@ -39,7 +39,7 @@ export function registerSearchTool(server: McpServer, context: ToolContext): voi
       title: 'Find related sources',
       description: [
         "Find the sources in the guru's knowledge base most related to a question, without writing an answer.",
-        'Returns at most 10 sources, best first, each with title, link (null for internal sources such as text blocks) and labels, and in the text content its best excerpts for the question,',
+        'Returns at most 10 sources, best first, each with title, link (null for internal sources such as text blocks) and labels, and in the text content its best excerpt for the question,',
         `within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, characters / 4; 0: none).`,
         'Use it to see which documents cover a topic or to point the user to pages; use ask to get an answer.',
         'search_mode says how sources were ranked: hybrid (words and meaning, with an embeddings provider) or lexical (words only).',
