@@ -73,11 +73,11 @@ export interface AskOptions {
 export type AnswerWithEvidence = Answer & { readonly evidence?: EvidenceSet };
 
 export interface SearchOptions {
-  /** Asks for each source's best excerpt, within the budget (see AskOptions.evidence). */
+  /** Asks for the sources' best excerpts, within the budget (see AskOptions.evidence). */
   readonly evidence?: EvidenceRequest;
 }
 
-/** Search results; with SearchOptions.evidence, an excerpt per source (its `source` is the place in `sources`), within the budget. */
+/** Search results; with SearchOptions.evidence, excerpts of the sources (one or more each; an excerpt's `source` is the place in `sources`), within the budget. */
 export type SearchWithEvidence = SemanticSearchResponse & { readonly evidence?: EvidenceSet };
 
 /** One page of the data-source listing; REST renders `next`/`previous` from it. */

@@ -57,36 +57,129 @@ function sentences(text: string): string[] {
 }
 
 /**
+ * The question's words, for choosing passages by what they add (packEvidence): a passage holding
+ * words no earlier passage holds tells the caller more than one repeating them.
+ */
+export interface QuestionWords {
+  /** Each question word's weight: rarer words weigh more. */
+  readonly weights: ReadonlyMap<string, number>;
+  /** The question words (keys of weights) a text holds, by a synonym or another form of the word too. */
+  readonly of: (text: string) => ReadonlySet<string>;
+}
+
+/**
+ * How much a candidate's place counts: the one at `rank` (0-based) weighs 1 / (1 + rank / RANK_SCALE),
+ * so the best ones come first unless a later one adds question words they lack.
+ */
+const RANK_SCALE = 4;
+/** New question words multiply a candidate's worth by up to 1 + this (all of the question's weight new). */
+const COVERAGE_WORTH = 2;
+/**
+ * A candidate's worth is divided by its size (estimated tokens, at least MIN_COST) to the power
+ * COST_POWER: a short passage adding the same words is preferred, a long one not shut out.
+ * RANK_SCALE, COVERAGE_WORTH, MIN_COST and COST_POWER were set on the sqlite, Node.js and Python
+ * sets (bench/qa/evidence.js); the recall moved by at most a few points over the values tried.
+ */
+const MIN_COST = 60;
+const COST_POWER = 0.5;
+
+/** A sentence with the key it is known by as a repeat ('' when too short to be taken for one). */
+interface Sentence {
+  readonly text: string;
+  readonly key: string;
+  /** Whether it holds a letter or digit. */
+  readonly says: boolean;
+}
+
+interface Pending {
+  readonly candidate: EvidenceCandidate;
+  readonly rank: number;
+  readonly sentences: readonly Sentence[];
+}
+
+function keyed(text: string): Sentence[] {
+  return sentences(text).map((sentence) => {
+    const key = bare(sentence);
+    return { text: sentence, key: key.length < MIN_REPEAT ? '' : key, says: key !== '' };
+  });
+}
+
+/**
  * The candidates (best first) within `budget` estimated tokens. Sentences the caller has already
  * (`given`: the answer the passages come with) or an earlier passage holds (overlapping chunks, the
  * same text on two pages) are taken out; a passage left with nothing new is dropped. The passage
  * that does not fit whole is cut after its last sentence that fits (when at least one does); the
  * ones after it are counted as left out.
+ *
+ * With the question's `words`, the candidates are taken in the order of what they add, not only of
+ * their rank: each time, the one whose question words no passage taken (nor `given`) holds yet weigh
+ * the most for its size, its rank weighing in (RANK_SCALE); the best-ranked still comes first.
  */
-export function packEvidence(candidates: readonly EvidenceCandidate[], budget: number, given = ''): EvidenceSet {
+export function packEvidence(candidates: readonly EvidenceCandidate[], budget: number, given = '', words?: QuestionWords): EvidenceSet {
   const seen = new Set(sentences(given).map(bare).filter((key) => key.length >= MIN_REPEAT));
+  const covered = new Set(words?.of(given) ?? []);
+  let total = 0;
+  for (const weight of words?.weights.values() ?? []) total += weight;
   const passages: EvidencePassage[] = [];
   let tokens = 0;
   let leftOut = 0;
   let full = budget <= 0;
-  for (const candidate of candidates) {
-    // Short pieces ("Example:", a bare code line) are kept: they repeat without being the same text.
-    const fresh = sentences(candidate.text).filter((sentence) => {
-      const key = bare(sentence);
-      return key.length < MIN_REPEAT || !seen.has(key);
-    });
-    const text = fresh.join('').trim();
-    if (text === '' || bare(text) === '') continue;
+  // Short pieces ("Example:", a bare code line) are kept: they repeat without being the same text.
+  const fresh = (pending: Pending) => pending.sentences.filter((sentence) => sentence.key === '' || !seen.has(sentence.key));
+  // The question words of each sentence, read once.
+  const wordsOf = new Map<string, ReadonlySet<string>>();
+  const held = (kept: readonly string[]): Set<string> => {
+    const found = new Set<string>();
+    if (words === undefined) return found;
+    for (const sentence of kept) {
+      let inSentence = wordsOf.get(sentence);
+      if (inSentence === undefined) wordsOf.set(sentence, (inSentence = words.of(sentence)));
+      for (const word of inSentence) found.add(word);
+    }
+    return found;
+  };
+  const value = (pending: Pending, kept: readonly string[], text: string): number => {
+    const place = 1 / (1 + pending.rank / RANK_SCALE);
+    if (words === undefined || total === 0) return place;
+    let added = 0;
+    for (const word of held(kept)) if (!covered.has(word)) added += words.weights.get(word) ?? 0;
+    return (place * (1 + (COVERAGE_WORTH * added) / total)) / Math.max(MIN_COST, estimateTokens(text)) ** COST_POWER;
+  };
+  const pending: Pending[] = candidates.map((candidate, rank) => ({ candidate, rank, sentences: keyed(candidate.text) }));
+  while (pending.length > 0) {
+    // The first candidate is the best-ranked; with the question's words, the one that adds the most.
+    let chosen = 0;
+    let chosenText = '';
+    let chosenSentences: string[] = [];
+    let best = -Infinity;
+    for (let i = 0; i < pending.length; i++) {
+      const left = fresh(pending[i]!);
+      if (!left.some((sentence) => sentence.says)) {
+        pending.splice(i--, 1);
+        continue;
+      }
+      const kept = left.map((sentence) => sentence.text);
+      const text = kept.join('').trim();
+      const worth = full || words === undefined || passages.length === 0 ? -i : value(pending[i]!, kept, text);
+      if (worth > best) {
+        best = worth;
+        chosen = i;
+        chosenText = text;
+        chosenSentences = kept;
+      }
+      if (full || words === undefined || passages.length === 0) break;
+    }
+    if (best === -Infinity) break;
+    const [{ candidate, sentences: all }] = pending.splice(chosen, 1) as [Pending];
     if (full) {
       leftOut++;
       continue;
     }
-    const cost = estimateTokens(text);
-    let kept = text;
+    let kept = chosenText;
     let cut = false;
-    if (tokens + cost > budget) {
+    if (tokens + estimateTokens(chosenText) > budget) {
       let part = '';
-      for (const sentence of fresh) {
+      for (const sentence of chosenSentences) {
         if (estimateTokens((part + sentence).trim()) + tokens > budget) break;
         part += sentence;
       }
@@ -98,10 +191,8 @@ export function packEvidence(candidates: readonly EvidenceCandidate[], budget: n
       kept = part.trim();
       cut = true;
     }
-    for (const sentence of fresh) {
-      const key = bare(sentence);
-      if (key.length >= MIN_REPEAT) seen.add(key);
-    }
+    for (const { key } of all) if (key !== '') seen.add(key);
+    for (const word of held(sentences(kept))) covered.add(word);
     tokens += estimateTokens(kept);
     passages.push({ ...candidate, text: kept, cut });
   }

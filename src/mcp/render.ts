@@ -67,7 +67,7 @@ export function renderAnswerFields(answer: Answer): string {
 const SEARCH_MODES = { hybrid: 'hybrid (words and meaning)', lexical: 'lexical (words only)' } as const;
 
 /**
- * The sources, best first, each followed by its excerpt when `evidence` has one. `evidence` undefined
+ * The sources, best first, each followed by its excerpts when `evidence` has some. `evidence` undefined
  * with a budget asked for: the backend has no passages (NO_PASSAGES is said).
  */
 export function renderSearch(question: string, result: SemanticSearchResponse, evidence?: EvidenceSet, budget = 0): string {
@@ -78,8 +78,8 @@ export function renderSearch(question: string, result: SemanticSearchResponse, e
   const lines = result.sources.map((source, index) => {
     const where = source.link ? ` — ${source.link}` : ' (internal source)';
     const labels = source.labels.length > 0 ? ` [labels: ${source.labels.join(', ')}]` : '';
-    const excerpt = evidence?.passages.find((passage) => passage.source === index);
-    const quoted = excerpt === undefined ? '' : `\n${excerpt.text.trim().replace(/^/gm, '   > ')}${excerpt.cut ? ' […cut]' : ''}`;
+    const excerpts = evidence?.passages.filter((passage) => passage.source === index) ?? [];
+    const quoted = excerpts.map((excerpt) => `\n${excerpt.text.trim().replace(/^/gm, '   > ')}${excerpt.cut ? ' […cut]' : ''}`).join('\n   >');
     return `${index + 1}. ${source.title}${where}${labels}${quoted}`;
   });
   const note = evidence === undefined ? (budget > 0 ? [NO_PASSAGES] : []) : [evidenceNote(evidence)?.replace(/passage/g, 'excerpt')].filter((line) => line !== undefined);

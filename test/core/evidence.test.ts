@@ -1,6 +1,6 @@
 /** Packing passages within a budget of estimated tokens (src/core/evidence.ts). */
 import { describe, expect, it } from 'vitest';
-import { estimateTokens, evidenceNote, packEvidence, type EvidenceCandidate } from '../../src/core/evidence.js';
+import { estimateTokens, evidenceNote, packEvidence, type EvidenceCandidate, type QuestionWords } from '../../src/core/evidence.js';
 
 const passage = (text: string, title = 'Page'): EvidenceCandidate => ({ title, headings: ['Section'], link: null, text });
 
@@ -51,5 +51,44 @@ describe('packEvidence', () => {
 
   it('with a budget of 0 gives nothing and counts every passage as left out', () => {
     expect(packEvidence([passage(A), passage(B)], 0)).toMatchObject({ passages: [], tokens: 0, left_out: 2 });
+  });
+
+  describe('with the question\'s words: by what each passage adds', () => {
+    /** The question "how do I tune the zorblax cache": words found as written, lower-cased. */
+    const words: QuestionWords = {
+      weights: new Map([
+        ['zorblax', 3],
+        ['cache', 1],
+        ['tune', 2],
+      ]),
+      of: (text) => new Set(text.toLowerCase().match(/zorblax|cache|tune/g) ?? []),
+    };
+    const repeat = (n: number) =>
+      passage(`The zorblax cache keeps entries number ${n} in memory. The zorblax cache of pool ${n} is shared between its workers, each reading from it.`, `Cache ${n}`);
+    const tuning = passage('To tune it, set cache_size in zorblax.toml. A larger size keeps more entries.', 'Settings');
+    const ranked = [repeat(1), repeat(2), repeat(3), tuning];
+    const budget = estimateTokens(repeat(1).text) * 2 + estimateTokens(tuning.text);
+
+    it('takes a lower passage holding a word the better ones lack before another one repeating theirs', () => {
+      // By rank alone the budget ends on the third repeat, cut, and the passage that says how is left out.
+      expect(packEvidence(ranked, budget).passages.map((p) => p.title)).not.toContain('Settings');
+      const packed = packEvidence(ranked, budget, '', words);
+      expect(packed.passages.map((p) => p.title)).toContain('Settings');
+      expect(packed.tokens).toBeLessThanOrEqual(budget);
+    });
+
+    it('still gives the best-ranked passage first, and the others when the budget has room', () => {
+      const packed = packEvidence(ranked, 1000, '', words);
+      expect(packed.passages[0]?.title).toBe('Cache 1');
+      expect(packed.passages.map((p) => p.title).sort()).toEqual(['Cache 1', 'Cache 2', 'Cache 3', 'Settings']);
+      expect(packed.left_out).toBe(0);
+    });
+
+    it('counts the words the answer holds as given: a passage adding only those keeps its rank', () => {
+      const other = passage('Entries of the zorblax cache expire after an hour unless pinned.', 'Expiry');
+      expect(packEvidence([repeat(1), other, tuning], 1000, '', words).passages.map((p) => p.title)).toEqual(['Cache 1', 'Settings', 'Expiry']);
+      const answer = 'To tune it, set the size.';
+      expect(packEvidence([repeat(1), other, tuning], 1000, answer, words).passages.map((p) => p.title)).toEqual(['Cache 1', 'Expiry', 'Settings']);
+    });
   });
 });

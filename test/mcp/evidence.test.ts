@@ -1,8 +1,9 @@
 /**
  * Evidence over MCP: `ask` returns, besides its answer, the passages it drew on and
- * `semantic_search` each source's best excerpt, within the caller's evidence_tokens, as text
- * content only (structured content has their places, not their text again). Over a hosted REST
- * API (the remote adapter) there are no passages, and the text says so.
+ * `semantic_search` its sources' best excerpts (several of one source when the budget has room),
+ * within the caller's evidence_tokens, as text content only (structured content has their places,
+ * not their text again). Over a hosted REST API (the remote adapter) there are no passages, and the
+ * text says so.
  */
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
@@ -159,6 +160,23 @@ describe.each(ERAS)('MCP evidence (%s)', (era) => {
     expect(textOf(result)).toMatch(/> Frobnicator reads its settings from frob.toml/);
     expect(JSON.stringify(structured)).not.toContain('reads its settings');
     expect(structured.evidence.tokens).toBeLessThanOrEqual(500);
+  });
+
+  it('semantic_search gives more than one excerpt of a source when the budget has room, its sources unchanged', async () => {
+    const question = 'what does each frobnication pass do';
+    const small = await call('semantic_search', { question, evidence_tokens: 40 });
+    const result = await call('semantic_search', { question, evidence_tokens: 3000 });
+    const structured = result.structuredContent as { sources: { title: string }[]; evidence: EvidenceSummary };
+    expect(structured.sources).toEqual((small.structuredContent as { sources: unknown[] }).sources);
+    const passes = structured.sources.findIndex((source) => source.title === 'Passes guide');
+    const excerpts = structured.evidence.passages.filter((passage) => passage.source === passes);
+    expect(excerpts.length).toBeGreaterThan(1);
+    expect(new Set(excerpts.map((excerpt) => excerpt.headings.join(' › '))).size).toBe(excerpts.length);
+    expect(structured.evidence.tokens).toBeLessThanOrEqual(3000);
+    // Each excerpt is quoted under its source, in its place in the list.
+    const listed = textOf(result).split(/\n(?=\d+\. )/).find((entry) => entry.startsWith(`${passes + 1}. Passes guide`));
+    expect(listed).toContain('> The gather pass reads every input file');
+    expect(listed).toContain('> The wibble pass reorders inputs');
   });
 
   it('semantic_search leaves excerpts out for a small budget and says so', async () => {

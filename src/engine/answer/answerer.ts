@@ -8,7 +8,8 @@ import type { Reference } from '../../core/schemas.js';
 import { parseQuery, type TextQuery } from '../search/query.js';
 import { fuseRanked } from '../search/fusion.js';
 import type { ChunkHit, Retriever } from '../search/retriever.js';
-import { saysNothing } from '../search/excerpts.js';
+import { questionWords, saysNothing } from '../search/excerpts.js';
+import type { QuestionWords } from '../../core/evidence.js';
 import { withSynonyms, type ExpandedQuery } from '../search/synonyms.js';
 import { isLinkList } from '../text/link-lists.js';
 import { keyTerms, weighEvidence, type Evidence, type KeyTerms } from './evidence.js';
@@ -48,6 +49,8 @@ export interface AnswerDraft {
   readonly signals?: TrustSignals;
   /** The passages weighed, best first: the one quoted first (evidence for callers; absent when nothing was searched). */
   readonly ranked?: readonly ChunkHit[];
+  /** The question's words, weighed, for choosing among `ranked` the passages that add the most. */
+  readonly words?: QuestionWords;
 }
 
 /** The passage of the best page to quote, with what its quote shows. */
@@ -145,7 +148,8 @@ export class Answerer {
     const verdict = judge(evidence, key);
     // Declined or not, the passages weighed go to a caller that asked for them: it judges them itself.
     const ranked = evidence.map((item) => item.hit);
-    if (!best || verdict.kind === 'decline') return { ...this.#nothing(context), ranked };
+    const words = questionWords(key.weights, graded.aliases);
+    if (!best || verdict.kind === 'decline') return { ...this.#nothing(context), ranked, words };
 
     const weights = withAliasWeights(key.weights, graded.aliases);
     const complement = this.#complement(best, evidence, verdict.kind === 'answer' && verdict.strong);
@@ -155,7 +159,7 @@ export class Answerer {
     const pageShare = this.#retriever.sourceChunkCount(best.hit.sourceId) / Math.max(1, knowledgeChunks);
     const signals = trustSignals(key, best, evidence, focus, pageShare);
     const quoted = [focus.hit, ...complement.map((item) => item.hit)];
-    return { content, references, trustScore: trustScore(signals, verdict), answered: true, signals, ranked: firstOf(quoted, ranked) };
+    return { content, references, trustScore: trustScore(signals, verdict), answered: true, signals, ranked: firstOf(quoted, ranked), words };
   }
 
   /**

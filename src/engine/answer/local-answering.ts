@@ -13,7 +13,6 @@ import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import type { AnswerStage, ProgressReporter } from '../progress/local-progress.js';
 import { evidenceOf } from '../search/excerpts.js';
 import type { LocalSearch } from '../search/local-search.js';
-import type { ChunkHit } from '../search/retriever.js';
 import { referencesOf, type LocalSessions, type QuestionRow } from '../sessions/local-sessions.js';
 import { Answerer, type AnswerDraft } from './answerer.js';
 import { textPieces } from './extractive.js';
@@ -58,8 +57,8 @@ function withNoteFirst(onText: ((text: string) => void) | undefined, note: strin
  * The answer with the passages weighed for it, when the caller asked for them: what the answer
  * quotes already is not given twice, so the budget goes to text the caller has not seen.
  */
-function withEvidence(answer: Answer, ranked: readonly ChunkHit[] | undefined, options: AskOptions): AnswerWithEvidence {
-  const evidence = evidenceOf(ranked, options.evidence, answer.content);
+function withEvidence(answer: Answer, draft: Pick<AnswerDraft, 'ranked' | 'words'> | undefined, options: AskOptions): AnswerWithEvidence {
+  const evidence = evidenceOf(draft?.ranked, options.evidence, answer.content, draft?.words);
   return evidence === undefined ? answer : { ...answer, evidence };
 }
 
@@ -175,7 +174,7 @@ export class LocalAnswering implements Answering {
       }
     }
     await stage('Writing the answer');
-    if (!model) return withEvidence(await this.#recordThenStream(turn, standalone, attached.complete(draft), options), draft.ranked, options);
+    if (!model) return withEvidence(await this.#recordThenStream(turn, standalone, attached.complete(draft), options), draft, options);
 
     const written = await model.write(
       {
@@ -199,7 +198,7 @@ export class LocalAnswering implements Answering {
       : await this.#recordThenStream(turn, standalone, completed, options);
     // Stored first: keeping memories never holds up the answer (it never fails either).
     await endUser?.learning;
-    return withEvidence(answer, draft.ranked, options);
+    return withEvidence(answer, draft, options);
   }
 
   /**

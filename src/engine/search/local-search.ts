@@ -11,7 +11,9 @@ import { faviconOf } from '../answer/extractive.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
 import { parseLabels } from '../store/sources.js';
-import { bestExcerpt, candidateOf } from './excerpts.js';
+import { keyTerms } from '../answer/evidence.js';
+import { bestExcerpt, candidateOf, questionWords, saysNothing } from './excerpts.js';
+import { withSynonyms } from './synonyms.js';
 import { packEvidence } from '../../core/evidence.js';
 import { fuseRanked } from './fusion.js';
 import { parseQuery } from './query.js';
@@ -84,13 +86,17 @@ export class LocalSearch implements Searching {
     }));
     const response: SemanticSearchResponse = { sources, total_sources: sources.length, search_mode: related ? 'hybrid' : 'lexical' };
     if (options.evidence === undefined) return response;
-    // Each source's best passage among its chunks found by words, then by meaning.
+    // Each source's best passage among its chunks found by words, then by meaning, then its other
+    // chunks found: as many as the budget holds, chosen by the question's words they add.
     const chunks = [...(query.match === undefined ? [] : this.retriever.search(guru.id, query, { limit: EXCERPT_CANDIDATES, labels })), ...(related ?? [])];
-    const excerpts = hits.flatMap((hit, source) => {
-      const best = bestExcerpt(chunks.filter((chunk) => chunk.sourceId === hit.sourceId), query.terms);
-      return best === undefined ? [] : [{ ...candidateOf(best), source }];
-    });
-    return { ...response, evidence: packEvidence(excerpts, options.evidence.tokens) };
+    const place = new Map(hits.map((hit, source) => [hit.sourceId, source]));
+    const firsts = hits.flatMap((hit) => bestExcerpt(chunks.filter((chunk) => chunk.sourceId === hit.sourceId), query.terms) ?? []);
+    const taken = new Set(firsts.map((hit) => hit.chunkId));
+    const others = chunks.filter((chunk) => place.has(chunk.sourceId) && !taken.has(chunk.chunkId) && !saysNothing(chunk) && (taken.add(chunk.chunkId), true));
+    const key = keyTerms(query.terms, this.indexedChunks(guru.id), (term) => this.retriever.documentFrequency(guru.id, term));
+    const words = questionWords(key.weights, withSynonyms(query).aliases);
+    const excerpts = [...firsts, ...others].map((hit) => ({ ...candidateOf(hit, words), source: place.get(hit.sourceId)! }));
+    return { ...response, evidence: packEvidence(excerpts, options.evidence.tokens, '', words) };
   }
 
   /** One page of the end user's logged searches in the guru, oldest first. */

@@ -38,7 +38,7 @@ export function registerSearchTool(server: McpServer, context: ToolContext): voi
     {
       title: 'Find related sources',
       description:
-        `Find the sources most related to a question, without an answer: up to 10, best first, with title, link, labels and best excerpt within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, max ${EVIDENCE_TOKENS_MAX}). Use ask for an answer.`,
+        `Find the sources most related to a question, without an answer: up to 10, best first, with title, link, labels and best excerpts within evidence_tokens (default ${EVIDENCE_TOKENS_DEFAULT}, max ${EVIDENCE_TOKENS_MAX}). Use ask for an answer.`,
       inputSchema: SearchParameters,
       outputSchema: SearchResult,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
