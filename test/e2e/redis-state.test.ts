@@ -23,12 +23,13 @@ describe('two serve processes on one Redis', () => {
   const dirs: string[] = [];
   const children: ChildProcess[] = [];
   let apiKey: string;
+  let env: NodeJS.ProcessEnv;
   let first: string;
   let second: string;
 
   beforeAll(async () => {
     redis = await startRedis();
-    const env = { ...process.env, GURU_REDIS_URL: redis.url, GURU_RATE_LIMIT_PER_MINUTE: '2' };
+    env = { ...process.env, GURU_REDIS_URL: redis.url, GURU_RATE_LIMIT_PER_MINUTE: '2' };
     const one = mkdtempSync(join(tmpdir(), 'guru-redis-serve-'));
     const two = mkdtempSync(join(tmpdir(), 'guru-redis-serve-'));
     dirs.push(one, two);
@@ -91,5 +92,13 @@ describe('two serve processes on one Redis', () => {
     const third = await call(first, 'GET', 'answer-progress/?external_user_id=cy');
     expect(third.status).toBe(429);
     expect(third.body.msg).toMatch(/^Request was throttled\. Expected available in \d+ seconds?\.$/);
+  });
+
+  it("deletes the guru's windows and progress lines from Redis with the guru, and nothing else", async () => {
+    await redis.client.set('guru-mcp:rate-limit::docs-2:all:x', '1');
+    await redis.client.set('unrelated', '1');
+    expect((await redis.client.keys('guru-mcp:*')).length).toBeGreaterThan(1);
+    await run(process.execPath, [BIN, 'guru', 'delete', 'docs', '--yes', '--data-dir', dirs[0]!], { env });
+    expect((await redis.client.keys('*')).sort()).toEqual(['guru-mcp:rate-limit::docs-2:all:x', 'unrelated']);
   });
 });
