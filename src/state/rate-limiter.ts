@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import type Keyv from 'keyv';
 import { dataDirSecret, SECRET_KEY_FILE } from '../data-dir.js';
 import type { Logger } from '../log.js';
-import { openStateStore, sharedStoreOf, STATE_FILE, type StateLocation } from './keyv.js';
+import { openStateStore, sharedStoreOf, STATE_FILE, type SharedStateStore, type StateLocation } from './keyv.js';
 
 const WINDOW_MS = 60_000;
 /** A key may send this many times the per-user limit, all its end users together. */
@@ -83,7 +83,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   async function decide(bucket: string, interval: number): Promise<RateDecision> {
     const at = now();
-    if (shared) return decideShared(bucket, interval, at);
+    if (shared) return decideShared(shared, bucket, interval, at);
     const stored = await store.get<number>(bucket);
     const arrival = Math.max(typeof stored === 'number' ? stored : at, at);
     const next = arrival + interval;
@@ -95,10 +95,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   }
 
   /** The same step as `decide`, taken atomically in Redis; a failing Redis lets the request through. */
-  async function decideShared(bucket: string, interval: number, at: number): Promise<RateDecision> {
+  async function decideShared(redis: SharedStateStore, bucket: string, interval: number, at: number): Promise<RateDecision> {
     let waitMs: number;
     try {
-      waitMs = await shared!.gcra(bucket, at, interval, WINDOW_MS);
+      waitMs = await redis.gcra(bucket, at, interval, WINDOW_MS);
     } catch (error) {
       // Reported as the store's other failures are (logged, at most every so often).
       store.emit('error', error);
