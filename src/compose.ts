@@ -39,6 +39,7 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
   }
   const engine = LocalEngine.open({
     dataDir: config.dataDir,
+    ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl }),
     logger,
     allowPrivateNetwork: config.allowPrivateNetwork,
     processQueue: options.processing ?? true,
@@ -164,10 +165,11 @@ function llmOf(config: Config): ChatSettings | undefined {
   };
 }
 
-/** A URL fit for logs: without any user:password@ it may carry. */
+/** A URL fit for logs: without any user:password@ it may carry (or query: a rediss:// URL may carry options there). */
 function withoutCredentials(url: string): string {
-  const { origin, pathname } = new URL(url);
-  return `${origin}${pathname}`;
+  // `origin` is "null" for schemes the URL standard does not know, such as redis://.
+  const { protocol, host, pathname } = new URL(url);
+  return `${protocol}//${host}${pathname}`;
 }
 
 /** The service's REST API at `apiUrl`. It has no guru administration, so the backend has no `admin`. */
@@ -193,7 +195,7 @@ const NO_LIMIT: RateDecision = { allowed: true };
 
 /**
  * The rate limit of the settings (REST, /mcp over HTTP and the web interface share it), its windows
- * kept in the data directory's state store so that instances on one directory share them, end users
+ * kept in the state store (the data directory's, or Redis) so that instances share them, end users
  * named there by a hash keyed with the directory's secret. At 0 there is no limit, and neither the
  * store nor the limiter is loaded.
  */
@@ -204,7 +206,8 @@ export async function openRateLimiter(config: Config, logger: Logger): Promise<O
     import('./state/rate-limiter.js'),
   ]);
   const idKey = rateLimitIdKey(config.dataDir);
-  const store = openStateStore(config.dataDir, RATE_LIMIT_NAMESPACE, logger);
+  const store = await openStateStore(config, RATE_LIMIT_NAMESPACE, logger);
+  if (config.redisUrl !== undefined) logger.info('rate-limit windows in Redis', { url: withoutCredentials(config.redisUrl) });
   const limiter = createRateLimiter({ store, limitPerMinute: config.rateLimitPerMinute, idKey });
   return { consume: (subject) => limiter.consume(subject), forget: (endUser) => limiter.forget(endUser), close: () => store.disconnect() };
 }

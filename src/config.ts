@@ -81,6 +81,12 @@ export const Config = z
     allowPrivateNetwork: Flag.default(false),
     /** Worker threads that turn web pages and documents into Markdown; by default one per core, at a lower priority than serving. */
     extractionThreads: z.coerce.number().int().min(1).max(64).optional(),
+    /**
+     * Redis (redis:// or rediss://, e.g. redis://:PASSWORD@host:6379/0) for the short-lived state
+     * (rate-limit windows, answer progress) that processes on several machines share; without it,
+     * `<dataDir>/state.sqlite`. Never logged with its password.
+     */
+    redisUrl: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0' }).optional(),
     /** REST requests per minute per guru and end user; 0 turns the limit off. */
     rateLimitPerMinute: z.coerce.number().int().min(0).default(120),
     /** Require a guru API key (bearer token) on `/mcp` of a loopback binding too; other bindings always require one. */
@@ -192,6 +198,7 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   publicUrl: 'GURU_PUBLIC_URL',
   allowPrivateNetwork: 'GURU_ALLOW_PRIVATE_NETWORK',
   extractionThreads: 'GURU_EXTRACTION_THREADS',
+  redisUrl: 'GURU_REDIS_URL',
   rateLimitPerMinute: 'GURU_RATE_LIMIT_PER_MINUTE',
   mcpRequireKey: 'GURU_MCP_REQUIRE_KEY',
   tools: 'GURU_TOOLS',

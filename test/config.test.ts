@@ -302,3 +302,25 @@ describe('attachment ceiling and body budget', () => {
     expect(() => load({ GURU_BODY_BUDGET_MB: '0' })).toThrow(/bodyBudgetMb \(GURU_BODY_BUDGET_MB\)/);
   });
 });
+
+describe('the Redis URL', () => {
+  it('takes redis:// and rediss:// from the environment, or a flag over it', () => {
+    expect(load({}).redisUrl).toBeUndefined();
+    expect(load({ GURU_REDIS_URL: 'redis://127.0.0.1:6379/0' }).redisUrl).toBe('redis://127.0.0.1:6379/0');
+    expect(load({ GURU_REDIS_URL: 'redis://a.example:6379' }, { redisUrl: 'rediss://:pw@b.example:6380/1' }).redisUrl).toBe('rediss://:pw@b.example:6380/1');
+  });
+
+  it('refuses another scheme without repeating the URL and its password', () => {
+    for (const url of ['http://:hunter2@127.0.0.1:6379', 'postgresql://u:hunter2@127.0.0.1/db', 'hunter2']) {
+      let error: Error | undefined;
+      try {
+        load({ GURU_REDIS_URL: url });
+      } catch (caught) {
+        error = caught as Error;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error?.message).toMatch(/redisUrl \(GURU_REDIS_URL\): must be a redis:\/\/ or rediss:\/\/ URL/);
+      expect(error?.message).not.toContain('hunter2');
+    }
+  });
+});

@@ -19,7 +19,7 @@ const modeOf = (path: string): number => statSync(path).mode & 0o777;
 /** Opens the engine and the state store on `dataDir` and writes to both, so that every file exists. */
 async function openBoth(dataDir: string): Promise<{ close(): Promise<void> }> {
   const engine = LocalEngine.open({ dataDir });
-  const state = openStateStore(dataDir, 'test');
+  const state = await openStateStore({ dataDir }, 'test');
   await engine.createGuru({ slug: 'private' });
   await state.set('progress', 'Searching the knowledge base…');
   return {
@@ -78,7 +78,7 @@ describe('files in the data directory', () => {
         chmodSync(join(parent, name), 0o644);
       }
       const opened = LocalEngine.open({ dataDir: parent });
-      const state = openStateStore(parent, 'test');
+      const state = await openStateStore({ dataDir: parent }, 'test');
       try {
         await state.set('key', 'value');
         for (const name of WITH_COMPANIONS) expect({ name, mode: modeOf(join(parent, name)) }).toEqual({ name, mode: 0o600 });

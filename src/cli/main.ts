@@ -62,6 +62,7 @@ async function configOf({ command, values }: RunCommand): Promise<Config> {
         apiUrl: stringValue(values['api-url']),
         publicUrl: stringValue(values['public-url']),
         tools: stringValue(values.tools),
+        redisUrl: stringValue(values['redis-url']),
         llmUrl: stringValue(values['llm-url']),
         llmModel: stringValue(values['llm-model']),
         llmImages: values['llm-images'] === true ? true : undefined,

@@ -33,6 +33,13 @@ export const COMMON_OPTIONS: OptionSpecs = {
 /** Only without a command: `guru-mcp --version`. */
 export const VERSION_OPTION: OptionSpecs = { version: { type: 'boolean', short: 'v', description: 'print the version' } };
 
+/** `stdio` and `serve`: Redis for the short-lived state that processes on several machines share. */
+const REDIS_URL_OPTION = {
+  type: 'string',
+  value: 'URL',
+  description: 'redis:// or rediss:// URL holding rate-limit windows and answer progress instead of the data directory (env GURU_REDIS_URL; give a password there, flags show in process lists)',
+} as const;
+
 /** `stdio` and `serve`: which MCP tools (and resources) clients get. */
 const TOOLS_OPTION = {
   type: 'string',
@@ -63,6 +70,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: [],
     options: {
       tools: TOOLS_OPTION,
+      'redis-url': REDIS_URL_OPTION,
     },
     audience: 'machines',
     load: () => import('./commands/stdio.js'),
@@ -81,6 +89,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: 'URL clients reach the server at, for absolute links in responses (env GURU_PUBLIC_URL; default: relative links)',
       },
       tools: TOOLS_OPTION,
+      'redis-url': REDIS_URL_OPTION,
     },
     audience: 'machines',
     examples: ['guru-mcp serve --port 8787'],

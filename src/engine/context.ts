@@ -18,6 +18,8 @@ import type { Db } from './store/database.js';
 
 export interface EngineSettings {
   readonly dataDir: string;
+  /** Short-lived state (rate-limit windows, answer progress) in Redis instead of `<dataDir>/state.sqlite`. */
+  readonly redisUrl?: string;
   readonly logger?: Logger;
   /** Let readers fetch from loopback and private addresses (refused by default). */
   readonly allowPrivateNetwork?: boolean;

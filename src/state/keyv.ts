@@ -2,8 +2,9 @@
  * The one place that creates Keyv instances. Short-lived shared state (rate-limit
  * windows, answer-progress lines, caches) lives in `<dataDir>/state.sqlite`, one
  * namespace per use, so that several server instances on one data directory share
- * it and a multi-instance deployment can swap the store for Redis here alone.
- * End users' profiles and memories are durable records in `<dataDir>/endusers.sqlite`.
+ * it; with a Redis URL (GURU_REDIS_URL) it lives in Redis instead (./redis.ts), so
+ * that processes on several machines share it. End users' profiles and memories
+ * are durable records in `<dataDir>/endusers.sqlite`, never in Redis.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,13 +22,46 @@ const CLEAR_EXPIRED_INTERVAL_MS = 10 * 60_000;
 /** The file of the state store in the data directory. */
 export const STATE_FILE = 'state.sqlite';
 
+/** Where the short-lived state lives: Redis at `redisUrl` when set, else `<dataDir>/state.sqlite`. */
+export interface StateLocation {
+  readonly dataDir: string;
+  readonly redisUrl?: string | undefined;
+}
+
+/** A failing store is logged at most this often (with the count of failures since): Redis down means every operation fails. */
+const WARNING_INTERVAL_MS = 30_000;
+
 /**
- * Opens the namespace `namespace` of the state store in `dataDir`. Store failures
+ * Opens the namespace `namespace` of the state store at `location`. Store failures
  * are logged, and the operation reads as a miss (`get` gives undefined, `set`
  * false): state here is disposable, and an unheard Keyv error event would
- * otherwise throw, from a timer even.
+ * otherwise throw, from a timer even. The Redis client is loaded only here, and
+ * only with a Redis URL.
  */
-export function openStateStore(dataDir: string, namespace: string, logger: Logger = createLogger('warn')): Keyv {
+export async function openStateStore(location: StateLocation, namespace: string, logger: Logger = createLogger('warn')): Promise<Keyv> {
+  const { redisUrl } = location;
+  const keyv = redisUrl === undefined ? openSqliteStateStore(location.dataDir, namespace) : (await import('./redis.js')).openRedisStateStore(redisUrl, namespace);
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  let unreported = 0;
+  keyv.on('error', (error: unknown) => {
+    const at = Date.now();
+    if (at - warnedAt < WARNING_INTERVAL_MS) {
+      unreported += 1;
+      return;
+    }
+    logger.warn('state store failed', {
+      namespace,
+      store: redisUrl === undefined ? 'sqlite' : 'redis',
+      error: describeError(error),
+      ...(unreported > 0 ? { failuresSinceLastWarning: unreported } : {}),
+    });
+    warnedAt = at;
+    unreported = 0;
+  });
+  return keyv;
+}
+
+function openSqliteStateStore(dataDir: string, namespace: string): Keyv {
   ensureDataDir(dataDir);
   const path = join(dataDir, STATE_FILE);
   // Created (or narrowed) before SQLite opens it: it and its -wal and -shm stay private.
@@ -54,11 +88,19 @@ export function openStateStore(dataDir: string, namespace: string, logger: Logge
     },
   };
   const store = new KeyvSqlite({ uri: `sqlite://${path}`, driver, clearExpiredInterval: CLEAR_EXPIRED_INTERVAL_MS });
-  const keyv = new Keyv({ store, namespace });
-  keyv.on('error', (error: unknown) => {
-    logger.warn('state store failed', { namespace, error: describeError(error) });
-  });
-  return keyv;
+  return new Keyv({ store, namespace });
+}
+
+/** What the Redis store (./redis.ts) offers beyond Keyv's operations. */
+export interface SharedStateStore {
+  deleteKeysStartingWith(prefix: string): Promise<number>;
+  gcra(key: string, now: number, intervalMs: number, windowMs: number): Promise<number>;
+}
+
+/** The Redis store under `store`, if it is one (found by what it offers: its class is loaded only with a Redis URL). */
+export function sharedStoreOf(store: Keyv): SharedStateStore | undefined {
+  const inner = store.store as Partial<SharedStateStore> | undefined;
+  return typeof inner?.deleteKeysStartingWith === 'function' && typeof inner.gcra === 'function' ? (inner as SharedStateStore) : undefined;
 }
 
 /** Statements kept prepared per connection; the stores use a handful, more only with getMany/setMany's lists. */
@@ -156,6 +198,9 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
  * the next sweep; returns how many live entries went.
  */
 export async function deleteKeysStartingWith(store: Keyv, prefix: string): Promise<number> {
+  // Redis: SCAN for the prefix; its expired keys are gone already.
+  const shared = sharedStoreOf(store);
+  if (shared) return shared.deleteKeysStartingWith(prefix);
   const keys: string[] = [];
   for await (const [key] of store.iterator()) if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
   if (keys.length > 0) await store.deleteMany(keys);
@@ -166,10 +211,12 @@ export async function deleteKeysStartingWith(store: Keyv, prefix: string): Promi
 /**
  * Rewrites the state store's file without the space its deleted entries took (VACUUM) and
  * empties its log, so that what was deleted from it leaves the files: its store overwrites
- * nothing on delete. The store is small, short-lived state; a file never made is left alone.
+ * nothing on delete. The store is small, short-lived state; a file never made is left alone,
+ * and so is Redis, which keeps nothing of a deleted key.
  */
-export function compactStateStore(dataDir: string): void {
-  const path = join(dataDir, STATE_FILE);
+export function compactStateStore(location: StateLocation): void {
+  if (location.redisUrl !== undefined) return;
+  const path = join(location.dataDir, STATE_FILE);
   if (!existsSync(path)) return;
   const db = new Database(path);
   try {

@@ -10,7 +10,12 @@
  * limit, so that a key cannot escape the limit by naming a new end user each time.
  *
  * Updates are serialized per bucket within the process. Instances sharing the
- * store may race on the same bucket; the limit is then approximate, never stricter.
+ * SQLite store may race on the same bucket; the limit is then approximate, never
+ * stricter. On Redis (GURU_REDIS_URL) each step is one script run in Redis, so
+ * every process charges the same bucket exactly.
+ *
+ * A store that fails lets the request through (logged by the store): the limit
+ * protects the service, and an unreachable state store must not take it down.
  *
  * End users' ids never reach the store: a bucket is named by a keyed hash of the
  * guru and the id (with `idKey`, the data directory's, so that every instance on
@@ -22,7 +27,7 @@ import { join } from 'node:path';
 import type Keyv from 'keyv';
 import { dataDirSecret, SECRET_KEY_FILE } from '../data-dir.js';
 import type { Logger } from '../log.js';
-import { openStateStore, STATE_FILE } from './keyv.js';
+import { openStateStore, sharedStoreOf, STATE_FILE, type SharedStateStore, type StateLocation } from './keyv.js';
 
 const WINDOW_MS = 60_000;
 /** A key may send this many times the per-user limit, all its end users together. */
@@ -74,9 +79,11 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const userInterval = WINDOW_MS / limitPerMinute;
   const keyInterval = WINDOW_MS / (limitPerMinute * keyLimitFactor);
   const pending = new Map<string, Promise<unknown>>();
+  const shared = sharedStoreOf(store);
 
   async function decide(bucket: string, interval: number): Promise<RateDecision> {
     const at = now();
+    if (shared) return decideShared(shared, bucket, interval, at);
     const stored = await store.get<number>(bucket);
     const arrival = Math.max(typeof stored === 'number' ? stored : at, at);
     const next = arrival + interval;
@@ -85,6 +92,19 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
     await store.set(bucket, next, Math.ceil(next - at));
     return ALLOWED;
+  }
+
+  /** The same step as `decide`, taken atomically in Redis; a failing Redis lets the request through. */
+  async function decideShared(redis: SharedStateStore, bucket: string, interval: number, at: number): Promise<RateDecision> {
+    let waitMs: number;
+    try {
+      waitMs = await redis.gcra(bucket, at, interval, WINDOW_MS);
+    } catch (error) {
+      // Reported as the store's other failures are (logged, at most every so often).
+      store.emit('error', error);
+      return ALLOWED;
+    }
+    return waitMs > 0 ? { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) } : ALLOWED;
   }
 
   /** One request against one bucket, after the requests already queued on it. */
@@ -137,13 +157,15 @@ export function rateLimitIdKey(dataDir: string): Buffer {
 }
 
 /**
- * Drops an end user's window from the store the limiters on `dataDir` share, for an erase in a
+ * Drops an end user's window from the store the limiters on `location` share, for an erase in a
  * process that runs none (the engine's, whichever surface asked): a server's would keep it until
  * it runs out. Without a store or a secret on the directory, no window was ever kept.
  */
-export async function forgetRateLimitWindow(dataDir: string, endUser: RateEndUser, logger?: Logger): Promise<void> {
-  if (endUser.externalUserId === '' || !existsSync(join(dataDir, STATE_FILE)) || !existsSync(join(dataDir, SECRET_KEY_FILE))) return;
-  const store = openStateStore(dataDir, RATE_LIMIT_NAMESPACE, logger);
+export async function forgetRateLimitWindow(location: StateLocation, endUser: RateEndUser, logger?: Logger): Promise<void> {
+  const { dataDir } = location;
+  if (endUser.externalUserId === '' || !existsSync(join(dataDir, SECRET_KEY_FILE))) return;
+  if (location.redisUrl === undefined && !existsSync(join(dataDir, STATE_FILE))) return;
+  const store = await openStateStore(location, RATE_LIMIT_NAMESPACE, logger);
   try {
     await store.delete(rateLimitKey({ ...endUser, apiKey: '' }, rateLimitIdKey(dataDir)));
   } finally {

@@ -45,6 +45,10 @@ const OPTIONAL = new Map([
   ['ajv/dist/runtime/ucs2length', "text of ajv's standalone code generation, never loaded"],
   ['ajv/dist/runtime/equal', "text of ajv's standalone code generation, never loaded"],
   ['ajv-formats/dist/formats', "text of ajv's standalone code generation, never loaded"],
+  ['@node-rs/xxhash', "the Redis client's DIGEST helper, in a try (the state store never calls it)"],
+  ['@opentelemetry/api', "the Redis client's OpenTelemetry metrics, in a try (never initialized)"],
+  ['@opentelemetry/sdk-metrics', "text of the Redis client's OpenTelemetry example, never loaded"],
+  ['redis', "text of the Redis client's OpenTelemetry example, never loaded"],
 ]);
 
 /** Every way the built files name a package: import, dynamic import, require, require.resolve, createRequire(import.meta.url)(…), import.meta.resolve. */

@@ -12,8 +12,8 @@ describe('openStateStore', () => {
   const dirs: string[] = [];
   const stores: Keyv[] = [];
 
-  const open = (dataDir: string, namespace: string, logger = createLogger('error', () => {})) => {
-    const store = openStateStore(dataDir, namespace, logger);
+  const open = async (dataDir: string, namespace: string, logger = createLogger('error', () => {})) => {
+    const store = await openStateStore({ dataDir }, namespace, logger);
     stores.push(store);
     return store;
   };
@@ -30,7 +30,7 @@ describe('openStateStore', () => {
 
   it('keeps values in <dataDir>/state.sqlite, in WAL mode, creating the directory', async () => {
     const dataDir = join(tempDir(), 'nested', 'data');
-    const store = open(dataDir, 'test');
+    const store = await open(dataDir, 'test');
     await store.set('answer', { n: 42 });
     expect(await store.get('answer')).toEqual({ n: 42 });
 
@@ -44,9 +44,9 @@ describe('openStateStore', () => {
 
   it('shares values between instances on one directory and separates namespaces', async () => {
     const dataDir = tempDir();
-    const first = open(dataDir, 'progress');
-    const second = open(dataDir, 'progress');
-    const other = open(dataDir, 'rate-limit');
+    const first = await open(dataDir, 'progress');
+    const second = await open(dataDir, 'progress');
+    const other = await open(dataDir, 'rate-limit');
 
     await first.set('user-1', 'searching');
     expect(await second.get('user-1')).toBe('searching');
@@ -55,7 +55,7 @@ describe('openStateStore', () => {
 
   it('answers statements beyond those it keeps prepared, and its connection closes with it', async () => {
     const dataDir = tempDir();
-    const store = open(dataDir, 'many');
+    const store = await open(dataDir, 'many');
     // getMany and setMany send a statement per list length: more than the store keeps prepared.
     for (let size = 1; size <= 40; size += 1) {
       const keys = Array.from({ length: size }, (_, i) => `k${i}`);
@@ -73,7 +73,7 @@ describe('openStateStore', () => {
   });
 
   it('forgets values after their time to live', async () => {
-    const store = open(tempDir(), 'ttl');
+    const store = await open(tempDir(), 'ttl');
     await store.set('short', 'lived', 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await store.get('short')).toBeUndefined();
@@ -83,7 +83,7 @@ describe('openStateStore', () => {
     const dataDir = tempDir();
     mkdirSync(join(dataDir, 'state.sqlite'));
     const lines: string[] = [];
-    const store = open(dataDir, 'broken', createLogger('warn', (line) => lines.push(line)));
+    const store = await open(dataDir, 'broken', createLogger('warn', (line) => lines.push(line)));
 
     expect(await store.get('k')).toBeUndefined();
     expect(await store.set('k', 1)).toBe(false);

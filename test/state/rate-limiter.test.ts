@@ -14,9 +14,9 @@ describe('createRateLimiter', () => {
   let now: number;
   const clock = () => now;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'guru-limit-'));
-    store = openStateStore(dataDir, 'rate-limit');
+    store = await openStateStore({ dataDir }, 'rate-limit');
     now = Date.UTC(2026, 0, 1, 12, 0, 30);
   });
 
@@ -86,7 +86,7 @@ describe('createRateLimiter', () => {
   });
 
   it('shares windows between limiters on the same store', async () => {
-    const other = openStateStore(dataDir, 'rate-limit');
+    const other = await openStateStore({ dataDir }, 'rate-limit');
     try {
       const first = createRateLimiter({ store, limitPerMinute: 1, clock });
       const second = createRateLimiter({ store: other, limitPerMinute: 1, clock });

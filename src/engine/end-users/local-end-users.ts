@@ -186,7 +186,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     const { logger, settings } = this.#context;
     try {
       const { forgetRateLimitWindow } = await import('../../state/rate-limiter.js');
-      await forgetRateLimitWindow(settings.dataDir, { guru, externalUserId }, logger);
+      await forgetRateLimitWindow(settings, { guru, externalUserId }, logger);
     } catch (error) {
       logger.warn("an erased end user's rate-limit window is left to expire", { error: describeError(error) });
     }

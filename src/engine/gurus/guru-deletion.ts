@@ -85,13 +85,13 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
         'rate-limit windows',
         async () => {
           const { openStateStore, deleteKeysStartingWith, compactStateStore } = await import('../../state/keyv.js');
-          const store = openStateStore(settings.dataDir, 'rate-limit', logger);
+          const store = await openStateStore(settings, 'rate-limit', logger);
           try {
             await deleteKeysStartingWith(store, `${slug}:`);
           } finally {
             await store.disconnect();
           }
-          compactStateStore(settings.dataDir);
+          compactStateStore(settings);
         },
       ],
     ];

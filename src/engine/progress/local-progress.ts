@@ -78,7 +78,7 @@ export class LocalProgress implements Progress, ProgressReporter {
 
   #open(): Promise<Keyv> {
     this.#store ??= import('../../state/keyv.js').then(({ openStateStore }) =>
-      openStateStore(this.#context.settings.dataDir, 'answer-progress', this.#context.logger),
+      openStateStore(this.#context.settings, 'answer-progress', this.#context.logger),
     );
     return this.#store;
   }
