@@ -103,6 +103,7 @@ export async function startPostgres(): Promise<TestPostgres> {
         if (guard.exitCode !== null || guard.signalCode !== null) resolve();
         else guard.once('exit', () => resolve());
       });
+      guard.ref(); // an unref'd child would let the event loop end while this waits for it
       guard.stdin?.end();
       await exited;
     }
