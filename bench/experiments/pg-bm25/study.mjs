@@ -68,6 +68,27 @@ const fts5Tokens = (text) => {
   lite.prepare('DELETE FROM qtok').run();
   return terms;
 };
+/**
+ * What option (a) of NOTES.md costs: a chunk tokenized alone through an in-memory FTS5 table, as a
+ * PostgreSQL store would before writing its postings (insert, read its instances, delete).
+ */
+lite.exec(`CREATE VIRTUAL TABLE ctok USING fts5(title, headings, body, tokenize = 'porter unicode61 remove_diacritics 2');
+  CREATE VIRTUAL TABLE ctok_v USING fts5vocab(ctok, instance);`);
+const ctokInsert = lite.prepare('INSERT INTO ctok(rowid, title, headings, body) VALUES (1, ?, ?, ?)');
+const ctokRead = lite.prepare('SELECT term, col, offset FROM ctok_v');
+const ctokDelete = lite.prepare('DELETE FROM ctok');
+const tokenizeStart = performance.now();
+let tokenCount = 0;
+for (const doc of corpus) {
+  ctokInsert.run(doc._id, doc.title, doc.text);
+  tokenCount += ctokRead.all().length;
+  ctokDelete.run();
+}
+const tokenizeMs = performance.now() - tokenizeStart;
+const queryTokenizeStart = performance.now();
+for (const q of queries) fts5Tokens(q.parsed.terms.join(' '));
+const queryTokenizeMs = (performance.now() - queryTokenizeStart) / queries.length;
+
 /** A tsvector literal of each document made of FTS5's tokens, with column weights and FTS5's length. */
 const COLUMN_WEIGHT = ['A', 'B', 'D'];
 const ftVectors = new Map();
@@ -190,6 +211,7 @@ try {
   }
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(`PostgreSQL ${version}; NFCorpus ${corpus.length} docs, ${queries.length} test queries; load ${load}`);
+  console.log(`FTS5 tokenizing in JS (in-memory table): ${fixed(tokenizeMs, 0)} ms for ${corpus.length} docs (${fixed((tokenizeMs * 1000) / corpus.length, 0)} µs a doc, ${tokenCount} tokens); ${fixed(queryTokenizeMs * 1000, 0)} µs a query`);
   console.log(`PostgreSQL indexing (insert, tsvectors, GIN, postings, stats, VACUUM ANALYZE): ${fixed(indexSeconds, 2)} s`);
   console.log(table(['relation', 'MB'], sizes.map((r) => [r.relname, fixed(Number(r.bytes) / 1048576, 2)])));
   console.log(
