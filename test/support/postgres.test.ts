@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { havePostgres, startPostgres, type TestPostgres } from './postgres.js';
+import { startPostgres, type TestPostgres } from './postgres.js';
 
 /** The part of `pg` used here (the package ships no types and @types/pg is not installed). */
 interface PgClient {
@@ -37,7 +37,7 @@ async function eventually(check: () => Promise<boolean> | boolean): Promise<void
   while (!(await check())) await new Promise((resolve) => setImmediate(resolve));
 }
 
-describe.runIf(havePostgres())('a throwaway PostgreSQL', () => {
+describe('a throwaway PostgreSQL', () => {
   const started: TestPostgres[] = [];
   afterAll(async () => {
     await Promise.all(started.map((server) => server.stop()));

@@ -83,6 +83,8 @@ function startGuard(dir: string, who: Identity): ChildProcess {
 
 /** Starts a server; the caller stops it (afterAll) with stop(). */
 export async function startPostgres(): Promise<TestPostgres> {
+  // Like test/support/redis.ts: a machine without the server fails the test (CI installs it), nothing is skipped.
+  if (!havePostgres()) throw new Error(`No PostgreSQL binaries in ${PG_BIN} (CI installs the postgresql-15 package; GURU_TEST_PG_BIN points elsewhere)`);
   const who = identity();
   const dir = mkdtempSync(join(tmpdir(), 'guru-pg-'));
   if (who.uid !== undefined) chownSync(dir, who.uid, who.gid ?? who.uid);
