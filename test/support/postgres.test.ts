@@ -3,7 +3,7 @@
  * the URL's password and queries it, and after stop() nothing listens on the port and the dir is
  * gone. Also when the process that started it is killed without stopping it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -69,30 +69,36 @@ describe('a throwaway PostgreSQL', () => {
     // A child process starts a server, reports it and waits; it is then killed with SIGKILL.
     // Node 20 runs no TypeScript: the child gets the module transpiled by esbuild.
     const scratch = mkdtempSync(join(tmpdir(), 'guru-pg-child-'));
-    const support = join(scratch, 'postgres.mjs');
-    const source = readFileSync(new URL('./postgres.ts', import.meta.url), 'utf8');
-    writeFileSync(support, transformSync(source, { loader: 'ts', format: 'esm', platform: 'node' }).code);
-    const script = `import { startPostgres } from ${JSON.stringify(support)};
-      const server = await startPostgres();
-      process.stdout.write(JSON.stringify({ port: server.port, dir: server.dir }) + '\\n');
-      setInterval(() => {}, 1 << 30);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const line = await new Promise<string>((resolve, reject) => {
-      child.once('error', reject);
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolve(out);
+    let child: ChildProcess | undefined;
+    try {
+      const support = join(scratch, 'postgres.mjs');
+      const source = readFileSync(new URL('./postgres.ts', import.meta.url), 'utf8');
+      writeFileSync(support, transformSync(source, { loader: 'ts', format: 'esm', platform: 'node' }).code);
+      const script = `import { startPostgres } from ${JSON.stringify(support)};
+        const server = await startPostgres();
+        process.stdout.write(JSON.stringify({ port: server.port, dir: server.dir }) + '\\n');
+        setInterval(() => {}, 1 << 30);`;
+      const started = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      child.once('exit', (code) => reject(new Error(`the child exited (${code}) before reporting`)));
-    });
-    const { port, dir } = JSON.parse(line) as { port: number; dir: string };
-    expect(await probe(port)).toBe('open');
+      child = started;
+      const line = await new Promise<string>((resolve, reject) => {
+        started.once('error', reject);
+        let out = '';
+        started.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out);
+        });
+        started.once('exit', (code) => reject(new Error(`the child exited (${code}) before reporting`)));
+      });
+      const { port, dir } = JSON.parse(line) as { port: number; dir: string };
+      expect(await probe(port)).toBe('open');
 
-    child.kill('SIGKILL');
-    await eventually(async () => !existsSync(dir) && (await probe(port)) === 'ECONNREFUSED');
-    rmSync(scratch, { recursive: true, force: true });
+      started.kill('SIGKILL');
+      await eventually(async () => !existsSync(dir) && (await probe(port)) === 'ECONNREFUSED');
+    } finally {
+      child?.kill('SIGKILL'); // a test failing before the kill below leaves no child behind (its guard stops the server)
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
