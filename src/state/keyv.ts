@@ -94,7 +94,7 @@ function openSqliteStateStore(dataDir: string, namespace: string): Keyv {
 /** What the Redis store (./redis.ts) offers beyond Keyv's operations. */
 export interface SharedStateStore {
   deleteKeysStartingWith(prefix: string): Promise<number>;
-  gcra(key: string, now: number, intervalMs: number, windowMs: number): Promise<number>;
+  gcra(key: string, now: number | undefined, intervalMs: number, windowMs: number): Promise<number>;
 }
 
 /** The Redis store under `store`, if it is one (found by what it offers: its class is loaded only with a Redis URL). */

@@ -64,6 +64,7 @@ export interface RateLimiterOptions {
   readonly keyLimitFactor?: number;
   /** The key of the hash that names end users' buckets; without one, a plain SHA-256 (tests). */
   readonly idKey?: Buffer;
+  /** The time in ms; without one, Date.now, or on a shared store (Redis) that store's own clock. */
   readonly clock?: () => number;
 }
 
@@ -82,8 +83,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const shared = sharedStoreOf(store);
 
   async function decide(bucket: string, interval: number): Promise<RateDecision> {
+    // Processes on several machines share a Redis bucket: its clock decides, not theirs, which may differ.
+    if (shared) return decideShared(shared, bucket, interval, options.clock?.());
     const at = now();
-    if (shared) return decideShared(shared, bucket, interval, at);
     const stored = await store.get<number>(bucket);
     const arrival = Math.max(typeof stored === 'number' ? stored : at, at);
     const next = arrival + interval;
@@ -95,7 +97,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   }
 
   /** The same step as `decide`, taken atomically in Redis; a failing Redis lets the request through. */
-  async function decideShared(redis: SharedStateStore, bucket: string, interval: number, at: number): Promise<RateDecision> {
+  async function decideShared(redis: SharedStateStore, bucket: string, interval: number, at: number | undefined): Promise<RateDecision> {
     let waitMs: number;
     try {
       waitMs = await redis.gcra(bucket, at, interval, WINDOW_MS);

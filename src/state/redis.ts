@@ -24,12 +24,16 @@ type RedisClient = ReturnType<typeof createClient>;
 
 /**
  * One step of a GCRA bucket, atomically: the stored value is the bucket's theoretical arrival
- * time (ms since epoch). Refused (returns the milliseconds until a request fits) when the next
+ * time (ms since epoch), on Redis's own clock (TIME) unless the caller gives the time (ARGV[1] not empty). Refused (returns the milliseconds until a request fits) when the next
  * arrival would lie more than the window ahead; otherwise stores it, expiring when it is reached,
  * and returns 0. Numbers travel as strings: a Lua number reply would be truncated to an integer.
  */
 const GCRA_SCRIPT = `
 local now = tonumber(ARGV[1])
+if now == nil then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+end
 local interval = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
 local stored = tonumber(redis.call('GET', KEYS[1]) or '')
@@ -106,11 +110,12 @@ export class RedisStateStore extends KeyvRedis<unknown> {
 
   /**
    * One request against the GCRA bucket `key` (see rate-limiter.ts), decided in Redis so that
-   * every process charges the same bucket: the milliseconds until a request fits, 0 if it was let through.
+   * every process charges the same bucket, at `now` or, without it, Redis's time: the milliseconds
+   * until a request fits, 0 if it was let through.
    */
-  async gcra(key: string, now: number, intervalMs: number, windowMs: number): Promise<number> {
+  async gcra(key: string, now: number | undefined, intervalMs: number, windowMs: number): Promise<number> {
     const client = await this.getClient();
-    const reply = await client.eval(GCRA_SCRIPT, { keys: [this.redisKey(key)], arguments: [String(now), String(intervalMs), String(windowMs)] });
+    const reply = await client.eval(GCRA_SCRIPT, { keys: [this.redisKey(key)], arguments: [now === undefined ? '' : String(now), String(intervalMs), String(windowMs)] });
     return Number(reply);
   }
 }

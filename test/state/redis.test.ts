@@ -4,7 +4,7 @@
  * reached (a miss and a warning, never a throw, and the password never in a log line).
  */
 import type Keyv from 'keyv';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { deleteKeysStartingWith, openStateStore } from '../../src/state/keyv.js';
 import { createRateLimiter } from '../../src/state/rate-limiter.js';
@@ -97,6 +97,21 @@ describe('the state store on Redis', () => {
 
     await one.forget({ guru: 'docs', externalUserId: 'bob' });
     expect(await many.consume(other)).toEqual({ allowed: true });
+  });
+
+  it("decides on Redis's clock: a process whose clock is ten minutes behind is not refused for the others' requests", async () => {
+    const subject = { guru: 'docs', apiKey: 'secret-key', externalUserId: 'cy' };
+    const here = createRateLimiter({ store: await open('rate-limit'), limitPerMinute: 3 });
+    expect(await here.consume(subject)).toEqual({ allowed: true });
+    vi.useFakeTimers({ now: Date.now() - 10 * 60_000, toFake: ['Date'] });
+    try {
+      const behind = createRateLimiter({ store: await open('rate-limit'), limitPerMinute: 3 });
+      expect(await behind.consume(subject)).toEqual({ allowed: true });
+      expect(await behind.consume(subject)).toEqual({ allowed: true });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await here.consume(subject)).toMatchObject({ allowed: false });
   });
 });
 
