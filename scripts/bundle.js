@@ -397,7 +397,10 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   // Native addons and packages that locate files of their own at run time stay in node_modules.
-  external: ['better-sqlite3', 'sqlite-vec', 'keyv', '@keyv/sqlite'],
+  // Keyv and its SQLite store are bundled: their engines field asks for Node 22, so as dependencies
+  // every install on Node 20 warns, although they run there (the suite runs on 20). Their store
+  // is given a better-sqlite3 driver (src/state/keyv.ts): Bun's driver is never loaded.
+  external: ['better-sqlite3', 'sqlite-vec', 'bun:sqlite'],
   plugins: [libraryEdits],
   define: { GURU_LISTED_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(toolSchemas)) },
   // CommonJS dependencies inside an ES module bundle still need a `require` for Node's built-ins.
