@@ -275,11 +275,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const file = options.configFile ?? env.GURU_CONFIG;
   const flags = Object.fromEntries(Object.entries(options.flags ?? {}).filter(([, value]) => value !== undefined));
-  const merged = {
-    dataDir: defaultDataDir(env),
-    ...(file ? readConfigFile(file) : {}),
-    ...fromEnvironment(env),
-    ...flags,
+  const fromFile = file ? readConfigFile(file) : {};
+  const fromEnv = fromEnvironment(env);
+  const merged = { dataDir: defaultDataDir(env), ...fromFile, ...fromEnv, ...flags };
+  /** Where a setting's value came from, for an error the user can act on: the flag, the variable or the file. */
+  const origin = (key: keyof Config): string => {
+    if (key in flags) return `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    if (key in fromEnv || !(key in fromFile)) return ENVIRONMENT[key] ?? '';
+    return `${ENVIRONMENT[key] ? `${ENVIRONMENT[key]}, ` : ''}in ${file}`;
   };
   // Settings are parsed once per process: zod's compiled parsers pay off only on repeated parses, and
   // compiling this schema's took more than the parse itself (about 1 ms of every stdio start-up).
@@ -287,7 +290,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
       const key = issue.path.join('.') as keyof Config;
-      const source = ENVIRONMENT[key] ? ` (${ENVIRONMENT[key]})` : '';
+      const where = origin(key);
+      const source = where === '' ? '' : ` (${where})`;
       return `${key}${source}: ${issue.message}`;
     });
     throw new ConfigError(`Invalid settings:\n  ${problems.join('\n  ')}`);

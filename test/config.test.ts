@@ -324,3 +324,19 @@ describe('the Redis URL', () => {
     }
   });
 });
+
+describe('an invalid setting', () => {
+  it('is named by where its value came from: the flag, the environment variable or the config file', () => {
+    expect(() => load({}, { tools: 'bogus' })).toThrow(/tools \(--tools\): unknown tool group "bogus"/);
+    expect(() => load({ GURU_TOOLS: 'bogus' })).toThrow(/tools \(GURU_TOOLS\): unknown tool group "bogus"/);
+    expect(() => load({ GURU_RATE_LIMIT_PER_MINUTE: '1' }, { redisUrl: 'http://cache:6379' })).toThrow(/redisUrl \(--redis-url\)/);
+    const dir = mkdtempSync(join(tmpdir(), 'guru-config-origin-'));
+    try {
+      const file = join(dir, 'guru.json');
+      writeFileSync(file, JSON.stringify({ tools: 'bogus' }));
+      expect(() => loadConfig({ env: { GURU_DATA_DIR: dir }, configFile: file })).toThrow(`tools (GURU_TOOLS, in ${file}): unknown tool group "bogus"`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

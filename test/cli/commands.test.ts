@@ -68,16 +68,16 @@ describe('a wrong command line exits with 2 and names the fix', () => {
     { args: ['serve', '--port', 'abc'], message: '--port must be a whole number from 0 to 65535, not "abc"', help: 'guru-mcp serve --help' },
     { args: ['guru', 'create', 'Not A Slug'], message: 'invalid slug "Not A Slug"', help: 'guru-mcp guru create --help' },
     { args: ['sessions', 'docs', '--page', 'two'], message: '--page must be a positive whole number', help: 'guru-mcp sessions --help' },
-    { args: ['serve', '--log-level', 'loud'], message: 'Invalid settings:\n  logLevel (GURU_LOG_LEVEL): Invalid option', help: 'guru-mcp serve --help' },
+    { args: ['serve', '--log-level', 'loud'], message: 'Invalid settings:\n  logLevel (--log-level): Invalid option', help: 'guru-mcp serve --help' },
     { args: ['help', 'nope'], message: 'unknown command "nope"', help: 'guru-mcp --help' },
     {
       args: ['serve', '--redis-url', 'http://127.0.0.1:6379'],
-      message: 'Invalid settings:\n  redisUrl (GURU_REDIS_URL): must be a redis:// or rediss:// URL',
+      message: 'Invalid settings:\n  redisUrl (--redis-url): must be a redis:// or rediss:// URL',
       help: 'guru-mcp serve --help',
     },
     {
       args: ['guru', 'list', '--llm-url', 'ftp://models.example/v1', '--llm-model', 'llama3.2'],
-      message: 'Invalid settings:\n  llmUrl (GURU_LLM_URL): must be an http:// or https:// API root',
+      message: 'Invalid settings:\n  llmUrl (--llm-url): must be an http:// or https:// API root',
       help: 'guru-mcp guru list --help',
     },
     {

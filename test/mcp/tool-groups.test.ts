@@ -97,7 +97,7 @@ describe('the tools setting', () => {
   it('refuses an unknown group, naming it and the known ones', () => {
     expect(() => loadConfig({ env: { GURU_TOOLS: 'asking,serach' } })).toThrow(ConfigError);
     expect(() => loadConfig({ env: { GURU_TOOLS: 'asking,serach' } })).toThrow(`tools (GURU_TOOLS): unknown tool group "serach"; ${KNOWN}`);
-    expect(() => loadConfig({ env: {}, flags: { tools: ' , ' } })).toThrow(`tools (GURU_TOOLS): names no tool group; ${KNOWN}`);
+    expect(() => loadConfig({ env: {}, flags: { tools: ' , ' } })).toThrow(`tools (--tools): names no tool group; ${KNOWN}`);
   });
 });
 
