@@ -181,6 +181,13 @@ export const Errors = {
     make(op, WORDING[op].guruNotFoundStatus, WORDING[op].guruNotFound(slug), {
       hint: 'List the gurus with list_gurus (or `guru-mcp guru list`) and use one of their slugs.',
     }),
+  /** The default guru the server was configured with (GURU_DEFAULT_GURU) does not exist. */
+  defaultGuruMissing: (op: Operation, slug: string, slugs: readonly string[]) =>
+    make(op, WORDING[op].guruNotFoundStatus, WORDING[op].guruNotFound(slug), {
+      hint: `"${slug}" is this server's default guru (GURU_DEFAULT_GURU or --default-guru), but no guru has that slug. Pass guru_slug${
+        slugs.length === 0 ? ' once a guru exists (`guru-mcp guru create <slug>`)' : ` as one of: ${slugs.slice(0, 20).join(', ')}`
+      }, or fix the setting.`,
+    }),
   /** The guru of a call outside the one guru a connection is limited to: as if it did not exist. */
   guruOutsideScope: (op: Operation, slug: string, scope: string) =>
     make(op, WORDING[op].guruNotFoundStatus, WORDING[op].guruNotFound(slug), {

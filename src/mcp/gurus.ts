@@ -10,6 +10,8 @@ import type { Operation } from '../core/errors.js';
 export class GuruSelector {
   readonly #backend: Backend;
   readonly #scope: string | undefined;
+  /** Whether the configured default guru (GURU_DEFAULT_GURU) was found to exist. */
+  #defaultFound = false;
 
   constructor(backend: Backend, scope?: string) {
     this.#backend = backend;
@@ -23,9 +25,17 @@ export class GuruSelector {
       throw Errors.guruOutsideScope(operation, requested, this.#scope);
     }
     if (requested !== undefined) return requested;
-    if (this.#backend.defaultGuru !== undefined) return this.#backend.defaultGuru;
-
     const admin = this.#backend.admin;
+    const configured = this.#backend.defaultGuru;
+    if (configured !== undefined) {
+      if (admin === undefined || this.#defaultFound) return configured;
+      // Said once it exists; until then a call says the setting is what names a guru that is not there.
+      const slugs = (await admin.listGurus()).map((guru) => guru.slug);
+      this.#defaultFound = slugs.includes(configured);
+      if (this.#defaultFound) return configured;
+      throw Errors.defaultGuruMissing(operation, configured, slugs);
+    }
+
     if (admin === undefined) {
       throw Errors.noGuruSelected('Pass guru_slug: this server has no default guru configured (GURU_DEFAULT_GURU).');
     }

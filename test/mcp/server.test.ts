@@ -239,6 +239,24 @@ describe.each(ERAS)('MCP server over a local engine (%s)', (era) => {
       }
     });
 
+    it('says when the configured default guru does not exist, naming the setting and the gurus there are', async () => {
+      const configured = await openTestBackend({ defaultGuru: 'nope' });
+      await configured.backend.admin!.createGuru({ slug: 'first' });
+      const other = await connectClient({ backend: configured.backend, logger: silentLogger }, era);
+      try {
+        expect(await callError(other, 'ask', { question: 'Hello?' })).toBe(
+          'Guru type nope not found\n"nope" is this server\'s default guru (GURU_DEFAULT_GURU or --default-guru), but no guru has that slug. Pass guru_slug as one of: first, or fix the setting.',
+        );
+        // Once a guru has that slug, the default works.
+        await configured.backend.admin!.createGuru({ slug: 'nope' });
+        await callOk(other, 'add_sources', { text_sources: [{ name: 'Note', content: 'Wibble facts.' }] }, z.object({ results: z.array(CreatedDataSource) }));
+        expect((await configured.backend.assistant.listDataSources('nope', { page: 1, page_size: 10 })).count).toBe(1);
+      } finally {
+        await other.close();
+        await configured.close();
+      }
+    });
+
     it("reports an unknown guru with the spec's message and what to do", async () => {
       expect(await callError(client, 'ask', { question: 'Hello?', guru_slug: 'nope' })).toBe(
         'Guru type nope not found\nList the gurus with list_gurus (or `guru-mcp guru list`) and use one of their slugs.',
