@@ -97,6 +97,26 @@ interface Pending {
   readonly sentences: readonly Sentence[];
 }
 
+const isFence = (sentence: Sentence): boolean => /^\s*(?:```|~~~)/.test(sentence.text);
+
+/** The sentences less each code block whose every line was taken out (its fences alone would be left). */
+function withoutEmptyFences(kept: readonly Sentence[]): Sentence[] {
+  const result: Sentence[] = [];
+  let open = false;
+  for (const sentence of kept) {
+    if (isFence(sentence)) {
+      if (open && result.length > 0 && isFence(result.at(-1)!)) {
+        result.pop();
+        open = false;
+        continue;
+      }
+      open = !open;
+    }
+    result.push(sentence);
+  }
+  return result;
+}
+
 function keyed(text: string): Sentence[] {
   return sentences(text).map((sentence) => {
     const key = bare(sentence);
@@ -125,7 +145,7 @@ export function packEvidence(candidates: readonly EvidenceCandidate[], budget: n
   let leftOut = 0;
   let full = budget <= 0;
   // Short pieces ("Example:", a bare code line) are kept: they repeat without being the same text.
-  const fresh = (pending: Pending) => pending.sentences.filter((sentence) => sentence.key === '' || !seen.has(sentence.key));
+  const fresh = (pending: Pending) => withoutEmptyFences(pending.sentences.filter((sentence) => sentence.key === '' || !seen.has(sentence.key)));
   // The question words of each sentence, read once.
   const wordsOf = new Map<string, ReadonlySet<string>>();
   const held = (kept: readonly string[]): Set<string> => {

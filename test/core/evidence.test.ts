@@ -49,6 +49,16 @@ describe('packEvidence', () => {
     expect(packed.passages.map((p) => p.text)).toEqual(['The first sentence is about frobnication.', B]);
   });
 
+  it('leaves no empty code block where the answer quotes every line of one', () => {
+    const code = 'Return a dictionary from the view and it becomes JSON.\n```\nreturn jsonify(name=user.name)\n```\nThe response has the JSON mimetype set.';
+    const answer = 'From **Page › Section** [1]:\n\n```\nreturn jsonify(name=user.name)\n```\n';
+    const [kept] = packEvidence([passage(code)], 1000, answer).passages;
+    expect(kept!.text).toBe('Return a dictionary from the view and it becomes JSON.\nThe response has the JSON mimetype set.');
+    // A block with a line left keeps its fences.
+    const twoLines = 'Example:\n```\nreturn jsonify(name=user.name)\nreturn jsonify(items=list_of_items)\n```';
+    expect(packEvidence([passage(twoLines)], 1000, answer).passages[0]!.text).toBe('Example:\n```\nreturn jsonify(items=list_of_items)\n```');
+  });
+
   it('with a budget of 0 gives nothing and counts every passage as left out', () => {
     expect(packEvidence([passage(A), passage(B)], 0)).toMatchObject({ passages: [], tokens: 0, left_out: 2 });
   });
