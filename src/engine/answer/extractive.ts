@@ -9,6 +9,7 @@
 import type { Reference } from '../../core/schemas.js';
 import { MARK_CLOSE, MARK_OPEN } from '../search/retriever.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
+import { withoutRelativeLinks } from '../text/links.js';
 import { unquote } from '../text/quotes.js';
 import { closeOpenFence, isFencedBlock, isLeadIn, splitBlocks, wordCount, type Block } from './markdown.js';
 import { markedTerms, unmark } from './marks.js';
@@ -249,7 +250,9 @@ export function composeExtractive(passages: readonly Passage[], weights: Readonl
   const sections: string[] = [];
   const quoted = new Set<string>();
   passages.forEach((passage, i) => {
-    const blocks = selectBlocks(passage, weights, i === 0 ? WORD_BUDGET.first : WORD_BUDGET.further);
+    const blocks = selectBlocks(passage, weights, i === 0 ? WORD_BUDGET.first : WORD_BUDGET.further).map((block) =>
+      isFencedBlock(block) ? block : withoutRelativeLinks(block),
+    );
     // Documentation often repeats a passage on two pages: quote it once.
     if (blocks.length === 0 || blocks.some((block) => quoted.has(block))) return;
     for (const block of blocks) quoted.add(block);

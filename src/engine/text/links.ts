@@ -14,6 +14,21 @@ export function linkTexts(markdown: string): string {
   return markdown.replace(LINK, '$2').replace(LINK, '$2');
 }
 
+/** A destination with a scheme (https:, mailto:) leads somewhere from anywhere; a relative one only from its page. */
+const HAS_SCHEME = /^<?[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * The text with each link and image whose destination is relative read as its text: a page read from
+ * a local folder keeps its links to the folder's other files (`../api.html#session`), which lead
+ * nowhere once quoted in an answer. Links with a scheme stay (a crawled page's links are absolute).
+ */
+export function withoutRelativeLinks(markdown: string): string {
+  if (!markdown.includes('](')) return markdown;
+  const relativeToText = (whole: string, _image: string, text: string, destination: string) => (HAS_SCHEME.test(destination) ? whole : text);
+  // Twice: a linked image's link is found once its image is gone.
+  return markdown.replace(LINK, relativeToText).replace(LINK, relativeToText);
+}
+
 /** The text with its links and images left out: what is written around them. */
 export const withoutLinks = (markdown: string): string => (markdown.includes('](') ? markdown.replace(LINK, ' ') : markdown);
 

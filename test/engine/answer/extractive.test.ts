@@ -84,6 +84,13 @@ describe('composeExtractive', () => {
     expect(answer.content).toBe('From **Vacuum** [1]:\n\nRun VACUUM FULL to rebuild the file.\n');
   });
 
+  it('reads links of a local folder\'s page as their text (they lead nowhere from an answer) and keeps links with a scheme', () => {
+    const text = `Run ${mark('VACUUM')} ${mark('FULL')} as [the reference](../sql/vacuum.html#full) and [the wiki](https://wiki.example/vacuum) say; see [below](#notes).\n\n\`\`\`\nprint(links[0](x))\n\`\`\``;
+    const answer = composeExtractive([{ ...passage(text), title: 'Vacuum' }], weights);
+    expect(answer.content).toContain('as the reference and [the wiki](https://wiki.example/vacuum) say; see below.');
+    expect(answer.content).toContain('print(links[0](x))');
+  });
+
   it('opens by naming the question words found nowhere, when there are any', () => {
     const text = `Run ${mark('VACUUM')} ${mark('FULL')} to rebuild the file.`;
     const answer = composeExtractive([{ ...passage(text), title: 'Vacuum' }], weights, ['windows']);
