@@ -52,7 +52,7 @@ const MIN_REPEAT = 12;
 const bare = (sentence: string): string => sentence.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 /** Sentences (and list items, lines of code) of a text, each with what separated it from the next. */
-function sentences(text: string): string[] {
+export function sentences(text: string): string[] {
   return text.match(/[^]+?(?:[.!?]+(?=\s|$)|\n|$)\s*/gu) ?? [text];
 }
 

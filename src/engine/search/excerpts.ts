@@ -1,5 +1,5 @@
 /** Chunks as evidence for callers (MCP): heading path, link and text, packed within their budget. */
-import { packEvidence, type EvidenceCandidate, type EvidenceRequest, type EvidenceSet, type QuestionWords } from '../../core/evidence.js';
+import { packEvidence, sentences, type EvidenceCandidate, type EvidenceRequest, type EvidenceSet, type QuestionWords } from '../../core/evidence.js';
 import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { closesFence, openingFence, type Fence } from '../text/fences.js';
 import { isLinkList } from '../text/link-lists.js';
@@ -52,29 +52,41 @@ const unescaped = (prose: string): string =>
  */
 export function evidenceText(markdown: string): string {
   if (!markdown.includes('](') && !markdown.includes('\\')) return markdown;
-  const out: string[] = [];
-  let prose: string[] = [];
+  return blocks(markdown)
+    .map((block) => (block.code ? block.text : unescaped(linkTexts(block.text))))
+    .join('');
+}
+
+interface Block {
+  readonly text: string;
+  readonly code: boolean;
+}
+
+/** A text's fenced code blocks whole and the prose between them, in order, line ends kept. */
+function blocks(markdown: string): Block[] {
+  const out: Block[] = [];
+  let lines: string[] = [];
   let fence: Fence | undefined;
-  const flush = () => {
-    if (prose.length > 0) out.push(unescaped(linkTexts(prose.join('\n'))));
-    prose = [];
+  const flush = (code: boolean) => {
+    if (lines.length > 0) out.push({ text: lines.join(''), code });
+    lines = [];
   };
-  for (const line of markdown.split('\n')) {
+  for (const line of markdown.split(/(?<=\n)/)) {
+    const bareLine = line.replace(/\n$/, '');
     if (fence !== undefined) {
-      out.push(line);
-      if (closesFence(line, fence)) fence = undefined;
+      lines.push(line);
+      if (closesFence(bareLine, fence)) {
+        flush(true);
+        fence = undefined;
+      }
       continue;
     }
-    fence = openingFence(line);
-    if (fence === undefined) {
-      prose.push(line);
-      continue;
-    }
-    flush();
-    out.push(line);
+    fence = openingFence(bareLine);
+    if (fence !== undefined) flush(false);
+    lines.push(line);
   }
-  flush();
-  return out.join('\n');
+  flush(fence !== undefined);
+  return out;
 }
 
 /** A chunk as a candidate passage: its readable text (evidenceText), only what bears on the question with `words` (tightened). */
@@ -132,40 +144,9 @@ export function questionWords(weights: ReadonlyMap<string, number>, aliases: Rea
   };
 }
 
-/** Sentences (and lines of lists and tables) of prose, each with what separated it from the next. */
-const proseSentences = (prose: string): string[] => prose.match(/[^]+?(?:[.!?]+(?=\s|$)|\n|$)\s*/gu) ?? [prose];
-
 /** A text's pieces: each fenced code block whole, the prose between them sentence by sentence. */
-function pieces(markdown: string): { text: string; code: boolean }[] {
-  const out: { text: string; code: boolean }[] = [];
-  let prose: string[] = [];
-  let code: string[] = [];
-  let fence: Fence | undefined;
-  const flush = () => {
-    if (prose.length > 0) out.push(...proseSentences(prose.join('')).map((text) => ({ text, code: false })));
-    prose = [];
-  };
-  for (const line of markdown.split(/(?<=\n)/)) {
-    if (fence !== undefined) {
-      code.push(line);
-      if (closesFence(line, fence)) {
-        out.push({ text: code.join(''), code: true });
-        code = [];
-        fence = undefined;
-      }
-      continue;
-    }
-    fence = openingFence(line.replace(/\n$/, ''));
-    if (fence === undefined) prose.push(line);
-    else {
-      flush();
-      code = [line];
-    }
-  }
-  if (code.length > 0) out.push({ text: code.join(''), code: true });
-  flush();
-  return out;
-}
+const pieces = (markdown: string): Block[] =>
+  blocks(markdown).flatMap((block) => (block.code ? [block] : sentences(block.text).map((text) => ({ text, code: false }))));
 
 /**
  * Sentences kept on either side of one holding a question word (tightened). Measured on the sqlite,
