@@ -91,8 +91,6 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
     },
   );
   listSchemasFrom(server);
-  // The view shows ask's and semantic_search's results: without them it has nothing to show.
-  if (offered.has('asking')) offerAnswerView(server);
   const gurus = new GuruSelector(backend, scope);
   const context: ToolContext = {
     assistant: backend.assistant,
@@ -105,8 +103,10 @@ export function createMcpServer(options: GuruMcpServerOptions): McpServer {
   const admin = scope === undefined ? backend.admin : undefined;
   if (offered.has('asking')) {
     if (admin !== undefined) registerGuruListTool(server, context, admin);
-    registerAskTool(server, context);
-    registerSearchTool(server, context);
+    // MCP Apps hosts show ask's and semantic_search's results in a view.
+    const view = offerAnswerView(server);
+    view.show(registerAskTool(server, context));
+    view.show(registerSearchTool(server, context));
     registerFollowUpTool(server, context);
     registerSessionTools(server, context);
     registerVoteTool(server, context);

@@ -16,14 +16,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { McpServer, ReadResourceResult } from '@modelcontextprotocol/server';
+import type { McpServer, ReadResourceResult, RegisteredTool } from '@modelcontextprotocol/server';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const VIEW_URI = 'ui://guru/answer-view';
 /** The MIME type hosts compare as an exact string. */
 export const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
-/** The tools that show the view. */
-const VIEW_TOOLS = new Set(['ask', 'semantic_search']);
 /** What the tools' definitions carry: the current key and the older flat one (as registerAppTool writes both). */
 const TOOL_META = { ui: { resourceUri: VIEW_URI }, 'ui/resourceUri': VIEW_URI };
 
@@ -40,14 +38,18 @@ const declares = (capabilities: Capabilities) => {
   return declared !== undefined && declared !== null;
 };
 
+/** Names the view on a tool's definition, for clients that declare the extension only. */
+export interface AnswerView {
+  show(tool: RegisteredTool): void;
+}
+
 /**
- * From here on, `ask` and `semantic_search` registered on `server` name the
- * view for clients that declare the extension, and the view's resource is
- * there for them only (a client without the extension gets "disabled", as for
- * any resource it was never offered). Call it on a new server, before the tools
- * are registered.
+ * Registers the view's resource on `server`, there only for clients that
+ * declare the extension (a client without it gets "disabled", as for any
+ * resource it was never offered); the tools that show the view are passed to
+ * `show`. Call it on a new server, before its resources are listed.
  */
-export function offerAnswerView(server: McpServer): void {
+export function offerAnswerView(server: McpServer): AnswerView {
   // A 2026-07-28 request declares its client's capabilities itself (over stdio the SDK keeps none
   // for the server), so the decision is made per request: the SDK's handlers read the tools'
   // _meta and the resource's `enabled` synchronously, while `current` holds. The handlers are
@@ -74,22 +76,6 @@ export function offerAnswerView(server: McpServer): void {
   // The 2025 era: declared at initialize, for the connection (over HTTP, the session).
   const declaresUi = () => declares(current ?? (server.server.getClientCapabilities() as Capabilities));
 
-  const register = server.registerTool.bind(server);
-  server.registerTool = ((...args: unknown[]) => {
-    const tool = (register as (...args: unknown[]) => { _meta?: Record<string, unknown> })(...args);
-    if (VIEW_TOOLS.has(args[0] as string)) {
-      const own = tool._meta;
-      // Read by the SDK each time it lists the tools; undefined leaves the key out of the JSON.
-      Object.defineProperty(tool, '_meta', {
-        configurable: true,
-        enumerable: true,
-        get: () => (declaresUi() ? { ...own, ...TOOL_META } : own),
-        set: () => {},
-      });
-    }
-    return tool;
-  }) as typeof server.registerTool;
-
   const resource = server.registerResource(
     'answer-view',
     VIEW_URI,
@@ -111,6 +97,19 @@ export function offerAnswerView(server: McpServer): void {
     }),
   );
   Object.defineProperty(resource, 'enabled', { configurable: true, enumerable: true, get: declaresUi, set: () => {} });
+
+  return {
+    show(tool) {
+      const own = tool._meta;
+      // Read by the SDK each time it lists the tools; undefined leaves the key out of the JSON.
+      Object.defineProperty(tool, '_meta', {
+        configurable: true,
+        enumerable: true,
+        get: () => (declaresUi() ? { ...own, ...TOOL_META } : own),
+        set: () => {},
+      });
+    },
+  };
 }
 
 let html: string | undefined;

@@ -1,6 +1,5 @@
 /** `ask`: an answer from the guru's knowledge base, streamed as progress when asked for. */
-import type { McpServer } from '@modelcontextprotocol/server';
-import type { ContentBlock } from '@modelcontextprotocol/server';
+import type { ContentBlock, McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { EVIDENCE_TOKENS_DEFAULT, EVIDENCE_TOKENS_MAX } from '../../core/evidence.js';
 import { lazySchema } from '../../core/lazy-schema.js';
@@ -43,8 +42,8 @@ const AskResult = lazySchema(() => Answer.omit({ content: true }).extend({
   ),
 }));
 
-export function registerAskTool(server: McpServer, context: ToolContext): void {
-  server.registerTool(
+export function registerAskTool(server: McpServer, context: ToolContext): RegisteredTool {
+  return server.registerTool(
     'ask',
     {
       title: 'Ask the guru',

@@ -1,5 +1,5 @@
 /** `semantic_search`: the sources most related to a question, without an answer. */
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { EVIDENCE_TOKENS_DEFAULT, EVIDENCE_TOKENS_MAX } from '../../core/evidence.js';
 import { lazySchema } from '../../core/lazy-schema.js';
@@ -32,8 +32,8 @@ const SearchResult = lazySchema(() => SemanticSearchResponse.extend({
   ),
 }));
 
-export function registerSearchTool(server: McpServer, context: ToolContext): void {
-  server.registerTool(
+export function registerSearchTool(server: McpServer, context: ToolContext): RegisteredTool {
+  return server.registerTool(
     'semantic_search',
     {
       title: 'Find related sources',
