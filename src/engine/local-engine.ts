@@ -66,6 +66,7 @@ import { LocalSearch } from './search/local-search.js';
 import { LocalSessions } from './sessions/local-sessions.js';
 import { LocalSpeech } from './speech/local-speech.js';
 import { openDatabase } from './store/database.js';
+import { SqliteSql } from './store/sqlite-sql.js';
 import { LocalVotes } from './votes/local-votes.js';
 import { LocalVideoLists } from './youtube/local-video-lists.js';
 
@@ -110,11 +111,11 @@ export class LocalEngine implements Assistant, GuruAdmin {
     const chat = this.#chat && new OutageGuard(this.#chat);
     const model = chat && new ModelPipeline(chat, this.#search.retriever, this.#endUsers, context.logger, { ...DEFAULT_MODEL_STEPS, ...context.settings.modelSteps });
     const attachments = (this.#attachments = new LocalAttachments(context, this.#gurus, {
-      limitsOf: (guru) => this.#gurus.settingsOf(guru).attachment_limits,
+      limitsOf: async (guru) => (await this.#gurus.settingsOf(guru)).attachment_limits,
       extractPdf: (data) => this.#dataSources.pdfText(data),
       knowledgeChunks: (guruId) => this.#search.indexedChunks(guruId),
-      imageReading: (guru) =>
-        context.settings.llm?.readsImages !== true ? 'no-image-model' : this.#gurus.settingsOf(guru).use_model ? 'read' : 'guru-without-model',
+      imageReading: async (guru) =>
+        context.settings.llm?.readsImages !== true ? 'no-image-model' : (await this.#gurus.settingsOf(guru)).use_model ? 'read' : 'guru-without-model',
     }));
     this.#answering = new LocalAnswering(this.#gurus, this.#search, this.#sessions, this.#progress, attachments, model);
     this.#followUps = new LocalFollowUps(context, this.#gurus, this.#search, this.#sessions, chat);
@@ -127,8 +128,10 @@ export class LocalEngine implements Assistant, GuruAdmin {
 
   /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */
   static open(settings: LocalEngineOptions): LocalEngine {
+    const db = openDatabase(settings.dataDir);
     const engine = new LocalEngine({
-      db: openDatabase(settings.dataDir),
+      db,
+      sql: new SqliteSql(db),
       logger: settings.logger ?? silentLogger,
       clock: settings.clock ?? (() => new Date()),
       settings,

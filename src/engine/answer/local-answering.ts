@@ -102,7 +102,7 @@ export class LocalAnswering implements Answering {
 
   async ask(slug: string, raw: AskInput, options: AskOptions = {}): Promise<AnswerWithEvidence> {
     options.signal?.throwIfAborted();
-    const guru = this.#gurus.find('ask', slug);
+    const guru = await this.#gurus.find('ask', slug);
     const input = parseRequest(AskInput, raw, 'ask');
     const question = normalizeQuestion(input.question);
     const externalUserId = input.external_user_id ?? null;
@@ -147,7 +147,7 @@ export class LocalAnswering implements Answering {
   ): Promise<AnswerWithEvidence> {
     const { guru, parent, attached, externalUserId } = turn;
     if (turn.sessionId !== undefined) await stage('Gathering context');
-    const settings = this.#gurus.settingsOf(guru);
+    const settings = await this.#gurus.settingsOf(guru);
     const model = settings.use_model ? this.#model : undefined;
     const standalone =
       model && turn.sessionId !== undefined

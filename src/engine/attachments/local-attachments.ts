@@ -40,13 +40,13 @@ export interface ImageAttachment {
 
 /** What the engine gives the capability beside its context. */
 export interface AttachmentServices {
-  readonly limitsOf: (guru: GuruRow) => AttachmentLimits;
+  readonly limitsOf: (guru: GuruRow) => Promise<AttachmentLimits>;
   /** The text of a PDF as Markdown (the ingestion's extractor); content problems throw a SourceError. */
   readonly extractPdf: (data: Uint8Array) => Promise<string>;
   /** Searchable passages of the guru's knowledge base. */
   readonly knowledgeChunks: (guruId: number) => number;
   /** Whether the guru's answers go to a model that reads images; when not, images are noted as not read, and why. */
-  readonly imageReading: (guru: GuruRow) => ImageReading;
+  readonly imageReading: (guru: GuruRow) => Promise<ImageReading>;
 }
 
 /** A question's attachments, ready for answering and for storing with its turn. */
@@ -101,7 +101,7 @@ export class LocalAttachments {
    */
   async forQuestion(guru: GuruRow, input: AskInput, sessionId: string | undefined, options: ReadingOptions = {}): Promise<QuestionAttachments> {
     const { signal } = options;
-    const limits = this.#services.limitsOf(guru);
+    const limits = await this.#services.limitsOf(guru);
     const pdfs = (input.pdf_files ?? []).map((file, index) => dataUrlFile(file, `pdf_files[${index}] (${file.name})`));
     refusePdfsOverLimit(pdfs, limits.pdf_files);
     const sentImages = (input.images ?? []).map((file, index) => {
@@ -140,7 +140,7 @@ export class LocalAttachments {
       ...pdfTexts.map((pdf) => indexed({ kind: 'PDF', name: pdf.name, text: pdf.text, ordinal: ++ordinal })),
     ];
     const lastTaken = ordinal;
-    const imageReading = this.#services.imageReading(guru);
+    const imageReading = await this.#services.imageReading(guru);
     const readImages = imageReading === 'read' ? images.kept : [];
     const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, keptImages: images.kept.length, imageReading });
     const retriever = inherited.length + fresh.length === 0 ? undefined : new AttachedRetriever(this.#context.db, guru, [...inherited, ...fresh]);
@@ -180,7 +180,7 @@ export class LocalAttachments {
 
   /** The session's `n`th attachment (its guru:// link); 404 when the guru's session holds none of that number. */
   async read(slug: string, sessionId: string, n: number): Promise<SessionAttachment> {
-    const guru = this.#gurus.find('get_session', slug);
+    const guru = await this.#gurus.find('get_session', slug);
     const stored = Number.isSafeInteger(n) && n > 0 ? this.#stored.one(sessionId, n, guru.id) : undefined;
     if (stored === undefined) throw Errors.attachmentNotFound();
     return { name: stored.name, mime_type: stored.kind === 'PDF' ? 'text/markdown' : 'text/plain', text: stored.text };

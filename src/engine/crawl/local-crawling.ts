@@ -20,17 +20,17 @@ export class LocalCrawling implements Crawling {
   }
 
   async startCrawl(slug: string, input: StartCrawlRequest): Promise<Crawl> {
-    const guru = this.#gurus.find('start_crawl', slug);
+    const guru = await this.#gurus.find('start_crawl', slug);
     const request = parseRequest(StartCrawlRequest, input, 'start_crawl');
     return this.#crawls.start(guru.id, request.url, request.ignore_query_params);
   }
 
   async crawlStatus(slug: string, crawlId: number): Promise<Crawl> {
-    return this.#crawls.get(this.#gurus.find('crawl_status', slug).id, crawlId);
+    return this.#crawls.get((await this.#gurus.find('crawl_status', slug)).id, crawlId);
   }
 
   async stopCrawl(slug: string, crawlId: number): Promise<Crawl> {
-    return this.#crawls.stop(this.#gurus.find('stop_crawl', slug).id, crawlId);
+    return this.#crawls.stop((await this.#gurus.find('stop_crawl', slug)).id, crawlId);
   }
 
   /** Stops the guru's running crawl (the guru is being deleted). */

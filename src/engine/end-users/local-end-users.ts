@@ -69,7 +69,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
   }
 
   async getEndUserData(slug: string, externalUserId: string, input: EndUserDataQuery): Promise<EndUserData> {
-    const guru = this.#gurus.find('enduser_data', slug);
+    const guru = await this.#gurus.find('enduser_data', slug);
     const id = this.#endUserId('enduser_data', externalUserId);
     const query = parseRequest(EndUserDataQuery, input, 'enduser_data');
     // The records first: when they cannot be read, the request fails before anything else is gathered.
@@ -109,7 +109,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
   }
 
   async eraseEndUserData(slug: string, externalUserId: string): Promise<ErasedEndUserData> {
-    const guru = this.#gurus.find('erase_enduser_data', slug);
+    const guru = await this.#gurus.find('erase_enduser_data', slug);
     const id = this.#endUserId('erase_enduser_data', externalUserId);
     // The records first: if their store fails, the request fails and can simply be sent again.
     const records = await (await this.#records()).erase(guru.slug, id);
@@ -134,7 +134,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
   }
 
   async upsertProfiles(slug: string, input: UpsertProfilesRequest): Promise<UpsertProfilesResponse> {
-    const guru = this.#gurus.find('upsert_profiles', slug);
+    const guru = await this.#gurus.find('upsert_profiles', slug);
     const request = parseRequest(UpsertProfilesRequest, input, 'upsert_profiles');
     const updates: ProfileUpdate[] = [];
     const results: UserResult[] = request.users.map((user, index) => {

@@ -38,7 +38,7 @@ export class LocalFollowUps implements FollowUps {
   }
 
   async followUpExamples(slug: string, raw: FollowUpRequest): Promise<FollowUpResponse> {
-    const guru = this.#gurus.find('follow_up', slug);
+    const guru = await this.#gurus.find('follow_up', slug);
     const request = parseRequest(FollowUpRequest, raw, 'follow_up');
     if (request.binge_id !== undefined && this.#sessions.liveSession(guru.id, request.binge_id) === undefined) {
       throw Errors.bingeDoesNotExist();
@@ -77,7 +77,7 @@ export class LocalFollowUps implements FollowUps {
   async #make(guru: GuruRow, turn: QuestionRow): Promise<string[]> {
     const turns = this.#sessions.turns(turn.binge_id);
     const upTo = turns.slice(0, turns.findIndex((earlier) => earlier.id === turn.id) + 1).map(answeredTurn);
-    const generated = this.#gurus.settingsOf(guru).use_model ? await this.#fromModel(guru.id, answeredTurn(turn), upTo) : undefined;
+    const generated = (await this.#gurus.settingsOf(guru)).use_model ? await this.#fromModel(guru.id, answeredTurn(turn), upTo) : undefined;
     return generated ?? suggestFromKnowledge(this.#search.retriever, guru.id, answeredTurn(turn), upTo);
   }
 

@@ -52,7 +52,7 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
   }
 
   async deleteGuru(slug: string): Promise<DeletedGuru> {
-    const guru = this.#gurus.find('admin', slug);
+    const guru = await this.#gurus.find('admin', slug);
     const { db, logger } = this.#context;
     await this.#crawling.stopCrawlsOf(guru.id);
     const remove = db.transaction(() => {

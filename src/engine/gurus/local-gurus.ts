@@ -22,39 +22,39 @@ export class LocalGurus
 
   constructor(context: EngineContext) {
     this.#context = context;
-    this.#gurus = new GuruRepository(context.db);
-    this.#settings = new GuruSettingsRepository(context.db);
+    this.#gurus = new GuruRepository(context.sql);
+    this.#settings = new GuruSettingsRepository(context.sql);
     this.#ceiling = attachmentCeiling(context.settings.attachmentCeiling);
   }
 
   /** The guru named by `slug`, or the refusal `op` gives for an unknown guru. */
-  find(op: Operation, slug: string): GuruRow {
-    const guru = this.#gurus.find(slug);
+  async find(op: Operation, slug: string): Promise<GuruRow> {
+    const guru = await this.#gurus.find(slug);
     if (!guru) throw Errors.guruNotFound(op, slug);
     return guru;
   }
 
   /** The settings other capabilities follow (model, speech provider, attachment limits). */
-  settingsOf(guru: GuruRow): GuruSettings {
-    return withinCeiling(this.#settings.settings(guru.id), this.#ceiling);
+  async settingsOf(guru: GuruRow): Promise<GuruSettings> {
+    return withinCeiling(await this.#settings.settings(guru.id), this.#ceiling);
   }
 
   async guruSettings(slug: string): Promise<GuruSettings> {
-    return this.settingsOf(this.find('admin', slug));
+    return this.settingsOf(await this.find('admin', slug));
   }
 
   async updateGuruSettings(slug: string, raw: GuruSettingsPatch): Promise<GuruSettings> {
-    const guru = this.find('admin', slug);
+    const guru = await this.find('admin', slug);
     const patch = parseRequest(GuruSettingsPatch, raw, 'admin');
     const over = overCeiling(patch, this.#ceiling);
     if (over !== undefined) throw Errors.overAttachmentCeiling(over);
     const now = timestamp(this.#context);
-    const updated = this.#context.db.transaction(() => this.#settings.update(guru.id, patch, now)).immediate();
+    const updated = await this.#context.sql.transaction((tx) => new GuruSettingsRepository(tx).update(guru.id, patch, now));
     return withinCeiling(updated, this.#ceiling);
   }
 
   async listGurus(): Promise<Guru[]> {
-    return this.#gurus.list().map(({ slug, name, date_created }) => ({ slug, name, date_created }));
+    return (await this.#gurus.list()).map(({ slug, name, date_created }) => ({ slug, name, date_created }));
   }
 
   async createGuru(input: CreateGuruRequest): Promise<CreatedGuru> {
@@ -64,21 +64,20 @@ export class LocalGurus
     }
     const request = parsed.data;
     const now = timestamp(this.#context);
-    return this.#context.db
-      .transaction(() => {
-        const guru = this.#gurus.create(request.slug, request.name ?? request.slug, now);
-        if (!guru) throw Errors.guruExists(request.slug);
-        return { slug: guru.slug, name: guru.name, api_key: this.#gurus.addKey(guru.id, now) };
-      })
-      .immediate();
+    return this.#context.sql.transaction(async (tx) => {
+      const gurus = new GuruRepository(tx);
+      const guru = await gurus.create(request.slug, request.name ?? request.slug, now);
+      if (!guru) throw Errors.guruExists(request.slug);
+      return { slug: guru.slug, name: guru.name, api_key: await gurus.addKey(guru.id, now) };
+    });
   }
 
   async createApiKey(slug: string): Promise<CreatedApiKey> {
-    const guru = this.find('admin', slug);
-    return { slug: guru.slug, api_key: this.#gurus.addKey(guru.id, timestamp(this.#context)) };
+    const guru = await this.find('admin', slug);
+    return { slug: guru.slug, api_key: await this.#gurus.addKey(guru.id, timestamp(this.#context)) };
   }
 
   async authenticate(apiKey: string): Promise<string | undefined> {
-    return this.#gurus.findByKey(apiKey)?.slug;
+    return (await this.#gurus.findByKey(apiKey))?.slug;
   }
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 import { nextIdOf } from '../store/ids.js';
 
 export interface GuruRow {
@@ -16,49 +16,43 @@ export const hashApiKey = (key: string): string => createHash('sha256').update(k
 
 export const generateApiKey = (): string => KEY_PREFIX + randomBytes(32).toString('base64url');
 
+const GURU_COLUMNS = 'id, slug, name, date_created';
+
 export class GuruRepository {
-  readonly #list;
-  readonly #bySlug;
-  readonly #insert;
-  readonly #insertKey;
-  readonly #byKeyHash;
+  readonly #sql: Sql;
 
-  constructor(db: Db) {
-    this.#list = db.prepare<[], GuruRow>('SELECT id, slug, name, date_created FROM gurus ORDER BY slug');
-    this.#bySlug = db.prepare<[string], GuruRow>('SELECT id, slug, name, date_created FROM gurus WHERE slug = ?');
-    this.#insert = db.prepare<[string, string, string], GuruRow>(
-      `INSERT INTO gurus (id, slug, name, date_created) VALUES (${nextIdOf('gurus')}, ?, ?, ?) RETURNING id, slug, name, date_created`,
-    );
-    this.#insertKey = db.prepare<[number, string, string]>(
-      'INSERT INTO api_keys (guru_id, key_hash, date_created) VALUES (?, ?, ?)',
-    );
-    this.#byKeyHash = db.prepare<[string], GuruRow>(
-      `SELECT g.id, g.slug, g.name, g.date_created FROM api_keys k JOIN gurus g ON g.id = k.guru_id WHERE k.key_hash = ?`,
-    );
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
-  list(): GuruRow[] {
-    return this.#list.all();
+  list(): Promise<GuruRow[]> {
+    return this.#sql.all(`SELECT ${GURU_COLUMNS} FROM gurus ORDER BY slug`);
   }
 
-  find(slug: string): GuruRow | undefined {
-    return this.#bySlug.get(slug);
+  find(slug: string): Promise<GuruRow | undefined> {
+    return this.#sql.get(`SELECT ${GURU_COLUMNS} FROM gurus WHERE slug = ?`, [slug]);
   }
 
   /** Returns undefined when the slug is taken. */
-  create(slug: string, name: string, now: string): GuruRow | undefined {
-    if (this.find(slug)) return undefined;
-    return this.#insert.get(slug, name, now);
+  create(slug: string, name: string, now: string): Promise<GuruRow | undefined> {
+    return this.#sql.get(
+      `INSERT INTO gurus (id, slug, name, date_created) VALUES (${nextIdOf('gurus', this.#sql.dialect)}, ?, ?, ?)
+       ON CONFLICT (slug) DO NOTHING RETURNING ${GURU_COLUMNS}`,
+      [slug, name, now],
+    );
   }
 
   /** Stores a new key's hash and returns the clear key, which is not kept anywhere. */
-  addKey(guruId: number, now: string): string {
+  async addKey(guruId: number, now: string): Promise<string> {
     const key = generateApiKey();
-    this.#insertKey.run(guruId, hashApiKey(key), now);
+    await this.#sql.run('INSERT INTO api_keys (guru_id, key_hash, date_created) VALUES (?, ?, ?)', [guruId, hashApiKey(key), now]);
     return key;
   }
 
-  findByKey(key: string): GuruRow | undefined {
-    return this.#byKeyHash.get(hashApiKey(key));
+  findByKey(key: string): Promise<GuruRow | undefined> {
+    return this.#sql.get(
+      'SELECT g.id, g.slug, g.name, g.date_created FROM api_keys k JOIN gurus g ON g.id = k.guru_id WHERE k.key_hash = ?',
+      [hashApiKey(key)],
+    );
   }
 }

@@ -3,7 +3,7 @@
  * default changed in a later release reaches every guru that kept it.
  */
 import { GuruSettingsPatch, type AttachmentKind, type GuruSettings } from '../../core/schemas.js';
-import type { Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 
 const MB = 1_000_000;
 
@@ -88,30 +88,29 @@ function mergedPatch(stored: GuruSettingsPatch, patch: GuruSettingsPatch): GuruS
 }
 
 export class GuruSettingsRepository {
-  readonly #read;
-  readonly #write;
+  readonly #sql: Sql;
 
-  constructor(db: Db) {
-    this.#read = db.prepare<[number], { settings_json: string }>('SELECT settings_json FROM guru_settings WHERE guru_id = ?');
-    this.#write = db.prepare<[number, string, string]>(
-      `INSERT INTO guru_settings (guru_id, settings_json, date_updated) VALUES (?, ?, ?)
-       ON CONFLICT (guru_id) DO UPDATE SET settings_json = excluded.settings_json, date_updated = excluded.date_updated`,
-    );
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
-  settings(guruId: number): GuruSettings {
-    return applySettings(DEFAULT_GURU_SETTINGS, this.#stored(guruId));
+  async settings(guruId: number): Promise<GuruSettings> {
+    return applySettings(DEFAULT_GURU_SETTINGS, await this.#stored(guruId));
   }
 
   /** Stores the patch over what was set before; call inside a transaction with the read. */
-  update(guruId: number, patch: GuruSettingsPatch, now: string): GuruSettings {
-    const stored = mergedPatch(this.#stored(guruId), patch);
-    this.#write.run(guruId, JSON.stringify(stored), now);
+  async update(guruId: number, patch: GuruSettingsPatch, now: string): Promise<GuruSettings> {
+    const stored = mergedPatch(await this.#stored(guruId), patch);
+    await this.#sql.run(
+      `INSERT INTO guru_settings (guru_id, settings_json, date_updated) VALUES (?, ?, ?)
+       ON CONFLICT (guru_id) DO UPDATE SET settings_json = excluded.settings_json, date_updated = excluded.date_updated`,
+      [guruId, JSON.stringify(stored), now],
+    );
     return applySettings(DEFAULT_GURU_SETTINGS, stored);
   }
 
-  #stored(guruId: number): GuruSettingsPatch {
-    const row = this.#read.get(guruId);
+  async #stored(guruId: number): Promise<GuruSettingsPatch> {
+    const row = await this.#sql.get<{ settings_json: string }>('SELECT settings_json FROM guru_settings WHERE guru_id = ?', [guruId]);
     if (!row) return {};
     // Written by update() only, so it parses; should it not (a hand-edited file), the defaults hold.
     const parsed = GuruSettingsPatch.safeParse(JSON.parse(row.settings_json));

@@ -88,7 +88,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   }
 
   async createDataSources(slug: string, input: CreateDataSourcesRequest): Promise<CreatedDataSource[]> {
-    const guru = this.#gurus.find('create_sources', slug);
+    const guru = await this.#gurus.find('create_sources', slug);
     const request = parseRequest(CreateDataSourcesRequest, input, 'create_sources');
     const planned = await this.#planUrlSources(guru, request);
     const texts = await this.#readTexts(request.text_sources ?? []);
@@ -162,7 +162,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   }
 
   async reindexDataSources(slug: string, input: ReindexRequest): Promise<MessageResponse> {
-    const guru = this.#gurus.find('reindex_sources', slug);
+    const guru = await this.#gurus.find('reindex_sources', slug);
     const request = parseRequest(ReindexRequest, input, 'reindex_sources');
     const ids = [...new Set(request.ids)];
     const rows = ids.map((id) => this.#sources.get(id));
@@ -188,7 +188,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
    * secure_delete (database.ts) and the merge of the full-text indexes (store/fts.ts), the text leaves both.
    */
   async deleteDataSources(slug: string, input: DeleteDataSourcesRequest): Promise<MessageResponse> {
-    const guru = this.#gurus.find('delete_sources', slug);
+    const guru = await this.#gurus.find('delete_sources', slug);
     const request = parseRequest(DeleteDataSourcesRequest, input, 'delete_sources');
     const ids = [...new Set(request.ids)];
     const remove = this.#context.db.transaction(() => deletingText(this.#context.db, () => this.#sources.delete(guru.id, ids)));
@@ -199,7 +199,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   }
 
   async listDataSources(slug: string, input: ListDataSourcesQuery): Promise<DataSourcePage> {
-    const guru = this.#gurus.find('list_sources', slug);
+    const guru = await this.#gurus.find('list_sources', slug);
     const query = parseRequest(ListDataSourcesQuery, input, 'list_sources');
     const rows = this.#sources.page(guru.id, query.page_size, (query.page - 1) * query.page_size);
     return { count: this.#sources.count(guru.id), page: query.page, page_size: query.page_size, results: rows.map(toListedSource) };
@@ -211,7 +211,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
    * answered `exists` when its text is unchanged and read again when it changed.
    */
   async uploadDocuments(slug: string, files: readonly UploadFile[], options: UploadOptions = {}): Promise<UploadedDocument[]> {
-    const guru = this.#gurus.find('admin', slug);
+    const guru = await this.#gurus.find('admin', slug);
     const { fileKindOf } = await import('./files.js');
     const results: UploadedDocument[] = [];
     for (const file of files) {

@@ -31,7 +31,7 @@ export class LocalIntegrations implements Pick<GuruAdmin, 'setIntegration' | 'li
   }
 
   async setIntegration(slug: string, input: IntegrationInput): Promise<Integration> {
-    const guru = this.#gurus.find('admin', slug);
+    const guru = await this.#gurus.find('admin', slug);
     const request = parseRequest(IntegrationInput, input, 'admin');
     const now = timestamp(this.#context);
     this.#integrations.set(
@@ -43,7 +43,7 @@ export class LocalIntegrations implements Pick<GuruAdmin, 'setIntegration' | 'li
   }
 
   async listIntegrations(slug: string): Promise<Integration[]> {
-    const guru = this.#gurus.find('admin', slug);
+    const guru = await this.#gurus.find('admin', slug);
     return this.#integrations.list(guru.id).map((item) => ({
       kind: item.kind.toLowerCase() as IntegrationKind,
       base_url: item.baseUrl,
@@ -53,7 +53,7 @@ export class LocalIntegrations implements Pick<GuruAdmin, 'setIntegration' | 'li
   }
 
   async removeIntegration(slug: string, kind: IntegrationKind): Promise<boolean> {
-    const guru = this.#gurus.find('admin', slug);
+    const guru = await this.#gurus.find('admin', slug);
     return this.#integrations.remove(guru.id, INTEGRATION_TYPES[parseRequest(IntegrationKind, kind, 'admin')]);
   }
 

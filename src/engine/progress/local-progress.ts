@@ -45,7 +45,7 @@ export class LocalProgress implements Progress, ProgressReporter {
   }
 
   async answerProgress(slug: string, raw: AnswerProgressQuery): Promise<AnswerProgress> {
-    const guru = this.#gurus.find('answer_progress', slug);
+    const guru = await this.#gurus.find('answer_progress', slug);
     const query = parseRequest(AnswerProgressQuery, raw, 'answer_progress');
     const line = await (await this.#open()).get<StoredLine>(lineKey(guru.id, query.external_user_id));
     if (line === undefined || this.#now() - line.updated_at > PROGRESS_LIFETIME_MS / 1000) return NOTHING;

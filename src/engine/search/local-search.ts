@@ -56,7 +56,7 @@ export class LocalSearch implements Searching {
   }
 
   async semanticSearch(slug: string, input: SemanticSearchRequest, options: SearchOptions = {}): Promise<SearchWithEvidence> {
-    const guru = this.#gurus.find('semantic_search', slug);
+    const guru = await this.#gurus.find('semantic_search', slug);
     const request = parseRequest(SemanticSearchRequest, input, 'semantic_search');
     const labels = request.labels ?? [];
     this.#searches.record({

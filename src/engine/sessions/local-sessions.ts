@@ -73,7 +73,7 @@ export class LocalSessions implements Sessions {
   }
 
   async listSessions(slug: string, input: ListSessionsRequest): Promise<SessionList> {
-    const guru = this.#gurus.find('list_sessions', slug);
+    const guru = await this.#gurus.find('list_sessions', slug);
     const request = parseRequest(ListSessionsRequest, input, 'list_sessions');
     const rows = this.#sessions.summaries({
       guruId: guru.id,
@@ -104,7 +104,7 @@ export class LocalSessions implements Sessions {
   }
 
   async getSession(slug: string, sessionId: string): Promise<SessionConversation> {
-    const guru = this.#gurus.find('get_session', slug);
+    const guru = await this.#gurus.find('get_session', slug);
     if (sessionId.trim() === '') throw Errors.invalidRequest('get_session');
     const binge = this.#sessions.binge(sessionId);
     if (!binge || binge.deleted_at !== null) throw Errors.bingeNotFound();
@@ -135,7 +135,7 @@ export class LocalSessions implements Sessions {
   }
 
   async deleteSession(slug: string, sessionId: string): Promise<DeletedSession> {
-    const guru = this.#gurus.find('delete_session', slug);
+    const guru = await this.#gurus.find('delete_session', slug);
     if (sessionId.trim() === '') throw Errors.invalidRequest('delete_session');
     const binge = this.#sessions.binge(sessionId);
     if (!binge) throw Errors.sessionNotFound();

@@ -48,10 +48,10 @@ export class LocalSpeech implements Speech {
   }
 
   async textToSpeech(slug: string, raw: TextToSpeechRequest, options: SpeechOptions = {}): Promise<AsyncIterable<Uint8Array>> {
-    const guru = this.#gurus.find('text_to_speech', slug);
+    const guru = await this.#gurus.find('text_to_speech', slug);
     const { text } = parseRequest(TextToSpeechRequest, raw, 'text_to_speech');
     if (options.version === 2) {
-      if (!this.#gurus.settingsOf(guru).speech_provider) throw Errors.textToSpeechDisabled();
+      if (!(await this.#gurus.settingsOf(guru)).speech_provider) throw Errors.textToSpeechDisabled();
       return this.#providerSpeech(text, options.signal);
     }
     // Before any work on the text: a caller over its cap costs next to nothing.

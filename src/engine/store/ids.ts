@@ -3,8 +3,11 @@
  * table, so deleting the newest source would hand its id to the next one; the highest id deleted
  * is kept in `retired_ids` (migration 15), and new rows are numbered above both.
  */
+import { larger } from './dialect.js';
+import type { Dialect } from './sql.js';
+
 export type NumberedTable = 'data_sources' | 'gurus';
 
 /** An SQL expression of the id the next row of `table` gets: for the id column of its INSERT. */
-export const nextIdOf = (table: NumberedTable): string =>
-  `(SELECT max(coalesce((SELECT max(id) FROM ${table}), 0), coalesce((SELECT max_id FROM retired_ids WHERE tbl = '${table}'), 0)) + 1)`;
+export const nextIdOf = (table: NumberedTable, dialect: Dialect): string =>
+  `(SELECT ${larger(dialect, `coalesce((SELECT max(id) FROM ${table}), 0)`, `coalesce((SELECT max_id FROM retired_ids WHERE tbl = '${table}'), 0)`)} + 1)`;

@@ -41,7 +41,7 @@ export interface NewDocumentSource {
 }
 
 /** A deleted source's id is never given to another one (see ids.ts). */
-const NEXT_ID = nextIdOf('data_sources');
+const NEXT_ID = nextIdOf('data_sources', 'sqlite');
 
 const COLUMNS = `id, guru_id, type, url, name, title, content, labels, status, error, private,
   date_created, last_reindex_date, reindex_count`;

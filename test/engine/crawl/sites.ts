@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { CrawlService, type CrawlServiceOptions } from '../../../src/engine/crawl/crawler.js';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
-import { GuruRepository } from '../../../src/engine/gurus/repository.js';
 import { silentLogger } from '../../../src/log.js';
 import { HttpFetcher } from '../../../src/net/http-fetcher.js';
 import { respond, type Route } from '../../support/loopback-server.js';
@@ -74,10 +73,11 @@ export interface Harness {
 export function openHarness(): Harness {
   const dir = mkdtempSync(join(tmpdir(), 'guru-crawl-'));
   const db = openDatabase(dir);
-  const gurus = new GuruRepository(db);
   const now = new Date().toISOString();
-  const guruId = gurus.create('docs', 'Docs', now)!.id;
-  const otherGuruId = gurus.create('other', 'Other', now)!.id;
+  const addGuru = (slug: string, name: string) =>
+    db.prepare<[string, string, string], { id: number }>('INSERT INTO gurus (slug, name, date_created) VALUES (?, ?, ?) RETURNING id').get(slug, name, now)!.id;
+  const guruId = addGuru('docs', 'Docs');
+  const otherGuruId = addGuru('other', 'Other');
   const fetcher = new HttpFetcher({ allowPrivateNetwork: true });
   const services: CrawlService[] = [];
   return {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 import { GuruRepository } from '../../../src/engine/gurus/repository.js';
 import { IntegrationRepository } from '../../../src/engine/store/integrations.js';
 import { SecretBox } from '../../../src/engine/store/secrets.js';
@@ -12,10 +13,10 @@ describe('integrations at rest', () => {
   let db: Db;
   let guruId: number;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-secrets-'));
     db = openDatabase(dir);
-    guruId = new GuruRepository(db).create('acme', 'Acme', new Date().toISOString())!.id;
+    guruId = (await new GuruRepository(new SqliteSql(db)).create('acme', 'Acme', new Date().toISOString()))!.id;
   });
 
   afterEach(() => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 import { GuruRepository } from '../../../src/engine/gurus/repository.js';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
 import { JobRepository, leaseOwner } from '../../../src/engine/store/jobs.js';
@@ -14,10 +15,10 @@ describe('the job queue when sources are deleted', () => {
   let sources: SourceRepository;
   let jobs: JobRepository;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-jobs-'));
     db = openDatabase(dir);
-    guruId = new GuruRepository(db).create('acme', 'Acme', '2026-11-28T00:00:00Z')!.id;
+    guruId = (await new GuruRepository(new SqliteSql(db)).create('acme', 'Acme', '2026-11-28T00:00:00Z'))!.id;
     sources = new SourceRepository(db);
     jobs = new JobRepository(db);
   });

@@ -1,0 +1,172 @@
+/**
+ * The store port over a PostgreSQL connection pool (`pg`). Statements are written as for SQLite,
+ * with `?` or `@name` placeholders; they are numbered (`$1`…) once per text and run as named
+ * prepared statements. Integers come back as numbers (ids and counts stay far below 2^53), as
+ * SQLite gives them.
+ */
+import pg from 'pg';
+import type { Params, RunResult, Sql, Store } from './sql.js';
+
+/** int8 (counts, bigserial ids) and numeric (sums) as numbers, the rest as pg parses them. */
+const NUMERIC_TYPES = new Set([20, 1700]);
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    NUMERIC_TYPES.has(oid) ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** A statement numbered for PostgreSQL: its text and, for `@name` placeholders, which name each `$n` is. */
+interface Numbered {
+  readonly name: string;
+  readonly text: string;
+  readonly names: readonly string[] | undefined;
+}
+
+/**
+ * Turns `?` and `@name` placeholders into `$1`…, leaving string literals, quoted names, comments
+ * and dollar-quoted bodies as they are. A statement uses one kind of placeholder.
+ */
+export function numberPlaceholders(statement: string): { text: string; names: string[] | undefined } {
+  let text = '';
+  let positional = 0;
+  const names: string[] = [];
+  for (let i = 0; i < statement.length; ) {
+    const c = statement[i]!;
+    const skipTo = (end: string, from: number): number => {
+      const at = statement.indexOf(end, from);
+      return at < 0 ? statement.length : at + end.length;
+    };
+    let next = i + 1;
+    if (c === "'" || c === '"') next = skipTo(c, i + 1);
+    else if (c === '-' && statement[i + 1] === '-') next = skipTo('\n', i);
+    else if (c === '/' && statement[i + 1] === '*') next = skipTo('*/', i + 2);
+    else if (c === '$' && /^\$[A-Za-z_]*\$/.test(statement.slice(i))) {
+      const tag = /^\$[A-Za-z_]*\$/.exec(statement.slice(i))![0];
+      next = skipTo(tag, i + tag.length);
+    } else if (c === '?') {
+      positional += 1;
+      text += `$${positional}`;
+      i = next;
+      continue;
+    } else if (c === '@' && /[A-Za-z_]/.test(statement[i + 1] ?? '') && statement[i - 1] !== '@') {
+      const name = /^@([A-Za-z_][A-Za-z0-9_]*)/.exec(statement.slice(i))![1]!;
+      let index = names.indexOf(name);
+      if (index < 0) index = names.push(name) - 1;
+      text += `$${index + 1}`;
+      i += name.length + 1;
+      continue;
+    }
+    text += statement.slice(i, next);
+    i = next;
+  }
+  if (positional > 0 && names.length > 0) throw new Error('a statement uses either ? or @name placeholders, not both');
+  return { text, names: names.length > 0 ? names : undefined };
+}
+
+const valuesOf = (numbered: Numbered, params: Params | undefined): unknown[] => {
+  if (params === undefined) return [];
+  if (Array.isArray(params)) return params as unknown[];
+  const named = params as Readonly<Record<string, unknown>>;
+  return (numbered.names ?? []).map((name) => {
+    if (!(name in named)) throw new Error(`no value for @${name}`);
+    return named[name];
+  });
+};
+
+type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+/** The numbered statements, shared by the pool's handles: a statement's name stands for one text on every connection. */
+class Statements {
+  readonly #numbered = new Map<string, Numbered>();
+
+  numbered(statement: string): Numbered {
+    let numbered = this.#numbered.get(statement);
+    if (!numbered) {
+      numbered = { name: `guru_${this.#numbered.size + 1}`, ...numberPlaceholders(statement) };
+      this.#numbered.set(statement, numbered);
+    }
+    return numbered;
+  }
+}
+
+class PostgresHandle implements Sql {
+  readonly dialect = 'postgres' as const;
+  readonly #on: Queryable;
+  protected readonly statements: Statements;
+
+  constructor(on: Queryable, statements: Statements) {
+    this.#on = on;
+    this.statements = statements;
+  }
+
+  async #query<Row>(statement: string, params: Params | undefined): Promise<pg.QueryResult<Row & pg.QueryResultRow>> {
+    const numbered = this.statements.numbered(statement);
+    return this.#on.query<Row & pg.QueryResultRow>({ name: numbered.name, text: numbered.text, values: valuesOf(numbered, params) });
+  }
+
+  async all<Row>(statement: string, params?: Params): Promise<Row[]> {
+    return (await this.#query<Row>(statement, params)).rows;
+  }
+
+  async get<Row>(statement: string, params?: Params): Promise<Row | undefined> {
+    return (await this.#query<Row>(statement, params)).rows[0];
+  }
+
+  async run(statement: string, params?: Params): Promise<RunResult> {
+    return { changes: (await this.#query(statement, params)).rowCount ?? 0 };
+  }
+
+  async exec(statements: string): Promise<void> {
+    await this.#on.query(statements);
+  }
+
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+}
+
+export interface PostgresSettings {
+  /** `postgresql://user:password@host:port/database` */
+  readonly url: string;
+  /** Connections in the pool (default 10). */
+  readonly poolSize?: number;
+}
+
+export class PostgresSql extends PostgresHandle implements Store {
+  readonly #pool: pg.Pool;
+
+  private constructor(pool: pg.Pool) {
+    super(pool, new Statements());
+    this.#pool = pool;
+  }
+
+  /** A pool on `url`; connections open on first use. */
+  static connect(settings: PostgresSettings): PostgresSql {
+    const pool = new pg.Pool({ connectionString: settings.url, max: settings.poolSize ?? 10, types, application_name: 'guru-mcp' });
+    // An idle connection that the server drops must not crash the process: the pool replaces it.
+    pool.on('error', () => {});
+    return new PostgresSql(pool);
+  }
+
+  override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    /** A connection whose rollback failed is closed, not given back to the pool. */
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await work(new PostgresHandle(client, this.statements));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+        throw error;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}

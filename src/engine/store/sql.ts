@@ -1,0 +1,43 @@
+/**
+ * The store port: the one way the engine's capabilities read and write their durable data. Two
+ * implementations speak it: the embedded SQLite file (./sqlite-sql.ts, the default) and PostgreSQL
+ * (./postgres-sql.ts, GURU_DATABASE_URL), so that the capabilities never know which one they run on.
+ *
+ * Statements are written once, in the SQL both understand, with `?` placeholders (or `@name` with an
+ * object of parameters); where the two differ (full-text search, JSON, upsert spellings), the
+ * `dialect` says which one to write. Values are what SQLite stores: numbers, strings, null and
+ * Buffers; booleans go in as 0 / 1 and integer results come back as numbers from both.
+ */
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** A statement's parameters: positional for `?`, or named for `@name`. */
+export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
+
+export interface RunResult {
+  /** Rows inserted, updated or deleted. */
+  readonly changes: number;
+}
+
+export interface Sql {
+  readonly dialect: Dialect;
+  /** Every row the statement returns. */
+  all<Row>(statement: string, params?: Params): Promise<Row[]>;
+  /** The first row the statement returns, if any. */
+  get<Row>(statement: string, params?: Params): Promise<Row | undefined>;
+  /** Runs a statement that changes rows. */
+  run(statement: string, params?: Params): Promise<RunResult>;
+  /** Runs statements without parameters (schema changes, several at once). */
+  exec(statements: string): Promise<void>;
+  /**
+   * Runs `work` in one transaction on `tx`, committed when it resolves and rolled back when it
+   * throws. Inside it, use `tx` only: the outer handle is another connection (PostgreSQL) or waits
+   * for the transaction to end (SQLite). A transaction inside a transaction joins it.
+   */
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+/** The store as the engine opens and closes it. */
+export interface Store extends Sql {
+  close(): Promise<void>;
+}

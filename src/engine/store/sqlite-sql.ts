@@ -1,0 +1,151 @@
+/**
+ * The store port over one better-sqlite3 connection. Statements are prepared once per text and
+ * kept. SQLite itself is synchronous, so every promise here is already settled when it is
+ * returned; a transaction holds the connection across its awaits, and while it is open the other
+ * callers of the same connection wait for it (they would otherwise read its uncommitted rows, or
+ * write into it).
+ */
+import type { Statement } from 'better-sqlite3';
+import { setTimeout as delay } from 'node:timers/promises';
+import { BUSY_TIMEOUT_MS, isBusy, withoutWaiting, type Db } from './database.js';
+import type { Params, RunResult, Sql, Store } from './sql.js';
+
+/** While another connection holds the write lock, a transaction waiting for it tries again this often. */
+const RETRY_MS = 4;
+
+class Statements {
+  readonly db: Db;
+  readonly #prepared = new Map<string, Statement>();
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  prepare(text: string): Statement {
+    let statement = this.#prepared.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.#prepared.set(text, statement);
+    }
+    return statement;
+  }
+}
+
+const bind = (params: Params | undefined): unknown[] => (params === undefined ? [] : Array.isArray(params) ? params : [params]);
+
+/** Statements run as they come, on a connection inside a transaction (or on one nobody else shares). */
+class SqliteHandle implements Sql {
+  readonly dialect = 'sqlite' as const;
+  protected readonly statements: Statements;
+
+  constructor(statements: Statements) {
+    this.statements = statements;
+  }
+
+  /** The connection, for what only SQLite has (FTS5 maintenance, checkpoints, sqlite-vec). */
+  get db(): Db {
+    return this.statements.db;
+  }
+
+  /** Resolves when the connection is this handle's to use. */
+  protected ready(): Promise<void> | undefined {
+    return undefined;
+  }
+
+  async all<Row>(text: string, params?: Params): Promise<Row[]> {
+    await this.ready();
+    return this.statements.prepare(text).all(...bind(params)) as Row[];
+  }
+
+  async get<Row>(text: string, params?: Params): Promise<Row | undefined> {
+    await this.ready();
+    return this.statements.prepare(text).get(...bind(params)) as Row | undefined;
+  }
+
+  async run(text: string, params?: Params): Promise<RunResult> {
+    await this.ready();
+    return { changes: this.statements.prepare(text).run(...bind(params)).changes };
+  }
+
+  async exec(text: string): Promise<void> {
+    await this.ready();
+    this.statements.db.exec(text);
+  }
+
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+}
+
+export class SqliteSql extends SqliteHandle implements Store {
+  /** Settles when the open transaction ends; undefined while none is open. */
+  #open: Promise<void> | undefined;
+  readonly #inTransaction: SqliteHandle;
+
+  constructor(db: Db) {
+    const statements = new Statements(db);
+    super(statements);
+    this.#inTransaction = new SqliteHandle(statements);
+  }
+
+  protected override ready(): Promise<void> | undefined {
+    return this.#open && this.#waitForTransaction();
+  }
+
+  async #waitForTransaction(): Promise<void> {
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    while (this.#open) {
+      const wait = Math.max(0, deadline - Date.now());
+      const timedOut = await Promise.race([this.#open.then(() => false), delay(wait, true, { ref: false })]);
+      if (timedOut) {
+        throw new Error(`waited ${BUSY_TIMEOUT_MS} ms for a transaction on the same connection: inside transaction(), use its tx`);
+      }
+    }
+  }
+
+  override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    await this.ready();
+    let end!: () => void;
+    this.#open = new Promise((resolve) => (end = resolve));
+    try {
+      await this.#begin();
+      try {
+        const result = await work(this.#inTransaction);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      this.#open = undefined;
+      end();
+    }
+  }
+
+  /**
+   * BEGIN IMMEDIATE, once the write lock is free. It waits without blocking the thread: SQLite's
+   * own busy wait sleeps the whole event loop, in steps of up to 100 ms, so every request behind it
+   * would wait for the writer thread's commit too. Fails with SQLITE_BUSY after BUSY_TIMEOUT_MS,
+   * as a write waiting in SQLite would.
+   */
+  async #begin(): Promise<void> {
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    for (;;) {
+      try {
+        withoutWaiting(this.db, () => this.db.exec('BEGIN IMMEDIATE'));
+        return;
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await delay(RETRY_MS);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+/** The SQLite connection under a store, when it is one: for what only SQLite has. */
+export const sqliteOf = (sql: Sql): Db | undefined => (sql instanceof SqliteHandle ? sql.db : undefined);

@@ -1,0 +1,126 @@
+/**
+ * The store port, the same statements on both implementations: SQLite on disk and a throwaway
+ * PostgreSQL 15 on loopback.
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { numberPlaceholders, PostgresSql } from '../../../src/engine/store/postgres-sql.js';
+import type { Sql, Store } from '../../../src/engine/store/sql.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
+import { startPostgres, type TestPostgres } from '../../support/postgres.js';
+
+describe('numberPlaceholders', () => {
+  it('numbers ? and @name, leaving literals, quoted names, comments and dollar quotes alone', () => {
+    expect(numberPlaceholders("SELECT ? , 'a?b', \"c?\" -- d?\n, ? /* @e ? */ , $$ ? $$, $t$ @x $t$").text).toBe(
+      "SELECT $1 , 'a?b', \"c?\" -- d?\n, $2 /* @e ? */ , $$ ? $$, $t$ @x $t$",
+    );
+    expect(numberPlaceholders('SELECT @a, @b, @a, x @@ y')).toEqual({ text: 'SELECT $1, $2, $1, x @@ y', names: ['a', 'b'] });
+    expect(() => numberPlaceholders('SELECT ?, @a')).toThrow(/either/);
+  });
+});
+
+const SCHEMA = `CREATE TABLE notes (id integer PRIMARY KEY, guru_id integer NOT NULL, body text NOT NULL, data bytea, score real);
+  CREATE UNIQUE INDEX notes_body ON notes (guru_id, body)`;
+
+let postgres: TestPostgres;
+const dirs: string[] = [];
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 180_000);
+afterAll(async () => {
+  await postgres?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const stores: Record<string, () => Promise<Store>> = {
+  sqlite: async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'guru-sql-'));
+    dirs.push(dir);
+    const store = new SqliteSql(new Database(join(dir, 'guru.sqlite')));
+    await store.exec(SCHEMA.replace('bytea', 'blob'));
+    return store;
+  },
+  postgres: async () => {
+    const store = PostgresSql.connect({ url: postgres.url, poolSize: 4 });
+    await store.exec(`DROP TABLE IF EXISTS notes; ${SCHEMA}`);
+    return store;
+  },
+};
+
+describe.each(Object.keys(stores))('the %s store', (kind) => {
+  let sql: Store;
+  beforeEach(async () => {
+    sql = await stores[kind]!();
+    return () => sql.close();
+  });
+
+  const insert = (on: Sql, id: number, body: string) => on.run('INSERT INTO notes (id, guru_id, body) VALUES (?, ?, ?)', [id, 7, body]);
+
+  it('reads rows with numbers as numbers, by position and by name', async () => {
+    await insert(sql, 1, 'one');
+    await insert(sql, 2, 'two');
+    await sql.run('UPDATE notes SET data = ?, score = ? WHERE id = 2', [Buffer.from([1, 2, 3]), 0.5]);
+    expect(await sql.get('SELECT count(*) AS n, sum(id) AS total FROM notes WHERE guru_id = ?', [7])).toEqual({ n: 2, total: 3 });
+    expect(await sql.all('SELECT id, body FROM notes WHERE guru_id = @guru AND id >= @from ORDER BY id', { guru: 7, from: 1 })).toEqual([
+      { id: 1, body: 'one' },
+      { id: 2, body: 'two' },
+    ]);
+    const row = await sql.get<{ data: Buffer; score: number }>('SELECT data, score FROM notes WHERE id = ?', [2]);
+    expect([...row!.data]).toEqual([1, 2, 3]);
+    expect(row!.score).toBe(0.5);
+    expect(await sql.get('SELECT id FROM notes WHERE id = ?', [99])).toBeUndefined();
+    expect(await sql.run('DELETE FROM notes WHERE guru_id = ?', [7])).toEqual({ changes: 2 });
+  });
+
+  it('RETURNING and ON CONFLICT read the same on both', async () => {
+    expect(await sql.get('INSERT INTO notes (id, guru_id, body) VALUES (?, ?, ?) RETURNING id, body', [5, 7, 'x'])).toEqual({ id: 5, body: 'x' });
+    const upsert = 'INSERT INTO notes (id, guru_id, body) VALUES (?, ?, ?) ON CONFLICT (guru_id, body) DO NOTHING';
+    expect(await sql.run(upsert, [6, 7, 'x'])).toEqual({ changes: 0 });
+  });
+
+  it('commits a transaction that resolves and keeps nothing of one that throws', async () => {
+    await sql.transaction(async (tx) => {
+      await insert(tx, 1, 'kept');
+      await tx.transaction((inner) => insert(inner, 2, 'joined'));
+    });
+    await expect(
+      sql.transaction(async (tx) => {
+        await insert(tx, 3, 'lost');
+        await insert(tx, 4, 'kept'); // the unique (guru_id, body) fails it
+      }),
+    ).rejects.toThrow();
+    expect(await sql.all('SELECT id FROM notes ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  it('never shows a transaction’s uncommitted rows to another caller', async () => {
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    let finish!: () => void;
+    const finishing = new Promise<void>((resolve) => (finish = resolve));
+    const writing = sql.transaction(async (tx) => {
+      await insert(tx, 1, 'pending');
+      inside();
+      await finishing;
+    });
+    await entered;
+    const read = sql.all('SELECT id FROM notes');
+    if (sql.dialect === 'postgres') {
+      // Another connection of the pool: it reads the table as it was.
+      expect(await read).toEqual([]);
+      finish();
+    } else {
+      // The one connection: the read waits for the commit.
+      let settled = false;
+      void read.then(() => (settled = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(settled).toBe(false);
+      finish();
+      expect(await read).toEqual([{ id: 1 }]);
+    }
+    await writing;
+    expect(await sql.all('SELECT id FROM notes')).toEqual([{ id: 1 }]);
+  });
+});
