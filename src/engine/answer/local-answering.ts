@@ -106,13 +106,13 @@ export class LocalAnswering implements Answering {
     const input = parseRequest(AskInput, raw, 'ask');
     const question = normalizeQuestion(input.question);
     const externalUserId = input.external_user_id ?? null;
-    const binge = input.session_id === undefined ? undefined : this.#sessions.continued(guru, input.session_id, externalUserId);
+    const binge = input.session_id === undefined ? undefined : await this.#sessions.continued(guru, input.session_id, externalUserId);
 
     if (input.fetch_existing) {
-      const existing = this.#sessions.existingAnswer(guru.id, question, binge?.id ?? null, externalUserId);
+      const existing = await this.#sessions.existingAnswer(guru.id, question, binge?.id ?? null, externalUserId);
       if (existing) return withEvidence(this.#stream(this.#answerOf(guru, existing), options), undefined, options);
     }
-    const parent = binge ? this.#sessions.lastTurn(binge.id) : undefined;
+    const parent = binge ? await this.#sessions.lastTurn(binge.id) : undefined;
     const turn = { guru, sessionId: binge?.id, parent, input, externalUserId };
 
     // "hi", "thanks", "bye": a short reply, nothing searched (unless files came with it).
@@ -151,7 +151,7 @@ export class LocalAnswering implements Answering {
     const model = settings.use_model ? this.#model : undefined;
     const standalone =
       model && turn.sessionId !== undefined
-        ? normalizeQuestion(await model.standalone(question, this.#sessions.turns(turn.sessionId), options.signal))
+        ? normalizeQuestion(await model.standalone(question, await this.#sessions.turns(turn.sessionId), options.signal))
         : question;
     // What the end user states about themselves is kept while the answer is written.
     const endUser =

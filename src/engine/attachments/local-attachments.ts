@@ -21,6 +21,7 @@ import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import { documentKindOf } from '../ingest/extract/document.js';
 import { SourceError } from '../ingest/sources/types.js';
 import type { QuestionRow } from '../sessions/repository.js';
+import type { Sql } from '../store/sql.js';
 import { AttachedRetriever, type IndexedAttachment } from './attached-retriever.js';
 import type { Retriever } from '../search/retriever.js';
 import { decode, decodedSize, parseDataUrl, type DataUrl } from './data-url.js';
@@ -63,8 +64,8 @@ export interface QuestionAttachments {
   readonly images: readonly ImageAttachment[];
   /** The draft with the note in front of its text and the attachments' references marked. */
   complete(draft: AnswerDraft): AnswerDraft;
-  /** Stores the question's log and PDF text with its turn; call inside the turn's transaction. */
-  store(turn: QuestionRow): void;
+  /** Stores the question's log and PDF text with its turn, through `tx`: the turn's transaction. */
+  store(turn: QuestionRow, tx: Sql): Promise<void>;
   /** Lets go of the attachments' search index; call once the answer is written, or failed. */
   close(): void;
 }
@@ -91,7 +92,7 @@ export class LocalAttachments {
     this.#context = context;
     this.#gurus = gurus;
     this.#services = services;
-    this.#stored = new AttachmentRepository(context.db);
+    this.#stored = new AttachmentRepository(context.sql);
   }
 
   /**
@@ -126,10 +127,10 @@ export class LocalAttachments {
     }
     signal?.throwIfAborted();
 
-    const earlier = sessionId === undefined ? [] : this.#stored.latestOfSession(sessionId, { logs: limits.log_files.count, pdfs: limits.pdf_files.count });
+    const earlier = sessionId === undefined ? [] : await this.#stored.latestOfSession(sessionId, { logs: limits.log_files.count, pdfs: limits.pdf_files.count });
     const session = sessionId ?? randomUUID();
     const freshCount = logs.kept.length + pdfTexts.length;
-    let ordinal = freshCount === 0 ? 0 : this.#stored.takeNumbers(session, freshCount) - 1;
+    let ordinal = freshCount === 0 ? 0 : (await this.#stored.takeNumbers(session, freshCount)) - 1;
     const indexed = (attachment: Omit<IndexedAttachment, 'link'>): IndexedAttachment => ({
       ...attachment,
       link: attachmentUri(guru.slug, session, attachment.ordinal),
@@ -147,7 +148,6 @@ export class LocalAttachments {
     const links = new Map<string, boolean>([...inherited.map((item) => [item.link, true] as const), ...fresh.map((item) => [item.link, false] as const)]);
     const knowledgeChunks = this.#services.knowledgeChunks;
     const now = () => timestamp(this.#context);
-    const stored = this.#stored;
 
     return {
       sessionId: session,
@@ -166,11 +166,12 @@ export class LocalAttachments {
           references: draft.references.map((reference) => marked(reference, links.get(reference.link))),
         };
       },
-      store(turn) {
+      async store(turn, tx) {
+        const stored = new AttachmentRepository(tx);
         for (const { ordinal, kind, name, text } of fresh) {
-          stored.insert({ questionId: turn.id, bingeId: turn.binge_id, ordinal, kind, name, text, now: now() });
+          await stored.insert({ questionId: turn.id, bingeId: turn.binge_id, ordinal, kind, name, text, now: now() });
         }
-        if (lastTaken > 0) stored.markTaken(turn.binge_id, lastTaken);
+        if (lastTaken > 0) await stored.markTaken(turn.binge_id, lastTaken);
       },
       close() {
         retriever?.close();
@@ -181,7 +182,7 @@ export class LocalAttachments {
   /** The session's `n`th attachment (its guru:// link); 404 when the guru's session holds none of that number. */
   async read(slug: string, sessionId: string, n: number): Promise<SessionAttachment> {
     const guru = await this.#gurus.find('get_session', slug);
-    const stored = Number.isSafeInteger(n) && n > 0 ? this.#stored.one(sessionId, n, guru.id) : undefined;
+    const stored = Number.isSafeInteger(n) && n > 0 ? await this.#stored.one(sessionId, n, guru.id) : undefined;
     if (stored === undefined) throw Errors.attachmentNotFound();
     return { name: stored.name, mime_type: stored.kind === 'PDF' ? 'text/markdown' : 'text/plain', text: stored.text };
   }

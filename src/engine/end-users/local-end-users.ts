@@ -27,6 +27,7 @@ import type { LocalProgress } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
 import type { LocalSessions } from '../sessions/local-sessions.js';
 import { checkpoint } from '../store/database.js';
+import { sqliteOf } from '../store/sqlite-sql.js';
 import { EndUserRecords, type ProfileUpdate } from './records.js';
 
 /**
@@ -82,7 +83,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
       this.#context.logger.error('memory store unreadable', { guru: guru.slug, error: describeError(error) });
       throw Errors.memoryStoreUnreadable();
     }
-    const history = this.#sessions.endUserHistory(guru, id, query);
+    const history = await this.#sessions.endUserHistory(guru, id, query);
     const searches = this.#search.endUserSearches(guru, id, query);
     return {
       external_user_id: id,
@@ -117,7 +118,10 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     const searches = this.#search.eraseEndUserSearches(guru, id);
     await this.#progress.erase(guru.id, id);
     await this.#forgetRateLimitWindow(guru.slug, id);
-    checkpoint(this.#context.db);
+    // Erased rows leave the write-ahead log too. PostgreSQL: deleted rows stay in the table's pages until
+    // VACUUM reclaims them; the PostgreSQL store will want one (of questions, binges, question_attachments) here.
+    const db = sqliteOf(this.#context.sql);
+    if (db) checkpoint(db);
     this.#context.logger.info('end-user data erased', { guru: guru.slug });
     return {
       external_user_id: id,

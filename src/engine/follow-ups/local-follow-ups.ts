@@ -34,19 +34,19 @@ export class LocalFollowUps implements FollowUps {
     this.#gurus = gurus;
     this.#search = search;
     this.#sessions = sessions;
-    this.#examples = new FollowUpRepository(context.db);
+    this.#examples = new FollowUpRepository(context.sql);
   }
 
   async followUpExamples(slug: string, raw: FollowUpRequest): Promise<FollowUpResponse> {
     const guru = await this.#gurus.find('follow_up', slug);
     const request = parseRequest(FollowUpRequest, raw, 'follow_up');
-    if (request.binge_id !== undefined && this.#sessions.liveSession(guru.id, request.binge_id) === undefined) {
+    if (request.binge_id !== undefined && (await this.#sessions.liveSession(guru.id, request.binge_id)) === undefined) {
       throw Errors.bingeDoesNotExist();
     }
-    const turn = this.#turnOf(guru.id, request);
+    const turn = await this.#turnOf(guru.id, request);
     if (turn === undefined) throw Errors.questionDoesNotExist();
 
-    const stored = this.#examples.stored(turn.id);
+    const stored = await this.#examples.stored(turn.id);
     if (stored !== undefined) return { follow_up_examples: stored, question_slug: turn.slug, cached: true };
     let made: string[];
     try {
@@ -57,17 +57,17 @@ export class LocalFollowUps implements FollowUps {
       throw Errors.followUpFailed();
     }
     // Another request may have stored its own meanwhile: then those are the ones.
-    if (this.#examples.store(turn.id, made, timestamp(this.#context))) {
+    if (await this.#examples.store(turn.id, made, timestamp(this.#context))) {
       return { follow_up_examples: made, question_slug: turn.slug, cached: false };
     }
-    return { follow_up_examples: this.#examples.stored(turn.id) ?? made, question_slug: turn.slug, cached: true };
+    return { follow_up_examples: (await this.#examples.stored(turn.id)) ?? made, question_slug: turn.slug, cached: true };
   }
 
   /** The answer the request names: by slug, else the latest with that question; within the session when one is given. */
-  #turnOf(guruId: number, request: FollowUpRequest): QuestionRow | undefined {
+  async #turnOf(guruId: number, request: FollowUpRequest): Promise<QuestionRow | undefined> {
     const session = request.binge_id ?? null;
     if (request.question_slug !== undefined) {
-      const turn = this.#sessions.turn(guruId, request.question_slug);
+      const turn = await this.#sessions.turn(guruId, request.question_slug);
       return turn && (session === null || turn.binge_id === session) ? turn : undefined;
     }
     return this.#sessions.existingAnswer(guruId, normalizeQuestion(request.question ?? ''), session, null);
@@ -75,7 +75,7 @@ export class LocalFollowUps implements FollowUps {
 
   /** The examples for an answer, from its session up to and including it. */
   async #make(guru: GuruRow, turn: QuestionRow): Promise<string[]> {
-    const turns = this.#sessions.turns(turn.binge_id);
+    const turns = await this.#sessions.turns(turn.binge_id);
     const upTo = turns.slice(0, turns.findIndex((earlier) => earlier.id === turn.id) + 1).map(answeredTurn);
     const generated = (await this.#gurus.settingsOf(guru)).use_model ? await this.#fromModel(guru.id, answeredTurn(turn), upTo) : undefined;
     return generated ?? suggestFromKnowledge(this.#search.retriever, guru.id, answeredTurn(turn), upTo);

@@ -20,7 +20,7 @@ import { parseRequest } from '../../core/validate.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import { pageOf, type PageWindow, type Paged } from '../store/paging.js';
-import { writeWhenFree } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 import { SessionRepository, type BingeRow, type NewQuestion, type QuestionRow, type VoteOutcome } from './repository.js';
 
 export type { QuestionRow, VoteOutcome } from './repository.js';
@@ -58,7 +58,8 @@ export type NewTurn = Omit<NewQuestion, 'bingeId' | 'now'>;
 /** What is stored with a turn (a question's attachments), and the id a new session is to get. */
 export interface TurnCompanion {
   readonly sessionId: string;
-  store(turn: QuestionRow): void;
+  /** Stores what goes with the turn through `tx`, the turn's transaction. */
+  store(turn: QuestionRow, tx: Sql): Promise<void>;
 }
 
 export class LocalSessions implements Sessions {
@@ -69,13 +70,13 @@ export class LocalSessions implements Sessions {
   constructor(context: EngineContext, gurus: LocalGurus) {
     this.#context = context;
     this.#gurus = gurus;
-    this.#sessions = new SessionRepository(context.db);
+    this.#sessions = new SessionRepository(context.sql);
   }
 
   async listSessions(slug: string, input: ListSessionsRequest): Promise<SessionList> {
     const guru = await this.#gurus.find('list_sessions', slug);
     const request = parseRequest(ListSessionsRequest, input, 'list_sessions');
-    const rows = this.#sessions.summaries({
+    const rows = await this.#sessions.summaries({
       guruId: guru.id,
       search: request.search_query.trim(),
       externalUserId: request.external_user_id,
@@ -106,10 +107,10 @@ export class LocalSessions implements Sessions {
   async getSession(slug: string, sessionId: string): Promise<SessionConversation> {
     const guru = await this.#gurus.find('get_session', slug);
     if (sessionId.trim() === '') throw Errors.invalidRequest('get_session');
-    const binge = this.#sessions.binge(sessionId);
+    const binge = await this.#sessions.binge(sessionId);
     if (!binge || binge.deleted_at !== null) throw Errors.bingeNotFound();
     if (binge.guru_id !== guru.id) throw Errors.noBingeAccess();
-    const turns = this.#sessions.turns(binge.id);
+    const turns = await this.#sessions.turns(binge.id);
     const slugOf = new Map(turns.map((turn) => [turn.id, turn.slug]));
     return {
       binge_id: binge.id,
@@ -137,11 +138,11 @@ export class LocalSessions implements Sessions {
   async deleteSession(slug: string, sessionId: string): Promise<DeletedSession> {
     const guru = await this.#gurus.find('delete_session', slug);
     if (sessionId.trim() === '') throw Errors.invalidRequest('delete_session');
-    const binge = this.#sessions.binge(sessionId);
+    const binge = await this.#sessions.binge(sessionId);
     if (!binge) throw Errors.sessionNotFound();
     if (binge.guru_id !== guru.id) throw Errors.forbidden('delete_session');
     if (binge.deleted_at !== null) throw Errors.sessionAlreadyDeleted();
-    await writeWhenFree(this.#context.db, () => this.#sessions.delete(binge.id, timestamp(this.#context)));
+    await this.#sessions.delete(binge.id, timestamp(this.#context));
     this.#context.logger.debug('session deleted', { guru: guru.slug });
     return { msg: 'Session deleted successfully', session_id: binge.id };
   }
@@ -150,13 +151,13 @@ export class LocalSessions implements Sessions {
   // For follow-up examples
 
   /** The guru's session of this id, unless it was deleted. */
-  liveSession(guruId: number, sessionId: string): BingeRow | undefined {
-    const binge = this.#sessions.binge(sessionId);
+  async liveSession(guruId: number, sessionId: string): Promise<BingeRow | undefined> {
+    const binge = await this.#sessions.binge(sessionId);
     return binge && binge.guru_id === guruId && binge.deleted_at === null ? binge : undefined;
   }
 
   /** The turns of a session, oldest first. */
-  turns(sessionId: string): QuestionRow[] {
+  turns(sessionId: string): Promise<QuestionRow[]> {
     return this.#sessions.turns(sessionId);
   }
 
@@ -164,25 +165,25 @@ export class LocalSessions implements Sessions {
   // For votes
 
   /** The turn (answer) of the guru with this slug, in any live session (votes, follow-up examples). */
-  turn(guruId: number, slug: string): QuestionRow | undefined {
+  turn(guruId: number, slug: string): Promise<QuestionRow | undefined> {
     return this.#sessions.turnBySlug(guruId, slug);
   }
 
   /** Records a turn's vote unless it has one; it then shows as the turn's `user_vote`. */
   recordVote(turnId: number, vote: Vote, feedback: string | null): Promise<VoteOutcome> {
-    return writeWhenFree(this.#context.db, () => this.#sessions.vote(turnId, vote, feedback, timestamp(this.#context)));
+    return this.#sessions.vote(turnId, vote, feedback, timestamp(this.#context));
   }
 
   // -------------------------------------------------------------------------
   // For the end-user data of a guru
 
   /** One page (`window`, per collection) of the end user's questions, declined questions and sessions. */
-  endUserHistory(guru: GuruRow, externalUserId: string, window: PageWindow): EndUserHistory {
+  async endUserHistory(guru: GuruRow, externalUserId: string, window: PageWindow): Promise<EndUserHistory> {
     const { limit, offset } = window;
     const questions = (declined: boolean) => this.#sessions.endUserQuestions(guru.id, externalUserId, declined, limit + 1, offset);
-    const answered = pageOf(questions(false), limit);
-    const declined = pageOf(questions(true), limit);
-    const binges = pageOf(this.#sessions.endUserBinges(guru.id, externalUserId, limit + 1, offset), limit);
+    const answered = pageOf(await questions(false), limit);
+    const declined = pageOf(await questions(true), limit);
+    const binges = pageOf(await this.#sessions.endUserBinges(guru.id, externalUserId, limit + 1, offset), limit);
     return {
       questions: {
         hasMore: answered.hasMore,
@@ -214,7 +215,7 @@ export class LocalSessions implements Sessions {
 
   /** Deletes the end user's sessions in the guru with their turns, leaving tombstones with neither text nor user id. */
   async eraseEndUser(guru: GuruRow, externalUserId: string): Promise<ErasedHistory> {
-    const erased = await writeWhenFree(this.#context.db, () => this.#sessions.eraseEndUser(guru.id, externalUserId, timestamp(this.#context)));
+    const erased = await this.#sessions.eraseEndUser(guru.id, externalUserId, timestamp(this.#context));
     return { questions: erased.questions, rejectedQuestions: erased.declined, conversations: erased.sessions, attachments: erased.attachments };
   }
 
@@ -222,8 +223,8 @@ export class LocalSessions implements Sessions {
   // For answers
 
   /** The live session of this guru that a question continues, or the refusal `ask` gives. */
-  continued(guru: GuruRow, sessionId: string, externalUserId: string | null): BingeRow {
-    const binge = this.#sessions.binge(sessionId);
+  async continued(guru: GuruRow, sessionId: string, externalUserId: string | null): Promise<BingeRow> {
+    const binge = await this.#sessions.binge(sessionId);
     if (!binge || binge.guru_id !== guru.id || binge.deleted_at !== null) throw Errors.sessionNotFoundForAsk(sessionId);
     if (externalUserId !== null && binge.external_user_id !== null && binge.external_user_id !== externalUserId) {
       throw Errors.externalUserMismatch();
@@ -232,11 +233,11 @@ export class LocalSessions implements Sessions {
   }
 
   /** The latest stored answer to the same question, within a session and end user when given. */
-  existingAnswer(guruId: number, question: string, sessionId: string | null, externalUserId: string | null): QuestionRow | undefined {
+  existingAnswer(guruId: number, question: string, sessionId: string | null, externalUserId: string | null): Promise<QuestionRow | undefined> {
     return this.#sessions.existingAnswer(guruId, question, sessionId, externalUserId);
   }
 
-  lastTurn(sessionId: string): QuestionRow | undefined {
+  lastTurn(sessionId: string): Promise<QuestionRow | undefined> {
     return this.#sessions.lastTurn(sessionId);
   }
 
@@ -249,12 +250,12 @@ export class LocalSessions implements Sessions {
   recordTurn(sessionId: string | undefined, turn: NewTurn, companion?: TurnCompanion): Promise<QuestionRow> {
     const now = timestamp(this.#context);
     const bingeId = sessionId ?? companion?.sessionId ?? randomUUID();
-    const record = this.#context.db.transaction(() => {
-      if (sessionId === undefined) this.#sessions.openBinge(bingeId, turn.guruId, turn.externalUserId, now);
-      const row = this.#sessions.addTurn({ ...turn, bingeId, now });
-      companion?.store(row);
+    return this.#context.sql.transaction(async (tx) => {
+      const sessions = new SessionRepository(tx);
+      if (sessionId === undefined) await sessions.openBinge(bingeId, turn.guruId, turn.externalUserId, now);
+      const row = await sessions.addTurn({ ...turn, bingeId, now });
+      await companion?.store(row, tx);
       return row;
     });
-    return writeWhenFree(this.#context.db, () => record.immediate());
   }
 }

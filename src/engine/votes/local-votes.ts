@@ -22,7 +22,7 @@ export class LocalVotes implements Votes {
   async recordVote(slug: string, raw: RecordVoteRequest): Promise<RecordedVote> {
     const guru = await this.#gurus.find('record_vote', slug);
     const request = parseVoteRequest(raw);
-    const turn = this.#sessions.turn(guru.id, request.content_slug);
+    const turn = await this.#sessions.turn(guru.id, request.content_slug);
     if (turn === undefined || (request.binge_id !== undefined && turn.binge_id !== request.binge_id)) {
       throw Errors.voteQuestionNotFound();
     }
