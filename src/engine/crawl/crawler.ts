@@ -114,6 +114,8 @@ export class CrawlService {
     const scope = new CrawlScope(startUrl, ignoreQueryParams);
     let id: number | undefined;
     try {
+      // PostgreSQL: two starts at once both find no running crawl; the second then fails on the
+      // unique index crawls_one_running, which is to be answered as crawlAlreadyRunning there.
       const row = await this.#sql.transaction(async (tx) => {
         const crawls = new CrawlRepository(tx);
         const running = await crawls.runningOf(guruId);
