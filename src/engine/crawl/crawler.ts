@@ -10,8 +10,10 @@ import type { Crawl } from '../../core/schemas.js';
 import { describeError, type Logger } from '../../log.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { CrawlRepository, isAbandoned, type CrawlRow } from './repository.js';
-import { isBusy, withoutWaiting, type Db } from '../store/database.js';
+import { isBusy, withoutWaiting } from '../store/database.js';
 import { leaseOwner } from '../store/jobs.js';
+import type { Sql } from '../store/sql.js';
+import { sqliteOf } from '../store/sqlite-sql.js';
 import { CrawlRun, type RunOutcome } from './run.js';
 import { CrawlScope, parseStartUrl } from './scope.js';
 import { Slots } from './slots.js';
@@ -60,12 +62,18 @@ interface ActiveCrawl {
   /** How many of run.found are stored. */
   stored: number;
   renewedAt: number;
+  /** The stores of this crawl run one after another: this settles when the last one has. */
+  storing: Promise<unknown>;
+  /** Stores asked for and not yet done. */
+  writes: number;
+  /** Set once the crawl is being ended here (stopped, shut down or done): it is no longer RUNNING for a reason this process knows. */
+  ending: boolean;
   /** The last progress reported, to report only changes. */
   reported: string;
 }
 
 export class CrawlService {
-  readonly #db: Db;
+  readonly #sql: Sql;
   readonly #crawls: CrawlRepository;
   readonly #fetcher: () => Promise<HttpFetcher>;
   readonly #logger: Logger;
@@ -76,13 +84,17 @@ export class CrawlService {
   readonly #siteSlots = new Map<string, Slots>();
   readonly #owner = leaseOwner(randomUUID());
   readonly #active = new Map<number, ActiveCrawl>();
+  /** Crawls stored by start() and not yet launched: RUNNING under this process's lease, and not abandoned. */
+  readonly #starting = new Set<number>();
   readonly #listeners = new Set<(progress: CrawlProgress) => void>();
   #ticker: NodeJS.Timeout | undefined;
+  /** Whether a tick is under way (a tick that comes while one is skips its turn). */
+  #ticking = false;
   #closed = false;
 
-  constructor(db: Db, fetcher: () => Promise<HttpFetcher>, logger: Logger, options: CrawlServiceOptions = {}) {
-    this.#db = db;
-    this.#crawls = new CrawlRepository(db);
+  constructor(sql: Sql, fetcher: () => Promise<HttpFetcher>, logger: Logger, options: CrawlServiceOptions = {}) {
+    this.#sql = sql;
+    this.#crawls = new CrawlRepository(sql);
     this.#fetcher = fetcher;
     this.#logger = logger;
     this.#clock = options.clock ?? (() => new Date());
@@ -95,16 +107,20 @@ export class CrawlService {
    * Stores a RUNNING crawl of `url` and starts it in the background. Refuses a URL that is not
    * absolute http(s) ("Invalid URL format") and a second running crawl of the guru.
    */
-  start(guruId: number, url: string, ignoreQueryParams = true): Crawl {
+  async start(guruId: number, url: string, ignoreQueryParams = true): Promise<Crawl> {
     if (this.#closed) throw new Error('CrawlService.start after close()');
     const startUrl = parseStartUrl(url);
     if (startUrl === undefined) throw Errors.invalidRequest('start_crawl', INVALID_URL_HINT);
     const scope = new CrawlScope(startUrl, ignoreQueryParams);
-    const row = this.#db
-      .transaction(() => {
-        const running = this.#crawls.runningOf(guruId);
-        if (running !== undefined && !this.#endIfAbandoned(running)) throw Errors.crawlAlreadyRunning();
-        return this.#crawls.create({
+    let id: number | undefined;
+    try {
+      // PostgreSQL: two starts at once both find no running crawl; the second then fails on the
+      // unique index crawls_one_running, which is to be answered as crawlAlreadyRunning there.
+      const row = await this.#sql.transaction(async (tx) => {
+        const crawls = new CrawlRepository(tx);
+        const running = await crawls.runningOf(guruId);
+        if (running !== undefined && !(await this.#endIfAbandoned(running, crawls))) throw Errors.crawlAlreadyRunning();
+        const created = await crawls.create({
           guruId,
           url: scope.prefix,
           ignoreQueryParams,
@@ -113,16 +129,22 @@ export class CrawlService {
           owner: this.#owner,
           leaseExpiresAt: Date.now() + LEASE_MS,
         });
-      })
-      .immediate();
-    this.#launch(row.id, scope);
-    this.#logger.info('crawl started', { crawl: row.id, guru: row.guru_slug, url: row.url });
-    return this.#crawls.toCrawl(row);
+        // Between the commit and the launch, the crawl is this process's, not abandoned.
+        this.#starting.add((id = created.id));
+        return created;
+      });
+      const crawl = await this.#crawls.toCrawl(row);
+      this.#launch(row.id, scope);
+      this.#logger.info('crawl started', { crawl: row.id, guru: row.guru_slug, url: row.url });
+      return crawl;
+    } finally {
+      if (id !== undefined) this.#starting.delete(id);
+    }
   }
 
   /** The crawl as stored now ("Crawl not found" unless it is one of the guru's). */
-  get(guruId: number, crawlId: number): Crawl {
-    const row = this.#current(this.#find(guruId, crawlId, 'crawl_status'));
+  async get(guruId: number, crawlId: number): Promise<Crawl> {
+    const row = await this.#current(await this.#find(guruId, crawlId, 'crawl_status'));
     return this.#crawls.toCrawl(row);
   }
 
@@ -131,24 +153,28 @@ export class CrawlService {
    * so far kept. A crawl that has ended is returned as it is. Works for a crawl another process
    * runs too: that process sees the new status within a moment and stops fetching.
    */
-  stop(guruId: number, crawlId: number): Crawl {
-    const row = this.#current(this.#find(guruId, crawlId, 'stop_crawl'));
+  async stop(guruId: number, crawlId: number): Promise<Crawl> {
+    const row = await this.#current(await this.#find(guruId, crawlId, 'stop_crawl'));
     if (row.status === 'RUNNING') {
       const active = this.#active.get(row.id);
-      if (active) this.#store(active);
-      this.#crawls.finish(row.id, 'STOPPED', this.#now(), null);
+      if (active) {
+        await this.#store(active);
+        active.ending = true;
+      }
+      await this.#crawls.finish(row.id, 'STOPPED', this.#now(), null);
       active?.run.abort();
       this.#logger.info('crawl stopped', { crawl: row.id });
     }
-    return this.#crawls.toCrawl(this.#crawls.find(row.id)!);
+    return this.#crawls.toCrawl((await this.#crawls.find(row.id))!);
   }
 
   /** Stops the guru's running crawl, if it has one, and resolves once this process has stopped running it. */
   async stopRunning(guruId: number): Promise<void> {
-    const running = this.#crawls.runningOf(guruId);
+    const running = await this.#crawls.runningOf(guruId);
     if (running === undefined) return;
-    this.stop(guruId, running.id);
-    await this.#active.get(running.id)?.done.catch(() => undefined);
+    const active = this.#active.get(running.id);
+    await this.stop(guruId, running.id);
+    await active?.done.catch(() => undefined);
   }
 
   /** Resolves with the crawl once it has ended, whatever the status; for waits of the CLI, MCP and tests. */
@@ -156,9 +182,9 @@ export class CrawlService {
     const active = this.#active.get(crawlId);
     if (active) return active.done;
     for (;;) {
-      const row = this.#crawls.find(crawlId);
+      const row = await this.#crawls.find(crawlId);
       if (row === undefined) throw Errors.crawlNotFound('crawl_status');
-      const current = this.#current(row);
+      const current = await this.#current(row);
       if (current.status !== 'RUNNING') return this.#crawls.toCrawl(current);
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
@@ -174,9 +200,9 @@ export class CrawlService {
    * Marks FAILED the crawls left RUNNING by processes that died (on this machine) or stopped
    * renewing their lease. Called when the engine opens; status reads do the same per crawl.
    */
-  recover(): number {
+  async recover(): Promise<number> {
     let recovered = 0;
-    for (const row of this.#crawls.running()) if (this.#endIfAbandoned(row)) recovered += 1;
+    for (const row of await this.#crawls.running()) if (await this.#endIfAbandoned(row)) recovered += 1;
     return recovered;
   }
 
@@ -189,8 +215,9 @@ export class CrawlService {
     this.#closed = true;
     const active = [...this.#active.values()];
     for (const crawl of active) {
-      this.#store(crawl);
-      this.#crawls.finish(crawl.id, 'FAILED', this.#now(), INTERRUPTED_MESSAGE);
+      await this.#store(crawl);
+      crawl.ending = true;
+      await this.#crawls.finish(crawl.id, 'FAILED', this.#now(), INTERRUPTED_MESSAGE);
       crawl.run.abort();
     }
     await Promise.allSettled(active.map((crawl) => crawl.done));
@@ -213,13 +240,16 @@ export class CrawlService {
       origin: scope.origin,
       stored: 0,
       renewedAt: Date.now(),
+      storing: Promise.resolve(),
+      writes: 0,
+      ending: false,
       reported: '',
       done: Promise.resolve().then(() => this.#drive(active)),
     };
     // Callers await done through finished(); a crawl nobody waits for must not fail the process.
     active.done.catch(() => {});
     this.#active.set(id, active);
-    this.#ticker ??= setInterval(() => this.#tick(), TICK_MS).unref();
+    this.#ticker ??= setInterval(() => void this.#tick(), TICK_MS).unref();
   }
 
   async #drive(active: ActiveCrawl): Promise<Crawl> {
@@ -231,10 +261,11 @@ export class CrawlService {
       outcome = { status: 'FAILED', reason: 'The crawl failed on an internal error (see the server log); start it again.' };
     }
     try {
-      this.#store(active);
+      await this.#store(active);
+      active.ending = true;
       if (outcome.status !== 'ABORTED') {
         const message = outcome.status === 'FAILED' ? outcome.reason : (outcome.note ?? null);
-        if (this.#crawls.finish(active.id, outcome.status, this.#now(), message)) {
+        if (await this.#crawls.finish(active.id, outcome.status, this.#now(), message)) {
           this.#logger.info('crawl ended', { crawl: active.id, status: outcome.status, discovered: active.run.found.length, message: message ?? undefined });
         }
       }
@@ -243,49 +274,92 @@ export class CrawlService {
       this.#report(active);
       this.#forget(active.origin);
     }
-    return this.#crawls.toCrawl(this.#crawls.find(active.id)!);
+    return this.#crawls.toCrawl((await this.#crawls.find(active.id))!);
   }
 
   /**
    * Stores what the crawls found, renews their leases, reports progress; stops crawls stopped
    * elsewhere. While another connection (the writer thread) holds the write lock, the tick does not
-   * wait for it, which would stop the thread serving requests: the next tick stores the pages.
+   * wait for it: the next tick stores the pages.
    */
-  #tick(): void {
-    for (const active of this.#active.values()) {
-      try {
-        if (this.#storeUnlessBusy(active) === false) {
-          this.#logger.info('crawl ended by another process; stopping', { crawl: active.id });
-          active.run.abort();
+  async #tick(): Promise<void> {
+    if (this.#ticking) return;
+    this.#ticking = true;
+    try {
+      for (const active of [...this.#active.values()]) {
+        if (!this.#active.has(active.id)) continue;
+        try {
+          if ((await this.#storeUnlessBusy(active)) === false && !active.ending) {
+            this.#logger.info('crawl ended by another process; stopping', { crawl: active.id });
+            active.run.abort();
+          }
+        } catch (error) {
+          this.#logger.warn('could not store crawl progress', { crawl: active.id, error: describeError(error) });
         }
-      } catch (error) {
-        this.#logger.warn('could not store crawl progress', { crawl: active.id, error: describeError(error) });
+        this.#report(active);
       }
-      this.#report(active);
+    } finally {
+      this.#ticking = false;
     }
   }
 
   /**
-   * Stores the pages found since last time and renews the lease when due; false when the crawl is
-   * no longer RUNNING under this process's lease (stopped or taken over elsewhere).
+   * Stores the pages found since last time and renews the lease when due, after the stores asked
+   * for before; false when the crawl is no longer RUNNING under this process's lease (stopped or
+   * taken over elsewhere).
    */
-  #store(active: ActiveCrawl): boolean {
+  #store(active: ActiveCrawl): Promise<boolean> {
+    return this.#queueWrite(active, true) as Promise<boolean>;
+  }
+
+  /**
+   * #store without waiting, neither for another connection's write lock nor for a store of the
+   * crawl under way: undefined while either is (the crawl stays as last stored, at most a tick behind).
+   */
+  async #storeUnlessBusy(active: ActiveCrawl): Promise<boolean | undefined> {
+    if (active.writes > 0) return undefined;
+    return this.#queueWrite(active, false);
+  }
+
+  #queueWrite(active: ActiveCrawl, waitForLock: boolean): Promise<boolean | undefined> {
+    active.writes += 1;
+    const written = active.storing.then(() => this.#write(active, waitForLock)).finally(() => (active.writes -= 1));
+    active.storing = written.catch(() => undefined);
+    return written;
+  }
+
+  async #write(active: ActiveCrawl, waitForLock: boolean): Promise<boolean | undefined> {
     const { found } = active.run;
     const now = Date.now();
     if (active.stored === found.length && now - active.renewedAt < RENEW_MS) return this.#crawls.isRunningFor(active.id, this.#owner);
-    const fresh = found.slice(active.stored);
-    if (!this.#crawls.record(active.id, this.#owner, active.stored, fresh, now + LEASE_MS)) return false;
-    active.stored = found.length;
+    if (!waitForLock && !this.#writeLockFree()) return undefined;
+    const position = active.stored;
+    const fresh = found.slice(position);
+    if (!(await this.#crawls.record(active.id, this.#owner, position, fresh, now + LEASE_MS))) return false;
+    active.stored = position + fresh.length;
     active.renewedAt = now;
     return true;
   }
 
-  /** #store without waiting for another connection's write lock: undefined while it is taken. */
-  #storeUnlessBusy(active: ActiveCrawl): boolean | undefined {
+  /**
+   * Whether a write can begin now without waiting. SQLite has one write lock for the whole file,
+   * which the writer thread's connection holds while it stores a source; the store would wait for
+   * it (without blocking the thread, but a status read would wait too). This connection's own open
+   * transaction counts as busy as well.
+   */
+  #writeLockFree(): boolean {
+    const db = sqliteOf(this.#sql);
+    // PostgreSQL: no lock on the whole store (a write waits only for the rows it touches): always free.
+    if (db === undefined) return true;
+    if (db.inTransaction) return false;
     try {
-      return withoutWaiting(this.#db, () => this.#store(active));
+      withoutWaiting(db, () => {
+        db.exec('BEGIN IMMEDIATE');
+        db.exec('ROLLBACK');
+      });
+      return true;
     } catch (error) {
-      if (isBusy(error)) return undefined;
+      if (isBusy(error)) return false;
       throw error;
     }
   }
@@ -316,29 +390,30 @@ export class CrawlService {
     }
   }
 
-  #find(guruId: number, crawlId: number, op: 'crawl_status' | 'stop_crawl'): CrawlRow {
-    const row = Number.isSafeInteger(crawlId) ? this.#crawls.find(crawlId) : undefined;
+  async #find(guruId: number, crawlId: number, op: 'crawl_status' | 'stop_crawl'): Promise<CrawlRow> {
+    const row = Number.isSafeInteger(crawlId) ? await this.#crawls.find(crawlId) : undefined;
     if (row === undefined || row.guru_id !== guruId) throw Errors.crawlNotFound(op);
     return row;
   }
 
   /** The row, or the row after marking it FAILED when it was RUNNING and nobody runs it any more. */
-  #current(row: CrawlRow): CrawlRow {
+  async #current(row: CrawlRow): Promise<CrawlRow> {
     const active = this.#active.get(row.id);
     if (active) {
       // While the write lock is taken, the crawl as last stored (at most a tick behind).
-      this.#storeUnlessBusy(active);
-      return this.#crawls.find(row.id)!;
+      await this.#storeUnlessBusy(active);
+      return (await this.#crawls.find(row.id))!;
     }
-    return this.#endIfAbandoned(row) ? this.#crawls.find(row.id)! : row;
+    return (await this.#endIfAbandoned(row)) ? (await this.#crawls.find(row.id))! : row;
   }
 
-  /** Marks a RUNNING crawl FAILED if nobody runs it any more; true when it did. */
-  #endIfAbandoned(row: CrawlRow): boolean {
+  /** Marks a RUNNING crawl FAILED if nobody runs it any more (through `crawls`: the caller's transaction, if any); true when it did. */
+  async #endIfAbandoned(row: CrawlRow, crawls = this.#crawls): Promise<boolean> {
     if (row.status !== 'RUNNING') return false;
-    const abandoned = row.lease_owner === this.#owner.id ? !this.#active.has(row.id) : isAbandoned(row, this.#owner, Date.now());
+    const abandoned =
+      row.lease_owner === this.#owner.id ? !this.#active.has(row.id) && !this.#starting.has(row.id) : isAbandoned(row, this.#owner, Date.now());
     if (!abandoned) return false;
-    const ended = this.#crawls.finish(row.id, 'FAILED', this.#now(), INTERRUPTED_MESSAGE);
+    const ended = await crawls.finish(row.id, 'FAILED', this.#now(), INTERRUPTED_MESSAGE);
     if (ended) this.#logger.warn('crawl left running by a stopped process marked FAILED', { crawl: row.id, owner: row.lease_owner ?? undefined });
     return ended;
   }

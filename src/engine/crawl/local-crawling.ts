@@ -5,6 +5,7 @@
 import type { Crawling } from '../../core/assistant.js';
 import { StartCrawlRequest, type Crawl } from '../../core/schemas.js';
 import { parseRequest } from '../../core/validate.js';
+import { describeError, type Logger } from '../../log.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import type { EngineContext } from '../context.js';
 import type { LocalGurus } from '../gurus/local-gurus.js';
@@ -13,10 +14,14 @@ import { CrawlService } from './crawler.js';
 export class LocalCrawling implements Crawling {
   readonly #gurus: LocalGurus;
   readonly #crawls: CrawlService;
+  readonly #logger: Logger;
+  /** The recovery started by recover(), settled (its failure logged) when it is done. */
+  #recovery: Promise<unknown> = Promise.resolve();
 
   constructor(context: EngineContext, gurus: LocalGurus, http: () => Promise<HttpFetcher>) {
     this.#gurus = gurus;
-    this.#crawls = new CrawlService(context.db, http, context.logger, { clock: context.clock });
+    this.#logger = context.logger;
+    this.#crawls = new CrawlService(context.sql, http, context.logger, { clock: context.clock });
   }
 
   async startCrawl(slug: string, input: StartCrawlRequest): Promise<Crawl> {
@@ -38,12 +43,18 @@ export class LocalCrawling implements Crawling {
     return this.#crawls.stopRunning(guruId);
   }
 
-  /** Ends the crawls an earlier run left unfinished; returns how many. */
-  recover(): number {
-    return this.#crawls.recover();
+  /**
+   * Starts ending the crawls an earlier run left unfinished, in the background (a status read or a
+   * new start ends such a crawl of its own too); a failure is logged. close() waits for it.
+   */
+  recover(): void {
+    this.#recovery = this.#crawls.recover().catch((error: unknown) => {
+      this.#logger.error('could not end the crawls an earlier run left unfinished', { error: describeError(error) });
+    });
   }
 
-  close(): Promise<void> {
-    return this.#crawls.close();
+  async close(): Promise<void> {
+    await this.#recovery;
+    await this.#crawls.close();
   }
 }

@@ -1,6 +1,6 @@
 import type { Crawl, CrawlStatus } from '../../core/schemas.js';
-import type { Db } from '../store/database.js';
 import type { LeaseOwner } from '../store/jobs.js';
+import type { Dialect, Sql } from '../store/sql.js';
 
 export interface CrawlRow {
   readonly id: number;
@@ -37,69 +37,37 @@ const COLUMNS = `c.id, c.guru_id, g.slug AS guru_slug, c.url, c.ignore_query_par
  * lease is renewed while it runs, so a crawl whose process died is recognisable (see isAbandoned).
  */
 export class CrawlRepository {
-  readonly #db: Db;
-  readonly #find;
-  readonly #runningOf;
-  readonly #running;
-  readonly #insert;
-  readonly #status;
-  readonly #urls;
-  readonly #appendUrl;
-  readonly #renew;
-  readonly #finish;
+  readonly #sql: Sql;
 
-  constructor(db: Db) {
-    this.#db = db;
-    this.#find = db.prepare<[number], CrawlRow>(`SELECT ${COLUMNS} FROM crawls c JOIN gurus g ON g.id = c.guru_id WHERE c.id = ?`);
-    this.#runningOf = db.prepare<[number], CrawlRow>(
-      `SELECT ${COLUMNS} FROM crawls c JOIN gurus g ON g.id = c.guru_id WHERE c.guru_id = ? AND c.status = 'RUNNING'`,
-    );
-    this.#running = db.prepare<[], CrawlRow>(`SELECT ${COLUMNS} FROM crawls c JOIN gurus g ON g.id = c.guru_id WHERE c.status = 'RUNNING'`);
-    this.#insert = db.prepare<[number, string, number, number, string, string, number], { id: number }>(
-      `INSERT INTO crawls (guru_id, url, ignore_query_params, link_limit, status, start_time, lease_owner, lease_expires_at)
-       VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?) RETURNING id`,
-    );
-    this.#status = db.prepare<[number], { status: CrawlStatus; lease_owner: string | null }>('SELECT status, lease_owner FROM crawls WHERE id = ?');
-    this.#urls = db.prepare<[number], { url: string }>('SELECT url FROM crawl_urls WHERE crawl_id = ? ORDER BY position');
-    this.#appendUrl = db.prepare<[number, number, string]>('INSERT OR IGNORE INTO crawl_urls (crawl_id, position, url) VALUES (?, ?, ?)');
-    this.#renew = db.prepare<[number, number, string]>(
-      `UPDATE crawls SET lease_expires_at = ? WHERE id = ? AND status = 'RUNNING' AND lease_owner = ?`,
-    );
-    this.#finish = db.prepare<[string, string, string | null, number]>(
-      `UPDATE crawls SET status = ?, end_time = ?, error_message = ?, lease_owner = NULL, lease_expires_at = NULL
-       WHERE id = ? AND status = 'RUNNING'`,
-    );
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
-  find(id: number): CrawlRow | undefined {
-    return this.#find.get(id);
+  find(id: number): Promise<CrawlRow | undefined> {
+    return this.#sql.get(`SELECT ${COLUMNS} FROM crawls c JOIN gurus g ON g.id = c.guru_id WHERE c.id = ?`, [id]);
   }
 
-  runningOf(guruId: number): CrawlRow | undefined {
-    return this.#runningOf.get(guruId);
+  runningOf(guruId: number): Promise<CrawlRow | undefined> {
+    return this.#sql.get(`SELECT ${COLUMNS} FROM crawls c JOIN gurus g ON g.id = c.guru_id WHERE c.guru_id = ? AND c.status = 'RUNNING'`, [guruId]);
   }
 
-  running(): CrawlRow[] {
-    return this.#running.all();
+  running(): Promise<CrawlRow[]> {
+    return this.#sql.all(`SELECT ${COLUMNS} FROM crawls c JOIN gurus g ON g.id = c.guru_id WHERE c.status = 'RUNNING'`);
   }
 
   /** Stores a new RUNNING crawl; the caller has made sure the guru has none running (see the unique index). */
-  create(crawl: NewCrawl): CrawlRow {
-    const { id } = this.#insert.get(
-      crawl.guruId,
-      crawl.url,
-      crawl.ignoreQueryParams ? 1 : 0,
-      crawl.linkLimit,
-      crawl.startTime,
-      crawl.owner.id,
-      crawl.leaseExpiresAt,
-    )!;
-    return this.find(id)!;
+  async create(crawl: NewCrawl): Promise<CrawlRow> {
+    const { id } = (await this.#sql.get<{ id: number }>(
+      `INSERT INTO crawls (guru_id, url, ignore_query_params, link_limit, status, start_time, lease_owner, lease_expires_at)
+       VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?) RETURNING id`,
+      [crawl.guruId, crawl.url, crawl.ignoreQueryParams ? 1 : 0, crawl.linkLimit, crawl.startTime, crawl.owner.id, crawl.leaseExpiresAt],
+    ))!;
+    return (await this.find(id))!;
   }
 
   /** Whether the crawl is still RUNNING under this owner's lease (false once stopped elsewhere or taken over). */
-  isRunningFor(id: number, owner: LeaseOwner): boolean {
-    const row = this.#status.get(id);
+  async isRunningFor(id: number, owner: LeaseOwner): Promise<boolean> {
+    const row = await this.#sql.get<{ status: CrawlStatus; lease_owner: string | null }>('SELECT status, lease_owner FROM crawls WHERE id = ?', [id]);
     return row?.status === 'RUNNING' && row.lease_owner === owner.id;
   }
 
@@ -107,33 +75,41 @@ export class CrawlRepository {
    * Appends pages found from `position` on and extends the lease, in one transaction; nothing is
    * written and false returned when the crawl is no longer this owner's running crawl.
    */
-  record(id: number, owner: LeaseOwner, position: number, urls: readonly string[], leaseExpiresAt: number): boolean {
-    return this.#db
-      .transaction(() => {
-        if (this.#renew.run(leaseExpiresAt, id, owner.id).changes === 0) return false;
-        urls.forEach((url, index) => this.#appendUrl.run(id, position + index, url));
-        return true;
-      })
-      .immediate();
+  record(id: number, owner: LeaseOwner, position: number, urls: readonly string[], leaseExpiresAt: number): Promise<boolean> {
+    return this.#sql.transaction(async (tx) => {
+      const renewed = await tx.run(`UPDATE crawls SET lease_expires_at = ? WHERE id = ? AND status = 'RUNNING' AND lease_owner = ?`, [
+        leaseExpiresAt,
+        id,
+        owner.id,
+      ]);
+      if (renewed.changes === 0) return false;
+      if (urls.length > 0) await tx.run(appendUrls(tx.dialect), [id, position, JSON.stringify(urls)]);
+      return true;
+    });
   }
 
   /** Ends a RUNNING crawl; false when it had already ended. */
-  finish(id: number, status: FinalStatus, endTime: string, errorMessage: string | null): boolean {
-    return this.#finish.run(status, endTime, errorMessage, id).changes > 0;
+  async finish(id: number, status: FinalStatus, endTime: string, errorMessage: string | null): Promise<boolean> {
+    const { changes } = await this.#sql.run(
+      `UPDATE crawls SET status = ?, end_time = ?, error_message = ?, lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = ? AND status = 'RUNNING'`,
+      [status, endTime, errorMessage, id],
+    );
+    return changes > 0;
   }
 
-  urls(id: number): string[] {
-    return this.#urls.all(id).map((row) => row.url);
+  async urls(id: number): Promise<string[]> {
+    return (await this.#sql.all<{ url: string }>('SELECT url FROM crawl_urls WHERE crawl_id = ? ORDER BY position', [id])).map((row) => row.url);
   }
 
   /** The spec's Crawl object; `error_message` only when the crawl failed or was cut short. */
-  toCrawl(row: CrawlRow): Crawl {
+  async toCrawl(row: CrawlRow): Promise<Crawl> {
     return {
       id: row.id,
       url: row.url,
       status: row.status,
       guru_type: row.guru_slug,
-      discovered_urls: this.urls(row.id),
+      discovered_urls: await this.urls(row.id),
       start_time: row.start_time,
       end_time: row.end_time,
       link_limit: row.link_limit,
@@ -142,6 +118,18 @@ export class CrawlRepository {
     };
   }
 }
+
+/**
+ * One statement storing a list of found pages (a JSON array, the third parameter) at the positions
+ * from the second parameter on; pages already stored at a position are kept. (SQLite needs the
+ * WHERE to read ON CONFLICT after a SELECT as the upsert clause.)
+ */
+const appendUrls = (dialect: Dialect): string =>
+  dialect === 'sqlite'
+    ? `INSERT INTO crawl_urls (crawl_id, position, url) SELECT ?, ? + key, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`
+    : `INSERT INTO crawl_urls (crawl_id, position, url)
+       SELECT CAST(? AS bigint), CAST(? AS bigint) + ordinality - 1, value FROM jsonb_array_elements_text(CAST(? AS jsonb)) WITH ORDINALITY AS t(value, ordinality)
+       ON CONFLICT DO NOTHING`;
 
 /**
  * A RUNNING crawl nobody is running any more: its lease ran out, or its process on this machine

@@ -15,8 +15,9 @@ import type { LocalCrawling } from '../crawl/local-crawling.js';
 import type { LocalEndUsers } from '../end-users/local-end-users.js';
 import type { LocalProgress } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
-import { checkpoint, writeWhenFree } from '../store/database.js';
+import { checkpoint } from '../store/database.js';
 import { deletingText } from '../store/fts.js';
+import { sqliteOf } from '../store/sqlite-sql.js';
 import type { LocalGurus } from './local-gurus.js';
 
 /** What the guru holds, counted before it goes. */
@@ -53,21 +54,25 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
 
   async deleteGuru(slug: string): Promise<DeletedGuru> {
     const guru = await this.#gurus.find('admin', slug);
-    const { db, logger } = this.#context;
+    const { sql, logger } = this.#context;
     await this.#crawling.stopCrawlsOf(guru.id);
-    const remove = db.transaction(() => {
+    const { deleted, endUsers } = await sql.transaction(async (tx) => {
       // Searches are logged a moment after they are made: written now, they go with the guru.
       this.#search.writePendingSearches();
-      const deleted = db.prepare<{ id: number }, DeletedGuru['deleted']>(COUNTS).get({ id: guru.id })!;
-      const endUsers = db
-        .prepare<[number], { id: string }>('SELECT DISTINCT external_user_id AS id FROM binges WHERE guru_id = ? AND external_user_id IS NOT NULL')
-        .all(guru.id)
-        .map((row) => row.id);
-      deletingText(db, () => db.prepare<[number]>('DELETE FROM gurus WHERE id = ?').run(guru.id));
+      const deleted = (await tx.get<DeletedGuru['deleted']>(COUNTS, { id: guru.id }))!;
+      const endUsers = (
+        await tx.all<{ id: string }>('SELECT DISTINCT external_user_id AS id FROM binges WHERE guru_id = ? AND external_user_id IS NOT NULL', [guru.id])
+      ).map((row) => row.id);
+      await tx.run('DELETE FROM gurus WHERE id = ?', [guru.id]);
+      // The rows are gone above; this merges the full-text indexes so that their words leave them.
+      // PostgreSQL: no FTS5 indexes; its full-text index and VACUUM will need their own step here.
+      const db = sqliteOf(tx);
+      if (db) deletingText(db, () => undefined);
       return { deleted, endUsers };
     });
-    const { deleted, endUsers } = await writeWhenFree(db, () => remove.immediate());
-    checkpoint(db);
+    // PostgreSQL: no write-ahead log of the file to empty (the server's WAL and VACUUM are its own).
+    const db = sqliteOf(sql);
+    if (db) checkpoint(db);
     // The guru is gone from the database (its keys no longer open anything); the rest is kept
     // apart from it, and a failure there is logged rather than undoing the deletion.
     await this.#forgetOutside(guru.id, guru.slug, endUsers);

@@ -35,9 +35,9 @@ const requested = (site: LoopbackServer): string[] => site.requests.map((request
 /** The paths (and queries) of discovered URLs, for comparing without the port. */
 const paths = (crawl: Crawl): string[] => crawl.discovered_urls.map((url) => url.slice(new URL(url).origin.length));
 
-function errorOf(action: () => unknown): GuruError {
+async function errorOf(action: () => Promise<unknown>): Promise<GuruError> {
   try {
-    action();
+    await action();
   } catch (error) {
     if (error instanceof GuruError) return error;
     throw error;
@@ -60,7 +60,7 @@ describe('CrawlService: starting and reading crawls', () => {
     const h = harness();
     const site = await serve(pages({ '/': ['/a', '/b'], '/a': ['/b', '/'], '/b': [] }));
     const service = h.service();
-    const started = service.start(h.guruId, site.url('/'), true);
+    const started = await service.start(h.guruId, site.url('/'), true);
     expect(Crawl.parse(started)).toEqual(started);
     expect(started).toEqual({
       id: started.id,
@@ -79,25 +79,25 @@ describe('CrawlService: starting and reading crawls', () => {
     expect(done.error_message).toBeUndefined();
     expect(paths(done)[0]).toBe('/');
     expect(paths(done).sort()).toEqual(['/', '/a', '/b']);
-    expect(service.get(h.guruId, started.id)).toEqual(done);
+    expect(await service.get(h.guruId, started.id)).toEqual(done);
   });
 
   it('stores the crawl under its canonical URL: lower-case scheme and host, no default port, no fragment', async () => {
     const h = harness();
     const site = await serve(pages({ '/Docs/': [] }));
     const service = h.service();
-    const crawl = service.start(h.guruId, `  HTTP://127.0.0.1:${site.port}/Docs/#intro `, false);
+    const crawl = await service.start(h.guruId, `  HTTP://127.0.0.1:${site.port}/Docs/#intro `, false);
     expect(crawl.url).toBe(`http://127.0.0.1:${site.port}/Docs/`);
     expect(crawl.ignore_query_params).toBe(false);
     expect((await service.finished(crawl.id)).status).toBe('COMPLETED');
-    expect(service.start(h.otherGuruId, 'https://EXAMPLE.com:443/x?y=1#z', true).url).toBe('https://example.com/x');
+    expect((await service.start(h.otherGuruId, 'https://EXAMPLE.com:443/x?y=1#z', true)).url).toBe('https://example.com/x');
   });
 
   it.each(['ftp://x', 'not a url', '', '   ', 'http://', 'javascript:alert(1)', 'mailto:someone@example.com', '/relative/path'])(
     'refuses %j with "Invalid URL format"',
-    (url) => {
+    async (url) => {
       const h = harness();
-      const error = errorOf(() => h.service().start(h.guruId, url, true));
+      const error = await errorOf(() => h.service().start(h.guruId, url, true));
       expect(error).toMatchObject({ message: 'Invalid URL format', status: 400, field: 'msg' });
       expect(h.db.prepare('SELECT count(*) AS n FROM crawls').get()).toEqual({ n: 0 });
     },
@@ -107,14 +107,14 @@ describe('CrawlService: starting and reading crawls', () => {
     const h = harness();
     const site = await serve(pages({ '/': [] }));
     const service = h.service();
-    const crawl = service.start(h.guruId, site.url('/'), true);
+    const crawl = await service.start(h.guruId, site.url('/'), true);
     await service.finished(crawl.id);
     for (const id of [crawl.id + 1, 0, -1, 1.5, Number.NaN]) {
-      expect(errorOf(() => service.get(h.guruId, id))).toMatchObject({ message: 'Crawl not found', status: 404 });
-      expect(errorOf(() => service.stop(h.guruId, id))).toMatchObject({ message: 'Crawl not found', status: 404 });
+      expect(await errorOf(() => service.get(h.guruId, id))).toMatchObject({ message: 'Crawl not found', status: 404 });
+      expect(await errorOf(() => service.stop(h.guruId, id))).toMatchObject({ message: 'Crawl not found', status: 404 });
     }
-    expect(errorOf(() => service.get(h.otherGuruId, crawl.id))).toMatchObject({ message: 'Crawl not found' });
-    expect(errorOf(() => service.stop(h.otherGuruId, crawl.id))).toMatchObject({ message: 'Crawl not found' });
+    expect(await errorOf(() => service.get(h.otherGuruId, crawl.id))).toMatchObject({ message: 'Crawl not found' });
+    expect(await errorOf(() => service.stop(h.otherGuruId, crawl.id))).toMatchObject({ message: 'Crawl not found' });
     await expect(service.finished(crawl.id + 1)).rejects.toMatchObject({ message: 'Crawl not found' });
   });
 
@@ -123,20 +123,20 @@ describe('CrawlService: starting and reading crawls', () => {
     const hanging = new Hanging();
     const site = await serve({ ...pages({ '/': ['/slow'] }), '/slow': hanging.route() });
     const service = h.service();
-    const first = service.start(h.guruId, site.url('/'), true);
-    const error = errorOf(() => service.start(h.guruId, site.url('/other/'), true));
+    const first = await service.start(h.guruId, site.url('/'), true);
+    const error = await errorOf(() => service.start(h.guruId, site.url('/other/'), true));
     expect(error).toMatchObject({
       status: 400,
       field: 'msg',
       message: 'A crawl is already running for this guru. Please wait for it to complete or stop it.',
     });
-    const other = service.start(h.otherGuruId, site.url('/'), true);
+    const other = await service.start(h.otherGuruId, site.url('/'), true);
     expect(other.status).toBe('RUNNING');
-    service.stop(h.guruId, first.id);
-    const again = service.start(h.guruId, site.url('/'), true);
+    await service.stop(h.guruId, first.id);
+    const again = await service.start(h.guruId, site.url('/'), true);
     expect(again.id).not.toBe(first.id);
-    service.stop(h.guruId, again.id);
-    service.stop(h.otherGuruId, other.id);
+    await service.stop(h.guruId, again.id);
+    await service.stop(h.otherGuruId, other.id);
   });
 
   it('reports progress while crawling, ending with what was found', async () => {
@@ -145,7 +145,7 @@ describe('CrawlService: starting and reading crawls', () => {
     const service = h.service();
     const seen: CrawlProgress[] = [];
     const unsubscribe = service.onProgress((progress) => seen.push(progress));
-    const crawl = service.start(h.guruId, site.url('/'), true);
+    const crawl = await service.start(h.guruId, site.url('/'), true);
     const done = await service.finished(crawl.id);
     unsubscribe();
     expect(seen.length).toBeGreaterThan(0);
@@ -162,7 +162,7 @@ describe('CrawlService: starting and reading crawls', () => {
     const late: Route = (request, response) => void setTimeout(() => respond('<a href="../">up</a>')(request, response), 600);
     const site = await serve({ ...generatedSite(2, 3), '/s1/p2.html': late });
     const service = h.service();
-    const crawl = service.start(h.guruId, site.url('/'), true);
+    const crawl = await service.start(h.guruId, site.url('/'), true);
     const writer = openDatabase(h.dir);
     writer.prepare('BEGIN IMMEDIATE').run();
     const lockedAt = Date.now();
@@ -170,7 +170,7 @@ describe('CrawlService: starting and reading crawls', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Ticks came and went without waiting for the lock (SQLite's busy wait would have held this thread 5 s).
       expect(Date.now() - lockedAt).toBeLessThan(2_000);
-      expect(service.get(h.guruId, crawl.id)).toMatchObject({ status: 'RUNNING', discovered_urls: [] });
+      expect(await service.get(h.guruId, crawl.id)).toMatchObject({ status: 'RUNNING', discovered_urls: [] });
       writer.prepare('COMMIT').run();
       const done = await service.finished(crawl.id);
       expect(done.discovered_urls).toHaveLength(9);
@@ -184,11 +184,11 @@ describe('CrawlService: starting and reading crawls', () => {
     const h = harness();
     const site = await serve(generatedSite(2, 3));
     const first = h.service();
-    const crawl = first.start(h.guruId, site.url('/'), true);
+    const crawl = await first.start(h.guruId, site.url('/'), true);
     const done = await first.finished(crawl.id);
     await first.close();
-    expect(h.service().get(h.guruId, crawl.id)).toEqual(done);
-    expect(new CrawlRepository(h.db).urls(crawl.id)).toEqual(done.discovered_urls);
+    expect(await h.service().get(h.guruId, crawl.id)).toEqual(done);
+    expect(await new CrawlRepository(h.sql).urls(crawl.id)).toEqual(done.discovered_urls);
   });
 });
 
@@ -207,12 +207,12 @@ describe('CrawlService: which URLs a crawl visits', () => {
       }),
     );
     const service = h.service();
-    const whole = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const whole = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(paths(whole).sort()).toEqual(['/', '/blog/post', '/docs/', '/docs/guide/setup', '/docs/intro', '/docsearch']);
     expect(elsewhere.requests).toHaveLength(0);
 
     const before = site.requests.length;
-    const docs = await service.finished(service.start(h.guruId, site.url('/docs/'), true).id);
+    const docs = await service.finished((await service.start(h.guruId, site.url('/docs/'), true)).id);
     expect(paths(docs).sort()).toEqual(['/docs/', '/docs/guide/setup', '/docs/intro']);
     const asked = requested(site).slice(before);
     expect(asked).not.toContain('/blog/post');
@@ -224,7 +224,7 @@ describe('CrawlService: which URLs a crawl visits', () => {
     const h = harness();
     const site = await serve(pages({ '/docs': ['/docs/a', '/docs-old', '/doc'], '/docs/a': [], '/docs-old': [], '/doc': [] }));
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/docs'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/docs'), true)).id);
     expect(paths(crawl).sort()).toEqual(['/docs', '/docs-old', '/docs/a']);
   });
 
@@ -238,11 +238,11 @@ describe('CrawlService: which URLs a crawl visits', () => {
     const site = await serve({ ...pages({ '/': ['/list?page=1', '/about?ref=home', '/about?'] }), '/list': list, '/about': respond(page('About')) });
     const service = h.service();
 
-    const stripped = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const stripped = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(paths(stripped).sort()).toEqual(['/', '/about', '/list']);
     expect(requested(site).filter((path) => path.includes('?'))).toEqual([]);
 
-    const kept = await service.finished(service.start(h.guruId, site.url('/'), false).id);
+    const kept = await service.finished((await service.start(h.guruId, site.url('/'), false)).id);
     expect(paths(kept).sort()).toEqual(
       ['/', '/about', '/about?ref=home', '/list?page=1', '/list?page=2', '/list?page=2&sort=asc', '/list?page=3', '/list?page=3&sort=asc'].sort(),
     );
@@ -252,7 +252,7 @@ describe('CrawlService: which URLs a crawl visits', () => {
     const h = harness();
     const site = await serve(pages({ '/': ['/guide#install', '/guide#usage', 'guide#', '#top'], '/guide': ['#install', '/guide#x'] }));
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/#top'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/#top'), true)).id);
     expect(crawl.discovered_urls).toEqual([site.url('/'), site.url('/guide')]);
     expect(requested(site).filter((path) => path === '/guide')).toHaveLength(1);
   });
@@ -284,7 +284,7 @@ describe('CrawlService: which URLs a crawl visits', () => {
     ];
     const site = await serve(pages({ '/': [...skipped, '/guide.html', '/v1.2/notes'], '/guide.html': [], '/v1.2/notes': [] }));
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(paths(crawl).sort()).toEqual(['/', '/guide.html', '/v1.2/notes']);
     const asked = requested(site);
     for (const path of skipped) expect(asked).not.toContain(path);
@@ -294,7 +294,7 @@ describe('CrawlService: which URLs a crawl visits', () => {
     const h = harness();
     const site = await serve(pages({ '/assets/guide/': ['one', 'two', '/assets/guide/static/x'], '/assets/guide/one': [], '/assets/guide/two': [] }));
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/assets/guide/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/assets/guide/'), true)).id);
     expect(paths(crawl).sort()).toEqual(['/assets/guide/', '/assets/guide/one', '/assets/guide/two']);
     expect(requested(site)).not.toContain('/assets/guide/static/x');
   });
@@ -314,7 +314,7 @@ describe('CrawlService: which URLs a crawl visits', () => {
       '/from-untyped': respond(page('From untyped')),
     });
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(crawl.status).toBe('COMPLETED');
     expect(crawl.error_message).toBeUndefined();
     expect(paths(crawl).sort()).toEqual(['/', '/fine', '/from-untyped', '/untyped']);
@@ -338,7 +338,7 @@ describe('CrawlService: which URLs a crawl visits', () => {
     const linked = ['upper', 'single', 'unquoted', 'after-gt', 'query', 'multi-line', 'from-area'];
     const site = await serve({ '/': respond(home), ...pages(Object.fromEntries(linked.map((name) => [`/docs/${name}`, []]))) });
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(paths(crawl).sort()).toEqual(['/', ...linked.map((name) => `/docs/${name}`)].sort());
     const asked = requested(site);
     for (const path of ['/docs/from-script', '/docs/from-style', '/docs/from-comment', '/docs/data-attribute']) expect(asked).not.toContain(path);
@@ -357,7 +357,7 @@ describe('CrawlService: redirects', () => {
       '/docs/abroad': redirect(elsewhere.url('/docs/'), 302),
     });
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/docs/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/docs/'), true)).id);
     expect(crawl.status).toBe('COMPLETED');
     expect(paths(crawl)).toEqual(['/docs/', '/docs/new']);
     expect(requested(site)).not.toContain('/outside');
@@ -374,11 +374,11 @@ describe('CrawlService: redirects', () => {
       '/old/': redirect('/new/', 301),
     });
     const service = h.service();
-    const inside = await service.finished(service.start(h.guruId, site.url('/docs'), true).id);
+    const inside = await service.finished((await service.start(h.guruId, site.url('/docs'), true)).id);
     expect(inside.status).toBe('COMPLETED');
     expect(paths(inside)).toEqual(['/docs/', '/docs/a']);
 
-    const outside = await service.finished(service.start(h.guruId, site.url('/old/'), true).id);
+    const outside = await service.finished((await service.start(h.guruId, site.url('/old/'), true)).id);
     expect(outside.status).toBe('FAILED');
     expect(outside.error_message).toBe(
       `${site.url('/old/')} redirects to ${site.url('/new/')}, outside the URLs this crawl may visit; start the crawl from ${site.url('/new/')}`,
@@ -397,7 +397,7 @@ describe('CrawlService: robots.txt and sitemaps', () => {
       ...pages({ '/': ['/public', '/private/secret', '/private/open'], '/public': ['/private/other'], '/private/open': [] }),
     });
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(paths(crawl).sort()).toEqual(['/', '/private/open', '/public']);
     expect(requested(site).filter((path) => path.startsWith('/private/') && path !== '/private/open')).toEqual([]);
     expect(requested(site)[0]).toBe('/robots.txt');
@@ -409,10 +409,10 @@ describe('CrawlService: robots.txt and sitemaps', () => {
     const closed = await serve({ '/robots.txt': respond('User-agent: *\nDisallow: /', { 'content-type': 'text/plain' }), ...pages({ '/': [] }) });
     const failing = await serve({ '/robots.txt': respond('down', { 'content-type': 'text/plain' }, 503), ...pages({ '/': [] }) });
     const service = h.service();
-    const refused = await service.finished(service.start(h.guruId, closed.url('/'), true).id);
+    const refused = await service.finished((await service.start(h.guruId, closed.url('/'), true)).id);
     expect(refused).toMatchObject({ status: 'FAILED', error_message: `The robots.txt of ${closed.origin} does not allow guru-mcp to fetch ${closed.url('/')}` });
     expect(requested(closed)).toEqual(['/robots.txt']);
-    const unavailable = await service.finished(service.start(h.guruId, failing.url('/'), true).id);
+    const unavailable = await service.finished((await service.start(h.guruId, failing.url('/'), true)).id);
     expect(unavailable.status).toBe('FAILED');
     expect(unavailable.error_message).toContain(`${failing.url('/robots.txt')} answered 503 Service Unavailable`);
     expect(requested(failing)).toEqual(['/robots.txt']);
@@ -426,7 +426,7 @@ describe('CrawlService: robots.txt and sitemaps', () => {
       ...Object.fromEntries(Object.entries(pages({ '/': ['/a', '/b', '/c', '/d'], '/a': [], '/b': [], '/c': [], '/d': [] })).map(([path, route]) => [path, meter.wrap(route)])),
     });
     const service = h.service({ perHost: 4 });
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(crawl.discovered_urls).toHaveLength(5);
     expect(meter.highest).toBe(1);
     const gaps = meter.arrivals.slice(1).map((at, index) => at - meter.arrivals[index]!);
@@ -463,7 +463,7 @@ describe('CrawlService: robots.txt and sitemaps', () => {
     });
     origin = site.origin;
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/docs/'), false).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/docs/'), false)).id);
     expect(paths(crawl).sort()).toEqual(['/docs/', '/docs/orphan', '/docs/query?a=1&b=2', '/docs/zipped']);
     expect(requested(site)).toEqual(expect.arrayContaining(['/maps/index.xml', '/maps/docs.xml', '/maps/more.xml.gz']));
     expect(requested(site)).not.toContain('/blog/not-under-docs');
@@ -481,7 +481,7 @@ describe('CrawlService: robots.txt and sitemaps', () => {
     });
     origin = site.origin;
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(paths(crawl)).toEqual(['/', '/hidden']);
   });
 });
@@ -494,15 +494,15 @@ describe('CrawlService: limits and failures', () => {
     await gone.close();
     const site = await serve({ '/manual.pdf': respond('%PDF-1.7', { 'content-type': 'application/pdf' }), '/docs/': respond('missing', {}, 404) });
     const service = h.service();
-    const unreachable = await service.finished(service.start(h.guruId, url, true).id);
+    const unreachable = await service.finished((await service.start(h.guruId, url, true)).id);
     expect(unreachable.status).toBe('FAILED');
     expect(unreachable.error_message).toMatch(/^Could not crawl http:\/\/127\.0\.0\.1:\d+\/docs\/: 127\.0\.0\.1:\d+ refused the connection/);
     expect(unreachable.end_time).not.toBeNull();
 
-    const pdf = await service.finished(service.start(h.guruId, site.url('/manual.pdf'), true).id);
+    const pdf = await service.finished((await service.start(h.guruId, site.url('/manual.pdf'), true)).id);
     expect(pdf).toMatchObject({ status: 'FAILED', discovered_urls: [] });
     expect(pdf.error_message).toContain('is application/pdf');
-    const missing = await service.finished(service.start(h.guruId, site.url('/docs/'), true).id);
+    const missing = await service.finished((await service.start(h.guruId, site.url('/docs/'), true)).id);
     expect(missing).toMatchObject({ status: 'FAILED', error_message: `Could not crawl ${site.url('/docs/')}: ${site.url('/docs/')} answered 404 Not Found` });
   });
 
@@ -510,7 +510,7 @@ describe('CrawlService: limits and failures', () => {
     const h = harness();
     const site = await serve(generatedSite(4, 10));
     const service = h.service({ linkLimit: 10 });
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(crawl).toMatchObject({ status: 'COMPLETED', link_limit: 10 });
     expect(crawl.discovered_urls).toHaveLength(10);
     expect(new Set(crawl.discovered_urls).size).toBe(10);
@@ -523,7 +523,7 @@ describe('CrawlService: limits and failures', () => {
     const h = harness();
     const site = await serve(generatedSite(1, 8));
     const service = h.service({ linkLimit: 10 });
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(crawl.discovered_urls).toHaveLength(10);
     expect(crawl.error_message).toBeUndefined();
   });
@@ -532,7 +532,7 @@ describe('CrawlService: limits and failures', () => {
     const h = harness();
     const site = await serve(generatedSite(40, 40));
     const service = h.service();
-    const crawl = await service.finished(service.start(h.guruId, site.url('/'), true).id);
+    const crawl = await service.finished((await service.start(h.guruId, site.url('/'), true)).id);
     expect(crawl).toMatchObject({ status: 'COMPLETED', link_limit: 1500 });
     expect(crawl.discovered_urls).toHaveLength(1500);
     expect(new Set(crawl.discovered_urls).size).toBe(1500);
@@ -547,7 +547,7 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
     const hanging = new Hanging();
     const slow = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`/slow/${i}`, hanging.route()]));
     const site = await serve({ ...pages({ '/': Object.keys(slow) }), ...slow });
-    const crawl = service.start(h.guruId, site.url('/'), true);
+    const crawl = await service.start(h.guruId, site.url('/'), true);
     // Every request slot of the crawl (4 for one site) waits on a page that does not answer.
     await vi.waitFor(() => expect(hanging.held).toHaveLength(4), { timeout: 10_000, interval: 20 });
     return { site, hanging, crawl, service };
@@ -557,16 +557,16 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
     const h = harness();
     const { site, hanging, crawl, service } = await heldCrawl(h);
     const asked = site.requests.length;
-    const stopped = service.stop(h.guruId, crawl.id);
+    const stopped = await service.stop(h.guruId, crawl.id);
     expect(stopped).toMatchObject({ id: crawl.id, status: 'STOPPED', discovered_urls: [site.url('/')] });
     expect(stopped.end_time).not.toBeNull();
     expect(stopped.error_message).toBeUndefined();
     expect(await service.finished(crawl.id)).toEqual(stopped);
     await vi.waitFor(() => expect(hanging.aborted).toBe(4), { timeout: 10_000, interval: 20 });
     expect(site.requests).toHaveLength(asked);
-    expect(service.get(h.guruId, crawl.id)).toEqual(stopped);
+    expect(await service.get(h.guruId, crawl.id)).toEqual(stopped);
     // Stopping an ended crawl changes nothing.
-    expect(service.stop(h.guruId, crawl.id)).toEqual(stopped);
+    expect(await service.stop(h.guruId, crawl.id)).toEqual(stopped);
   });
 
   it('stops a crawl another process runs: that one sees it and stops fetching', async () => {
@@ -575,10 +575,10 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
     const { site, hanging, crawl } = await heldCrawl(h, running);
     const elsewhere = h.service();
     // Another live process's crawl is left alone by status reads.
-    expect(elsewhere.get(h.guruId, crawl.id).status).toBe('RUNNING');
-    expect(elsewhere.recover()).toBe(0);
+    expect((await elsewhere.get(h.guruId, crawl.id)).status).toBe('RUNNING');
+    expect(await elsewhere.recover()).toBe(0);
     const asked = site.requests.length;
-    expect(elsewhere.stop(h.guruId, crawl.id).status).toBe('STOPPED');
+    expect((await elsewhere.stop(h.guruId, crawl.id)).status).toBe('STOPPED');
     const ended = await running.finished(crawl.id);
     expect(ended.status).toBe('STOPPED');
     await vi.waitFor(() => expect(hanging.aborted).toBe(4), { timeout: 10_000, interval: 20 });
@@ -589,7 +589,7 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
     const h = harness();
     const { hanging, crawl, service } = await heldCrawl(h);
     await service.close();
-    const after = h.service().get(h.guruId, crawl.id);
+    const after = await h.service().get(h.guruId, crawl.id);
     expect(after).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
     expect(after.end_time).not.toBeNull();
     await vi.waitFor(() => expect(hanging.aborted).toBe(4), { timeout: 10_000, interval: 20 });
@@ -601,35 +601,35 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
     await once(child, 'exit');
     const { host } = leaseOwner('x');
     const dead = { id: `${host}/${child.pid}/x`, host, pid: child.pid! };
-    const crawls = new CrawlRepository(h.db);
+    const crawls = new CrawlRepository(h.sql);
     const left = (guruId: number, owner = dead, leaseExpiresAt = Date.now() + 60_000) =>
       crawls.create({ guruId, url: 'https://example.com/', ignoreQueryParams: true, linkLimit: 1500, startTime: new Date().toISOString(), owner, leaseExpiresAt });
 
-    const first = left(h.guruId);
-    crawls.record(first.id, dead, 0, ['https://example.com/', 'https://example.com/a'], Date.now() + 60_000);
+    const first = await left(h.guruId);
+    await crawls.record(first.id, dead, 0, ['https://example.com/', 'https://example.com/a'], Date.now() + 60_000);
     const service = h.service();
-    expect(service.recover()).toBe(1);
-    expect(service.get(h.guruId, first.id)).toMatchObject({
+    expect(await service.recover()).toBe(1);
+    expect(await service.get(h.guruId, first.id)).toMatchObject({
       status: 'FAILED',
       error_message: INTERRUPTED_MESSAGE,
       discovered_urls: ['https://example.com/', 'https://example.com/a'],
     });
 
-    const second = left(h.guruId);
-    expect(service.get(h.guruId, second.id)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
+    const second = await left(h.guruId);
+    expect(await service.get(h.guruId, second.id)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
 
-    const third = left(h.guruId);
+    const third = await left(h.guruId);
     const site = await serve(pages({ '/': [] }));
-    const fresh = service.start(h.guruId, site.url('/'), true);
-    expect(crawls.find(third.id)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
+    const fresh = await service.start(h.guruId, site.url('/'), true);
+    expect(await crawls.find(third.id)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
     await service.finished(fresh.id);
   });
 
   it('tells a crawl of another machine by its lease: running while renewed, FAILED once it ran out', async () => {
     const h = harness();
     const remote = { id: 'another-machine/4242/y', host: 'another-machine', pid: 4242 };
-    const crawls = new CrawlRepository(h.db);
-    const crawl = crawls.create({
+    const crawls = new CrawlRepository(h.sql);
+    const crawl = await crawls.create({
       guruId: h.guruId,
       url: 'https://example.com/',
       ignoreQueryParams: true,
@@ -639,13 +639,13 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
       leaseExpiresAt: Date.now() + 60_000,
     });
     const service = h.service();
-    expect(service.recover()).toBe(0);
-    expect(service.get(h.guruId, crawl.id).status).toBe('RUNNING');
-    expect(errorOf(() => service.start(h.guruId, 'https://example.com/', true)).message).toBe(
+    expect(await service.recover()).toBe(0);
+    expect((await service.get(h.guruId, crawl.id)).status).toBe('RUNNING');
+    expect((await errorOf(() => service.start(h.guruId, 'https://example.com/', true))).message).toBe(
       'A crawl is already running for this guru. Please wait for it to complete or stop it.',
     );
     h.db.prepare('UPDATE crawls SET lease_expires_at = ? WHERE id = ?').run(Date.now() - 1, crawl.id);
-    expect(service.recover()).toBe(1);
-    expect(service.get(h.guruId, crawl.id)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
+    expect(await service.recover()).toBe(1);
+    expect(await service.get(h.guruId, crawl.id)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { CrawlService, type CrawlServiceOptions } from '../../../src/engine/crawl/crawler.js';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 import { silentLogger } from '../../../src/log.js';
 import { HttpFetcher } from '../../../src/net/http-fetcher.js';
 import { respond, type Route } from '../../support/loopback-server.js';
@@ -60,6 +61,8 @@ export class Meter {
 
 export interface Harness {
   readonly db: Db;
+  /** The store port over `db`, shared by the services (as the engine shares one). */
+  readonly sql: SqliteSql;
   readonly dir: string;
   readonly guruId: number;
   readonly otherGuruId: number;
@@ -78,16 +81,18 @@ export function openHarness(): Harness {
     db.prepare<[string, string, string], { id: number }>('INSERT INTO gurus (slug, name, date_created) VALUES (?, ?, ?) RETURNING id').get(slug, name, now)!.id;
   const guruId = addGuru('docs', 'Docs');
   const otherGuruId = addGuru('other', 'Other');
+  const sql = new SqliteSql(db);
   const fetcher = new HttpFetcher({ allowPrivateNetwork: true });
   const services: CrawlService[] = [];
   return {
     db,
+    sql,
     dir,
     guruId,
     otherGuruId,
     fetcher,
     service(options) {
-      const service = new CrawlService(db, () => Promise.resolve(fetcher), silentLogger, options);
+      const service = new CrawlService(sql, () => Promise.resolve(fetcher), silentLogger, options);
       services.push(service);
       return service;
     },
