@@ -129,6 +129,8 @@ export interface PostgresSettings {
   readonly url: string;
   /** Connections in the pool (default 10). */
   readonly poolSize?: number;
+  /** How long opening a connection (or waiting for one of a full pool) may take; no limit unless set. */
+  readonly connectTimeoutMs?: number;
 }
 
 export class PostgresSql extends PostgresHandle implements Store {
@@ -141,7 +143,13 @@ export class PostgresSql extends PostgresHandle implements Store {
 
   /** A pool on `url`; connections open on first use. */
   static connect(settings: PostgresSettings): PostgresSql {
-    const pool = new pg.Pool({ connectionString: settings.url, max: settings.poolSize ?? 10, types, application_name: 'guru-mcp' });
+    const pool = new pg.Pool({
+      connectionString: settings.url,
+      max: settings.poolSize ?? 10,
+      types,
+      application_name: 'guru-mcp',
+      ...(settings.connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: settings.connectTimeoutMs }),
+    });
     // An idle connection that the server drops must not crash the process: the pool replaces it.
     pool.on('error', () => {});
     return new PostgresSql(pool);
