@@ -55,7 +55,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         last_reindex_date text,
         reindex_count bigint NOT NULL DEFAULT 0
       );
-      CREATE UNIQUE INDEX data_sources_guru_url ON data_sources(guru_id, url) WHERE url IS NOT NULL;
+      -- A B-tree entry holds at most 2,704 bytes and a URL may have 4,096 characters: the unique
+      -- key holds the URL's MD5 (as SQLite's, one row per guru and URL), and a hash index finds a URL.
+      CREATE UNIQUE INDEX data_sources_guru_url ON data_sources(guru_id, md5(url)) WHERE url IS NOT NULL;
+      CREATE INDEX data_sources_url ON data_sources USING hash (url);
       CREATE UNIQUE INDEX data_sources_guru_text_name ON data_sources(guru_id, name) WHERE type = 'TEXT';
       CREATE INDEX data_sources_guru_created ON data_sources(guru_id, id DESC);
 
@@ -225,8 +228,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         target text NOT NULL,
         text text NOT NULL
       );
-      -- SQLite's index has text COLLATE NOCASE; here the same comparison is lower(x.text) = lower(l.text).
-      CREATE INDEX links_target ON links(guru_id, target, lower(text), source_id);
+      -- SQLite's index has target and text COLLATE NOCASE. A target may be longer than a B-tree entry
+      -- holds (2,704 bytes), so here it is md5(target): a statement reaches the index with
+      -- md5(x.target) = md5(?) AND x.target = ? AND lower(x.text) = lower(?).
+      CREATE INDEX links_target ON links(guru_id, md5(target), lower(text), source_id);
       CREATE INDEX links_source ON links(source_id);
 
       -- SQLite's record of the highest id a deleted source or guru had. Here the identity sequences
