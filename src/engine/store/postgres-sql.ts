@@ -157,8 +157,15 @@ export class PostgresSql extends PostgresHandle implements Store {
 
   override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
-    /** A connection whose rollback failed is closed, not given back to the pool. */
+    /** A connection whose rollback failed, or that the server ended, is closed, not given back to the pool. */
     let broken: Error | undefined;
+    // The pool listens for errors of idle connections only: one the server ends while this
+    // transaction holds it (a restart, a terminated backend) would otherwise be an uncaught error
+    // that ends the process. The transaction's next statement fails instead.
+    const ended = (error: Error): void => {
+      broken = error;
+    };
+    client.on('error', ended);
     try {
       await client.query('BEGIN');
       try {
@@ -170,6 +177,7 @@ export class PostgresSql extends PostgresHandle implements Store {
         throw error;
       }
     } finally {
+      client.off('error', ended);
       client.release(broken);
     }
   }
