@@ -87,6 +87,14 @@ export const Config = z
      * `<dataDir>/state.sqlite`. Never logged with its password.
      */
     redisUrl: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0' }).optional(),
+    /**
+     * PostgreSQL 15+ (postgres:// or postgresql://, e.g. postgresql://guru:PASSWORD@host:5432/guru)
+     * for the durable store that processes on several machines share; without it,
+     * `<dataDir>/guru.sqlite`. Never logged with its password.
+     */
+    databaseUrl: z
+      .url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// or postgresql:// URL, e.g. postgresql://guru:PASSWORD@127.0.0.1:5432/guru' })
+      .optional(),
     /** REST requests per minute per guru and end user; 0 turns the limit off. */
     rateLimitPerMinute: z.coerce.number().int().min(0).default(120),
     /** Require a guru API key (bearer token) on `/mcp` of a loopback binding too; other bindings always require one. */
@@ -199,6 +207,7 @@ export const ENVIRONMENT: Readonly<Record<keyof Config, string>> = {
   allowPrivateNetwork: 'GURU_ALLOW_PRIVATE_NETWORK',
   extractionThreads: 'GURU_EXTRACTION_THREADS',
   redisUrl: 'GURU_REDIS_URL',
+  databaseUrl: 'GURU_DATABASE_URL',
   rateLimitPerMinute: 'GURU_RATE_LIMIT_PER_MINUTE',
   mcpRequireKey: 'GURU_MCP_REQUIRE_KEY',
   tools: 'GURU_TOOLS',

@@ -325,6 +325,42 @@ describe('the Redis URL', () => {
   });
 });
 
+describe('the database URL', () => {
+  it('takes postgres:// and postgresql:// from the environment, or a flag over it', () => {
+    expect(load({}).databaseUrl).toBeUndefined();
+    expect(load({ GURU_DATABASE_URL: 'postgresql://guru:pw@127.0.0.1:5432/guru' }).databaseUrl).toBe('postgresql://guru:pw@127.0.0.1:5432/guru');
+    expect(load({ GURU_DATABASE_URL: 'postgresql://a.example/guru' }, { databaseUrl: 'postgres://u:pw@b.example:5433/other' }).databaseUrl).toBe(
+      'postgres://u:pw@b.example:5433/other',
+    );
+  });
+
+  it('refuses another scheme without repeating the URL and its password', () => {
+    for (const url of ['mysql://u:hunter2@127.0.0.1/db', 'redis://:hunter2@127.0.0.1:6379', 'http://u:hunter2@127.0.0.1:5432/db', 'hunter2']) {
+      let error: Error | undefined;
+      try {
+        load({ GURU_DATABASE_URL: url });
+      } catch (caught) {
+        error = caught as Error;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error?.message).toMatch(/databaseUrl \(GURU_DATABASE_URL\): must be a postgres:\/\/ or postgresql:\/\/ URL/);
+      expect(error?.message).not.toContain('hunter2');
+    }
+  });
+
+  it('is named by where it came from: the flag, the environment variable or the config file', () => {
+    expect(() => load({}, { databaseUrl: 'mysql://db:3306/guru' })).toThrow(/databaseUrl \(--database-url\): must be a postgres:\/\//);
+    const dir = mkdtempSync(join(tmpdir(), 'guru-config-database-'));
+    try {
+      const file = join(dir, 'guru.json');
+      writeFileSync(file, JSON.stringify({ databaseUrl: 'sqlite:///guru.db' }));
+      expect(() => loadConfig({ env: { GURU_DATA_DIR: dir }, configFile: file })).toThrow(`databaseUrl (GURU_DATABASE_URL, in ${file}): must be a postgres://`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('an invalid setting', () => {
   it('is named by where its value came from: the flag, the environment variable or the config file', () => {
     expect(() => load({}, { tools: 'bogus' })).toThrow(/tools \(--tools\): unknown tool group "bogus"/);

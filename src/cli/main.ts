@@ -63,6 +63,7 @@ async function configOf({ command, values }: RunCommand): Promise<Config> {
         publicUrl: stringValue(values['public-url']),
         tools: stringValue(values.tools),
         redisUrl: stringValue(values['redis-url']),
+        databaseUrl: stringValue(values['database-url']),
         llmUrl: stringValue(values['llm-url']),
         llmModel: stringValue(values['llm-model']),
         llmImages: values['llm-images'] === true ? true : undefined,

@@ -6,6 +6,13 @@ import type { CommandSpec, OptionSpecs } from './spec.js';
 /** Options every command takes. They map onto the settings of src/config.ts. */
 export const COMMON_OPTIONS: OptionSpecs = {
   'data-dir': { type: 'string', value: 'DIR', description: 'where the database lives (env GURU_DATA_DIR; default: per-user data dir)' },
+  // Every command that opens the engine's store needs the same one: the data directory's, or PostgreSQL's.
+  'database-url': {
+    type: 'string',
+    value: 'URL',
+    description:
+      'postgres:// or postgresql:// URL of PostgreSQL 15+ for the durable store (in progress: the engine does not use it yet) (env GURU_DATABASE_URL; give a password there, flags show in process lists)',
+  },
   config: { type: 'string', value: 'FILE', description: 'JSON settings file (env GURU_CONFIG)' },
   'log-level': { type: 'string', value: 'LEVEL', description: 'error, warn, info or debug (env GURU_LOG_LEVEL)' },
   'default-guru': { type: 'string', value: 'SLUG', description: 'guru used when none is named (env GURU_DEFAULT_GURU)' },

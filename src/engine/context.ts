@@ -19,6 +19,11 @@ import type { Store } from './store/sql.js';
 
 export interface EngineSettings {
   readonly dataDir: string;
+  /**
+   * The durable store in PostgreSQL 15+ (`postgresql://USER:PASSWORD@HOST:PORT/DATABASE`) instead of
+   * `<dataDir>/guru.sqlite` (./store/open-store.ts). Never logged with its password.
+   */
+  readonly databaseUrl?: string;
   /** Short-lived state (rate-limit windows, answer progress) in Redis instead of `<dataDir>/state.sqlite`. */
   readonly redisUrl?: string;
   readonly logger?: Logger;

@@ -76,6 +76,11 @@ describe('a wrong command line exits with 2 and names the fix', () => {
       help: 'guru-mcp serve --help',
     },
     {
+      args: ['guru', 'list', '--database-url', 'mysql://127.0.0.1:3306/guru'],
+      message: 'Invalid settings:\n  databaseUrl (--database-url): must be a postgres:// or postgresql:// URL',
+      help: 'guru-mcp guru list --help',
+    },
+    {
       args: ['guru', 'list', '--llm-url', 'ftp://models.example/v1', '--llm-model', 'llama3.2'],
       message: 'Invalid settings:\n  llmUrl (--llm-url): must be an http:// or https:// API root',
       help: 'guru-mcp guru list --help',

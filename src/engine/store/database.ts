@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ensureDataDir, preparePrivateDatabase } from '../../data-dir.js';
-import { MIGRATIONS, type Migration } from './migrations.js';
+import { MIGRATIONS, NewerSchemaError, type Migration } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -94,7 +94,7 @@ function migrate(db: Db, migrations: readonly Migration[]): void {
   const latest = migrations.at(-1)?.version ?? 0;
   const current = schemaVersion(db);
   if (current > latest) {
-    throw new Error(`The database was written by a newer guru-mcp (schema ${current}, this version knows ${latest}). Upgrade guru-mcp.`);
+    throw new NewerSchemaError(current, latest);
   }
   if (current === latest) return;
   // BEGIN IMMEDIATE takes the write lock before reading the version again, so

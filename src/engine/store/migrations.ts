@@ -8,6 +8,13 @@ export interface Migration {
   readonly sql: string;
 }
 
+/** Why a store whose schema is newer than this code's migrations is not opened (SQLite and PostgreSQL alike). */
+export class NewerSchemaError extends Error {
+  constructor(current: number, latest: number) {
+    super(`The database was written by a newer guru-mcp (schema ${current}, this version knows ${latest}). Upgrade guru-mcp.`);
+  }
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,

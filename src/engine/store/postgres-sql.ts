@@ -129,6 +129,8 @@ export interface PostgresSettings {
   readonly url: string;
   /** Connections in the pool (default 10). */
   readonly poolSize?: number;
+  /** How long opening a connection (or waiting for one of a full pool) may take; no limit unless set. */
+  readonly connectTimeoutMs?: number;
 }
 
 export class PostgresSql extends PostgresHandle implements Store {
@@ -141,7 +143,13 @@ export class PostgresSql extends PostgresHandle implements Store {
 
   /** A pool on `url`; connections open on first use. */
   static connect(settings: PostgresSettings): PostgresSql {
-    const pool = new pg.Pool({ connectionString: settings.url, max: settings.poolSize ?? 10, types, application_name: 'guru-mcp' });
+    const pool = new pg.Pool({
+      connectionString: settings.url,
+      max: settings.poolSize ?? 10,
+      types,
+      application_name: 'guru-mcp',
+      ...(settings.connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: settings.connectTimeoutMs }),
+    });
     // An idle connection that the server drops must not crash the process: the pool replaces it.
     pool.on('error', () => {});
     return new PostgresSql(pool);
@@ -149,8 +157,15 @@ export class PostgresSql extends PostgresHandle implements Store {
 
   override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
-    /** A connection whose rollback failed is closed, not given back to the pool. */
+    /** A connection whose rollback failed, or that the server ended, is closed, not given back to the pool. */
     let broken: Error | undefined;
+    // The pool listens for errors of idle connections only: one the server ends while this
+    // transaction holds it (a restart, a terminated backend) would otherwise be an uncaught error
+    // that ends the process. The transaction's next statement fails instead.
+    const ended = (error: Error): void => {
+      broken = error;
+    };
+    client.on('error', ended);
     try {
       await client.query('BEGIN');
       try {
@@ -162,6 +177,7 @@ export class PostgresSql extends PostgresHandle implements Store {
         throw error;
       }
     } finally {
+      client.off('error', ended);
       client.release(broken);
     }
   }

@@ -145,3 +145,25 @@ describe.each(Object.keys(stores))('the %s store', (kind) => {
     expect(await sql.all('SELECT id FROM notes ORDER BY id')).toEqual([1, 10, 11, 20, 21, 30, 31].map((id) => ({ id })));
   });
 });
+
+describe('the postgres store, when the server ends a connection a transaction holds', () => {
+  it('fails that transaction (no uncaught error) and goes on with another connection', async () => {
+    const sql = PostgresSql.connect({ url: postgres.url, poolSize: 2 });
+    try {
+      const ending = sql.transaction(async (tx) => {
+        const { pid } = (await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!;
+        await sql.get('SELECT pg_terminate_backend(?) AS ended', [pid]);
+        while ((await sql.get<{ n: number }>('SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ?', [pid]))!.n > 0) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        // The server is gone; its closing reaches this connection while no statement is under way.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return tx.get('SELECT 1 AS one');
+      });
+      await expect(ending).rejects.toThrow();
+      expect(await sql.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    } finally {
+      await sql.close();
+    }
+  });
+});
