@@ -1,0 +1,167 @@
+/**
+ * Moving up: copies an embedded store (the data directory's SQLite file) into an empty PostgreSQL
+ * store, every table the two share, row for row with the same ids, in one PostgreSQL transaction:
+ * a copy that fails half-way leaves PostgreSQL as empty as it was, and the SQLite file is only
+ * read. API keys are copied as their hashes, so the keys in use keep working. Afterwards each
+ * identity sequence continues above the highest id the embedded store ever gave out, and every
+ * table's count is compared with its source.
+ *
+ * Derived tables (full-text postings and statistics) are not copied: `rebuild` fills them from the
+ * copied rows inside the same transaction.
+ */
+import type { Db } from './database.js';
+import type { Sql } from './sql.js';
+
+export interface CopyProgress {
+  readonly table: string;
+  /** Rows copied of this table so far, and its rows in all. */
+  readonly copied: number;
+  readonly total: number;
+}
+
+export interface CopyOptions {
+  readonly onProgress?: (progress: CopyProgress) => void;
+  readonly signal?: AbortSignal;
+  /** Fills what PostgreSQL derives from the copied rows (its full-text tables), in the copy's transaction. */
+  readonly rebuild?: (tx: Sql) => Promise<void>;
+}
+
+export interface CopiedTable {
+  readonly table: string;
+  readonly rows: number;
+}
+
+/** Most parameters PostgreSQL takes in one statement is 65,535; a batch stays well below. */
+const MAX_PARAMS = 30_000;
+const MAX_BATCH_ROWS = 500;
+
+/** Tables of the PostgreSQL schema that are not data: its migrations' ledger. */
+const NOT_COPIED = new Set(['schema_migrations']);
+
+export class TargetNotEmptyError extends Error {
+  constructor(gurus: number) {
+    super(`The PostgreSQL database already holds ${gurus} guru${gurus === 1 ? '' : 's'}: migrate copies into an empty database only.`);
+    this.name = 'TargetNotEmptyError';
+  }
+}
+
+export class CountMismatchError extends Error {
+  constructor(table: string, source: number, copied: number) {
+    super(`After the copy, ${table} holds ${copied} rows in PostgreSQL against ${source} in SQLite; nothing was kept.`);
+    this.name = 'CountMismatchError';
+  }
+}
+
+/** Copies `from` into `to` (migrated, empty); returns each table with its row count. */
+export async function copyToPostgres(from: Db, to: Sql, options: CopyOptions = {}): Promise<CopiedTable[]> {
+  const held = await to.get<{ n: number }>('SELECT count(*) AS n FROM gurus');
+  if ((held?.n ?? 0) > 0) throw new TargetNotEmptyError(held!.n);
+  const tables = await sharedTables(from, to);
+  return to.transaction(async (tx) => {
+    const copied: CopiedTable[] = [];
+    for (const { table, columns } of tables) {
+      options.signal?.throwIfAborted();
+      const rows = await copyTable(from, tx, table, columns, options);
+      const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
+      if (after?.n !== rows) throw new CountMismatchError(table, rows, after?.n ?? 0);
+      copied.push({ table, rows });
+    }
+    await continueSequences(from, tx, tables);
+    await options.rebuild?.(tx);
+    return copied;
+  });
+}
+
+interface Table {
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly hasIdentity: boolean;
+}
+
+/**
+ * The tables both stores have, with the columns both have, parents before children (foreign keys),
+ * so that every row's references exist when it goes in.
+ */
+async function sharedTables(from: Db, to: Sql): Promise<Table[]> {
+  const columns = await to.all<{ table_name: string; column_name: string; is_identity: string }>(
+    `SELECT table_name, column_name, is_identity FROM information_schema.columns
+     WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+  );
+  const references = await to.all<{ child: string; parent: string }>(
+    `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent
+     FROM pg_constraint c WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`,
+  );
+  const tables = new Map<string, { columns: string[]; hasIdentity: boolean }>();
+  for (const { table_name: table, column_name: column, is_identity: identity } of columns) {
+    if (NOT_COPIED.has(table)) continue;
+    const sqliteColumns = new Set(
+      (from.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map(({ name }) => name),
+    );
+    if (!sqliteColumns.has(column)) continue;
+    const entry = tables.get(table) ?? { columns: [], hasIdentity: false };
+    entry.columns.push(column);
+    entry.hasIdentity ||= identity === 'YES';
+    tables.set(table, entry);
+  }
+  const ordered: Table[] = [];
+  const visiting = new Set<string>();
+  const visit = (table: string): void => {
+    const entry = tables.get(table);
+    if (!entry || visiting.has(table) || ordered.some((done) => done.table === table)) return;
+    visiting.add(table);
+    for (const { parent } of references.filter(({ child }) => child === table)) visit(parent);
+    ordered.push({ table, ...entry });
+  };
+  for (const table of [...tables.keys()].sort()) visit(table);
+  return ordered;
+}
+
+async function copyTable(from: Db, tx: Sql, table: string, columns: readonly string[], options: CopyOptions): Promise<number> {
+  const list = columns.join(', ');
+  const total = (from.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const batchRows = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMS / columns.length)));
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  let copied = 0;
+  let batch: unknown[][] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    await tx.run(`INSERT INTO ${table} (${list}) VALUES ${batch.map(() => row).join(', ')}`, batch.flat());
+    copied += batch.length;
+    batch = [];
+    options.onProgress?.({ table, copied, total });
+  };
+  options.onProgress?.({ table, copied: 0, total });
+  // rowid order: the order SQLite wrote them in, which later sorts (ties by insertion) rely on.
+  const order = hasRowid(from, table) ? ' ORDER BY rowid' : '';
+  for (const values of from.prepare(`SELECT ${list} FROM ${table}${order}`).raw().iterate() as Iterable<unknown[]>) {
+    batch.push(values);
+    if (batch.length >= batchRows) {
+      options.signal?.throwIfAborted();
+      await flush();
+    }
+  }
+  await flush();
+  return copied;
+}
+
+function hasRowid(from: Db, table: string): boolean {
+  const sql = (from.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) as { sql: string } | undefined)?.sql;
+  return sql !== undefined && !/WITHOUT\s+ROWID/i.test(sql);
+}
+
+/**
+ * Each identity sequence goes on above the highest id used: the copied rows', and for gurus and
+ * sources also the highest one ever deleted (SQLite's `retired_ids`), so no id is given out twice.
+ */
+async function continueSequences(from: Db, tx: Sql, tables: readonly Table[]): Promise<void> {
+  const retired = new Map(
+    (from.prepare(`SELECT tbl, max_id FROM retired_ids`).all() as { tbl: string; max_id: number }[]).map(({ tbl, max_id }) => [tbl, max_id]),
+  );
+  for (const { table, hasIdentity } of tables) {
+    if (!hasIdentity) continue;
+    const highest = await tx.get<{ n: number | null }>(`SELECT max(id) AS n FROM ${table}`);
+    const next = Math.max(highest?.n ?? 0, retired.get(table) ?? 0);
+    // setval(…, n, true): the next value is n + 1; a table that never had a row starts at 1.
+    if (next > 0) await tx.get(`SELECT setval(pg_get_serial_sequence(?, 'id'), ?, true)`, [table, next]);
+  }
+}

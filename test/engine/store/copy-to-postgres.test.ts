@@ -1,0 +1,103 @@
+/**
+ * Moving up: an embedded data directory, used for real (a guru with a key, sources, a session,
+ * a vote, a deleted guru), copied into an empty PostgreSQL database on a throwaway server.
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GuruRepository } from '../../../src/engine/gurus/repository.js';
+import { LocalEngine } from '../../../src/engine/local-engine.js';
+import { copyToPostgres, TargetNotEmptyError, type CopyProgress } from '../../../src/engine/store/copy-to-postgres.js';
+import { DATABASE_FILE } from '../../../src/engine/store/database.js';
+import { openStore } from '../../../src/engine/store/open-store.js';
+import type { Store } from '../../../src/engine/store/sql.js';
+import { freshDatabase } from '../../support/postgres-databases.js';
+import { startPostgres, type TestPostgres } from '../../support/postgres.js';
+
+let postgres: TestPostgres;
+let dataDir: string;
+let key: string;
+let source: Database.Database;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  dataDir = mkdtempSync(join(tmpdir(), 'guru-copy-'));
+  const engine = LocalEngine.open({ dataDir });
+  try {
+    key = (await engine.createGuru({ slug: 'docs', name: 'Docs' })).api_key;
+    await engine.createGuru({ slug: 'gone' });
+    await engine.createDataSources('docs', {
+      text_sources: [
+        { name: 'Ports', content: '# Ports\n\nThe server listens on port 8080 unless GURU_PORT names another.' },
+        { name: 'Keys', content: '# Keys\n\nEvery guru has API keys; a key is shown once, when it is made.' },
+      ],
+    });
+    await engine.whenIdle();
+    const answer = await engine.ask('docs', { question: 'Which port does the server listen on?', fetch_existing: false });
+    await engine.recordVote('docs', { content_slug: answer.slug, vote_type: 'upvote' });
+    await engine.createGuru({ slug: 'newest' });
+    await engine.deleteGuru('newest');
+  } finally {
+    await engine.close();
+  }
+  source = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+}, 180_000);
+
+afterAll(async () => {
+  source?.close();
+  await postgres?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const countOf = (table: string): number => (source.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+describe('copyToPostgres', () => {
+  it('copies every row with its id, keys keep working, and new ids go on above every id ever used', async () => {
+    const store: Store = await openStore({ dataDir, databaseUrl: await freshDatabase(postgres) });
+    try {
+      const seen: CopyProgress[] = [];
+      const copied = await copyToPostgres(source, store, { onProgress: (progress) => seen.push(progress) });
+      const rows = new Map(copied.map(({ table, rows }) => [table, rows]));
+      for (const table of ['gurus', 'api_keys', 'data_sources', 'chunks', 'binges', 'questions', 'links']) {
+        expect(rows.get(table), table).toBe(countOf(table));
+        expect((await store.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))?.n, table).toBe(countOf(table));
+      }
+      expect(rows.get('questions')).toBeGreaterThan(0);
+      expect((await store.get<{ user_vote: string }>('SELECT user_vote FROM questions'))?.user_vote).toBe('upvote');
+      // Parents before children: no foreign key failed, and progress names each table as it goes.
+      expect(seen.at(-1)).toMatchObject({ copied: seen.at(-1)?.total });
+      expect(copied.findIndex(({ table }) => table === 'gurus')).toBeLessThan(copied.findIndex(({ table }) => table === 'api_keys'));
+
+      const gurus = new GuruRepository(store);
+      expect((await gurus.findByKey(key))?.slug).toBe('docs');
+      const highest = (source.prepare(`SELECT max(id) AS n FROM gurus`).get() as { n: number }).n;
+      const deleted = (source.prepare(`SELECT max_id AS n FROM retired_ids WHERE tbl = 'gurus'`).get() as { n: number }).n;
+      expect(deleted).toBeGreaterThan(highest);
+      const next = await gurus.create('after', 'After', new Date().toISOString());
+      expect(next?.id).toBe(deleted + 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a database that already holds gurus, and keeps nothing of a copy that fails', async () => {
+    const store = await openStore({ dataDir, databaseUrl: await freshDatabase(postgres) });
+    try {
+      const failing = copyToPostgres(source, store, {
+        rebuild: async () => {
+          throw new Error('the full-text rebuild failed');
+        },
+      });
+      await expect(failing).rejects.toThrow('the full-text rebuild failed');
+      for (const table of ['gurus', 'api_keys', 'chunks', 'questions', 'retired_ids']) {
+        expect((await store.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))?.n, table).toBe(0);
+      }
+      await copyToPostgres(source, store);
+      await expect(copyToPostgres(source, store)).rejects.toBeInstanceOf(TargetNotEmptyError);
+    } finally {
+      await store.close();
+    }
+  });
+});
