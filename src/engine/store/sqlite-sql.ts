@@ -47,28 +47,32 @@ class SqliteHandle implements Sql {
     return this.statements.db;
   }
 
-  /** Resolves when the connection is this handle's to use. */
+  /**
+   * Undefined when the connection is this handle's to use now; else settles when it may be. Callers
+   * ask again after it settles (`while ((wait = this.ready())) await wait`), in the same step as
+   * they then use the connection: another caller may have taken it in between.
+   */
   protected ready(): Promise<void> | undefined {
     return undefined;
   }
 
   async all<Row>(text: string, params?: Params): Promise<Row[]> {
-    await this.ready();
+    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
     return this.statements.prepare(text).all(...bind(params)) as Row[];
   }
 
   async get<Row>(text: string, params?: Params): Promise<Row | undefined> {
-    await this.ready();
+    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
     return this.statements.prepare(text).get(...bind(params)) as Row | undefined;
   }
 
   async run(text: string, params?: Params): Promise<RunResult> {
-    await this.ready();
+    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
     return { changes: this.statements.prepare(text).run(...bind(params)).changes };
   }
 
   async exec(text: string): Promise<void> {
-    await this.ready();
+    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
     this.statements.db.exec(text);
   }
 
@@ -104,7 +108,8 @@ export class SqliteSql extends SqliteHandle implements Store {
   }
 
   override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    await this.ready();
+    // Checked again in the step that takes the connection: of two transactions waiting for a third, one begins and the other waits on.
+    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
     let end!: () => void;
     this.#open = new Promise((resolve) => (end = resolve));
     try {
