@@ -47,32 +47,28 @@ class SqliteHandle implements Sql {
     return this.statements.db;
   }
 
-  /**
-   * Undefined when the connection is this handle's to use now; else settles when it may be. Callers
-   * ask again after it settles (`while ((wait = this.ready())) await wait`), in the same step as
-   * they then use the connection: another caller may have taken it in between.
-   */
+  /** Resolves when the connection is this handle's to use. */
   protected ready(): Promise<void> | undefined {
     return undefined;
   }
 
   async all<Row>(text: string, params?: Params): Promise<Row[]> {
-    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
+    await this.ready();
     return this.statements.prepare(text).all(...bind(params)) as Row[];
   }
 
   async get<Row>(text: string, params?: Params): Promise<Row | undefined> {
-    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
+    await this.ready();
     return this.statements.prepare(text).get(...bind(params)) as Row | undefined;
   }
 
   async run(text: string, params?: Params): Promise<RunResult> {
-    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
+    await this.ready();
     return { changes: this.statements.prepare(text).run(...bind(params)).changes };
   }
 
   async exec(text: string): Promise<void> {
-    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
+    await this.ready();
     this.statements.db.exec(text);
   }
 
@@ -108,8 +104,7 @@ export class SqliteSql extends SqliteHandle implements Store {
   }
 
   override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    // Checked again in the step that takes the connection: of two transactions waiting for a third, one begins and the other waits on.
-    for (let wait = this.ready(); wait; wait = this.ready()) await wait;
+    await this.ready();
     let end!: () => void;
     this.#open = new Promise((resolve) => (end = resolve));
     try {
