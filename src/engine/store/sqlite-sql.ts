@@ -47,29 +47,37 @@ class SqliteHandle implements Sql {
     return this.statements.db;
   }
 
-  /** Resolves when the connection is this handle's to use. */
+  /** Undefined when the connection is this handle's to use now; else resolves when it may be. */
   protected ready(): Promise<void> | undefined {
     return undefined;
   }
 
+  /**
+   * Runs `use` once the connection is this handle's, in the same turn as the last check: several
+   * callers woken by the end of one transaction would otherwise all go ahead, and the first to
+   * open the next transaction would have the others' statements run inside it.
+   */
+  protected when<T>(use: () => T): T | Promise<T> {
+    const wait = this.ready();
+    return wait ? wait.then(() => this.when(use)) : use();
+  }
+
   async all<Row>(text: string, params?: Params): Promise<Row[]> {
-    await this.ready();
-    return this.statements.prepare(text).all(...bind(params)) as Row[];
+    return this.when(() => this.statements.prepare(text).all(...bind(params)) as Row[]);
   }
 
   async get<Row>(text: string, params?: Params): Promise<Row | undefined> {
-    await this.ready();
-    return this.statements.prepare(text).get(...bind(params)) as Row | undefined;
+    return this.when(() => this.statements.prepare(text).get(...bind(params)) as Row | undefined);
   }
 
   async run(text: string, params?: Params): Promise<RunResult> {
-    await this.ready();
-    return { changes: this.statements.prepare(text).run(...bind(params)).changes };
+    return this.when(() => ({ changes: this.statements.prepare(text).run(...bind(params)).changes }));
   }
 
   async exec(text: string): Promise<void> {
-    await this.ready();
-    this.statements.db.exec(text);
+    return this.when(() => {
+      this.statements.db.exec(text);
+    });
   }
 
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
@@ -104,9 +112,10 @@ export class SqliteSql extends SqliteHandle implements Store {
   }
 
   override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    await this.ready();
     let end!: () => void;
-    this.#open = new Promise((resolve) => (end = resolve));
+    await this.when(() => {
+      this.#open = new Promise((resolve) => (end = resolve));
+    });
     try {
       await this.#begin();
       try {

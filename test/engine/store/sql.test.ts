@@ -139,4 +139,25 @@ describe.each(Object.keys(stores))('the %s store', (kind) => {
     await writing;
     expect(await sql.all('SELECT id FROM notes')).toEqual([{ id: 1 }]);
   });
+
+  it('runs transactions begun at the same moment one after the other, with reads waiting outside them', async () => {
+    const blocker = sql.transaction(async (tx) => {
+      await insert(tx, 1, 'first');
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+    // Woken together when the first one ends: each must still wait for the one before it.
+    const pair = (id: number) =>
+      sql.transaction(async (tx) => {
+        await insert(tx, id, `pair ${id}`);
+        await new Promise((resolve) => setImmediate(resolve));
+        await insert(tx, id + 1, `pair ${id + 1}`);
+      });
+    const later = [pair(10), pair(20), sql.all<{ id: number }>('SELECT id FROM notes ORDER BY id'), pair(30)];
+    await blocker;
+    const [, , read] = await Promise.all(later);
+    // Never half of a pair: a transaction's rows are seen all at once, or not at all.
+    const seen = (read as { id: number }[]).map((row) => row.id);
+    expect(seen.filter((id) => id >= 10 && !seen.includes(id % 10 === 0 ? id + 1 : id - 1))).toEqual([]);
+    expect(await sql.all('SELECT id FROM notes ORDER BY id')).toEqual([1, 10, 11, 20, 21, 30, 31].map((id) => ({ id })));
+  });
 });
