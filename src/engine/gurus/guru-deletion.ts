@@ -16,7 +16,7 @@ import type { LocalEndUsers } from '../end-users/local-end-users.js';
 import type { LocalProgress } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
 import { checkpoint, writeWhenFree } from '../store/database.js';
-import { mergeTextIndexes } from '../store/fts.js';
+import { deletingText } from '../store/fts.js';
 import type { LocalGurus } from './local-gurus.js';
 
 /** What the guru holds, counted before it goes. */
@@ -63,8 +63,7 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
         .prepare<[number], { id: string }>('SELECT DISTINCT external_user_id AS id FROM binges WHERE guru_id = ? AND external_user_id IS NOT NULL')
         .all(guru.id)
         .map((row) => row.id);
-      db.prepare<[number]>('DELETE FROM gurus WHERE id = ?').run(guru.id);
-      mergeTextIndexes(db);
+      deletingText(db, () => db.prepare<[number]>('DELETE FROM gurus WHERE id = ?').run(guru.id));
       return { deleted, endUsers };
     });
     const { deleted, endUsers } = await writeWhenFree(db, () => remove.immediate());

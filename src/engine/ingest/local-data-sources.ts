@@ -220,7 +220,13 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const guru = await this.#gurus.find('delete_sources', slug);
     const request = parseRequest(DeleteDataSourcesRequest, input, 'delete_sources');
     const ids = [...new Set(request.ids)];
-    const deleted = await this.#context.sql.transaction((tx) => deletingText(tx, () => new SourceRepository(tx).delete(guru.id, ids)));
+    const deleted = await this.#context.sql.transaction(async (tx) => {
+      const removed = await new SourceRepository(tx).delete(guru.id, ids);
+      // FTS5 only. PostgreSQL: nothing to merge; a tsvector/GIN index loses deleted rows' entries with VACUUM.
+      const db = sqliteOf(tx);
+      if (db) deletingText(db, () => undefined);
+      return removed;
+    });
     // PostgreSQL: no log to empty into the file; deleted rows leave it with VACUUM.
     const db = sqliteOf(this.#context.sql);
     if (db) checkpoint(db);

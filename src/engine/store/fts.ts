@@ -10,21 +10,12 @@
  * the indexes per deletion, whatever the number of ids: 56 ms on that database.
  */
 import type { Db } from './database.js';
-import type { Sql } from './sql.js';
-import { sqliteOf } from './sqlite-sql.js';
 
 const INDEXES = ['chunks_fts', 'links_fts'] as const;
 
-/** Merges the full-text indexes into one segment each, so that the words of deleted rows leave them (inside a write transaction). */
-export function mergeTextIndexes(db: Db): void {
+/** Runs `remove` (inside the caller's write transaction), then merges the indexes so that its words leave them. */
+export function deletingText<T>(db: Db, remove: () => T): T {
+  const result = remove();
   for (const index of INDEXES) db.exec(`INSERT INTO ${index}(${index}) VALUES ('optimize')`);
-}
-
-/** Runs `remove` (on the caller's write transaction `tx`), then merges the indexes so that its words leave them. */
-export async function deletingText<T>(tx: Sql, remove: () => Promise<T>): Promise<T> {
-  const result = await remove();
-  // PostgreSQL: nothing to merge; a GIN/tsvector index drops deleted rows' entries with VACUUM (the store would run it, or leave it to autovacuum).
-  const db = sqliteOf(tx);
-  if (db) mergeTextIndexes(db);
   return result;
 }
