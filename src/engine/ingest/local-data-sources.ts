@@ -107,10 +107,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       const stores = this.#storesOn(tx);
       const results: CreatedDataSource[] = [];
       // One read for every URL; a URL sent twice is there the second time.
-      const held = await stores.sources.findByUrls(
-        guru.id,
-        planned.map((plan) => plan.url),
-      );
+      const held = await stores.sources.findByUrls(guru.id, planned.map((plan) => plan.url));
       const queued: QueuedSource[] = [];
       for (const plan of planned) {
         const existing = held.get(plan.url);
@@ -196,10 +193,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const now = timestamp(this.#context);
     await this.#context.sql.transaction(async (tx) => {
       const { sources, jobs } = this.#storesOn(tx);
-      await sources.markForReindex(
-        rows.map((row) => row.id),
-        now,
-      );
+      await sources.markForReindex(rows.map((row) => row.id), now);
       await jobs.enqueue(
         'process_source',
         rows.map((row) => ({ id: row.id, host: row.url === null ? null : new URL(row.url).host })),
@@ -319,10 +313,10 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   }
 
   /**
-   * Stores a text or document under its name, inside the caller's transaction (`stores` are on it): new, replaced and
-   * queued again when its text, labels or privacy changed, else left as it is (`exists`). A new
-   * text keeps the privacy of the one it replaces unless `private` says otherwise; `error` stores
-   * it failed instead of queued.
+   * Stores a text or document under its name, inside the caller's transaction (`stores` are on
+   * it): new, replaced and queued again when its text, labels or privacy changed, else left as it
+   * is (`exists`). A new text keeps the privacy of the one it replaces unless `private` says
+   * otherwise; `error` stores it failed instead of queued.
    */
   async #store(
     { sources, jobs }: Stores,
@@ -372,11 +366,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
 
   /** Queues making the vectors of these sources (in one statement). */
   async queueEmbedding(sourceIds: readonly number[]): Promise<void> {
-    await this.#jobs.enqueue(
-      'embed_source',
-      sourceIds.map((id) => ({ id, host: null })),
-      Date.now(),
-    );
+    await this.#jobs.enqueue('embed_source', sourceIds.map((id) => ({ id, host: null })), Date.now());
     this.#writer.kick();
   }
 
