@@ -8,7 +8,7 @@
 import type { GuruRow } from '../gurus/local-gurus.js';
 import { Retriever, type ChunkHit, type MarkedChunk, type NearbyChunk, type RetrieveOptions } from '../search/retriever.js';
 import type { TextQuery } from '../search/query.js';
-import { ChunkRepository } from '../store/chunks.js';
+import { HEADING_SEPARATOR } from '../store/chunks.js';
 import { openMemoryDatabase, type Db } from '../store/database.js';
 import { passagesOf, type TextAttachment } from './passages.js';
 import { fuseRanked } from '../search/fusion.js';
@@ -49,10 +49,12 @@ export class AttachedRetriever extends Retriever {
 
   /** Fills the in-memory index; returns how many passages it holds. */
   #index(guru: GuruRow, attachments: readonly IndexedAttachment[]): number {
-    const chunks = new ChunkRepository(this.#memory);
     let count = 0;
     this.#memory.transaction(() => {
       this.#memory.prepare('INSERT INTO gurus (id, slug, name, date_created) VALUES (?, ?, ?, ?)').run(guru.id, guru.slug, guru.name, '');
+      const insertChunk = this.#memory.prepare(
+        'INSERT INTO chunks (source_id, guru_id, position, title, headings, body) VALUES (?, ?, ?, ?, ?, ?)',
+      );
       const insertSource = this.#memory.prepare(
         `INSERT INTO data_sources (id, guru_id, type, url, name, title, status, date_created) VALUES (?, ?, ?, ?, ?, ?, 'SUCCESS', '')`,
       );
@@ -60,7 +62,9 @@ export class AttachedRetriever extends Retriever {
         // Named by its link: file names repeat (app.log in two turns), a source's name may not; the title is what answers cite.
         insertSource.run(attachment.ordinal, guru.id, attachment.kind === 'PDF' ? 'PDF' : 'TEXT', attachment.link, attachment.link, attachment.name);
         const passages = passagesOf(attachment);
-        chunks.replace(attachment.ordinal, guru.id, attachment.name, passages);
+        for (const passage of passages) {
+          insertChunk.run(attachment.ordinal, guru.id, passage.position, attachment.name, passage.headings.join(HEADING_SEPARATOR), passage.body);
+        }
         count += passages.length;
       }
     })();

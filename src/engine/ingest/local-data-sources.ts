@@ -21,10 +21,12 @@ import { literalAddress, refusalMessage, restrictedKind } from '../../net/addres
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
-import { checkpoint, writeWhenFree } from '../store/database.js';
+import { checkpoint } from '../store/database.js';
 import { deletingText } from '../store/fts.js';
-import { JobRepository } from '../store/jobs.js';
+import { JobRepository, type JobQueueSettings, type QueuedSource } from '../store/jobs.js';
 import { SourceRepository, toListedSource, type NewDocumentSource, type SourceRow } from '../store/sources.js';
+import type { Sql } from '../store/sql.js';
+import { sqliteOf } from '../store/sqlite-sql.js';
 import type { FileKind } from './files.js';
 import type { LocalIntegrations } from './local-integrations.js';
 import { SourceReading } from './reading.js';
@@ -47,10 +49,18 @@ function sourceLabels(typeLabel: string, extra: readonly string[] = []): string[
   });
 }
 
+/** The repositories of data sources and their jobs, on one handle: the store, or a transaction of it. */
+interface Stores {
+  readonly sources: SourceRepository;
+  readonly jobs: JobRepository;
+}
+
 export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDocuments'> {
   readonly #context: EngineContext;
   readonly #gurus: LocalGurus;
   readonly #integrations: LocalIntegrations;
+  /** Jobs carry this process's permission: whichever process reads the source may not reach further. */
+  readonly #queue: JobQueueSettings;
   readonly #sources: SourceRepository;
   readonly #jobs: JobRepository;
   readonly #reading: SourceReading;
@@ -58,13 +68,13 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   readonly #writer: IngestionWriter;
 
   constructor(context: EngineContext, gurus: LocalGurus, integrations: LocalIntegrations) {
-    const { db, logger, settings } = context;
+    const { sql, logger, settings } = context;
     this.#context = context;
     this.#gurus = gurus;
     this.#integrations = integrations;
-    this.#sources = new SourceRepository(db);
-    // Jobs carry this process's permission: whichever process reads the source may not reach further.
-    this.#jobs = new JobRepository(db, { privateNetwork: settings.allowPrivateNetwork ?? false });
+    this.#queue = { privateNetwork: settings.allowPrivateNetwork ?? false };
+    this.#sources = new SourceRepository(sql);
+    this.#jobs = new JobRepository(sql, this.#queue);
     this.#reading = new SourceReading(
       {
         allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
@@ -93,20 +103,30 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const planned = await this.#planUrlSources(guru, request);
     const texts = await this.#readTexts(request.text_sources ?? []);
     const now = timestamp(this.#context);
-    const create = this.#context.db.transaction((): CreatedDataSource[] => [
-      ...planned.map((plan): CreatedDataSource => {
-        const existing = this.#sources.findByUrl(guru.id, plan.url);
-        if (existing) return { type: plan.created, url: plan.url, status: 'exists', id: existing.id, title: existing.title };
-        const row = this.#sources.insertUrl({ guruId: guru.id, type: plan.type, url: plan.url, labels: sourceLabels(plan.created, request.labels), now });
-        this.#jobs.enqueue('process_source', row.id, plan.host, Date.now());
-        return { type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title };
-      }),
-      ...texts.map(({ name, content, error }): CreatedDataSource => {
-        const { row, status } = this.#store({ guruId: guru.id, type: 'TEXT', name, title: name, content, labels: sourceLabels('Text', request.labels), now }, error);
-        return { type: 'Text', status, id: row.id, title: row.title, content: row.content ?? content };
-      }),
-    ]);
-    const created = await writeWhenFree(this.#context.db, () => create.immediate());
+    const created = await this.#context.sql.transaction(async (tx) => {
+      const stores = this.#storesOn(tx);
+      const results: CreatedDataSource[] = [];
+      // One read for every URL; a URL sent twice is there the second time.
+      const held = await stores.sources.findByUrls(guru.id, planned.map((plan) => plan.url));
+      const queued: QueuedSource[] = [];
+      for (const plan of planned) {
+        const existing = held.get(plan.url);
+        if (existing) {
+          results.push({ type: plan.created, url: plan.url, status: 'exists', id: existing.id, title: existing.title });
+          continue;
+        }
+        const row = await stores.sources.insertUrl({ guruId: guru.id, type: plan.type, url: plan.url, labels: sourceLabels(plan.created, request.labels), now });
+        held.set(plan.url, row);
+        queued.push({ id: row.id, host: plan.host });
+        results.push({ type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title });
+      }
+      await stores.jobs.enqueue('process_source', queued, Date.now());
+      for (const { name, content, error } of texts) {
+        const { row, status } = await this.#store(stores, { guruId: guru.id, type: 'TEXT', name, title: name, content, labels: sourceLabels('Text', request.labels), now }, error);
+        results.push({ type: 'Text', status, id: row.id, title: row.title, content: row.content ?? content });
+      }
+      return results;
+    });
     this.#writer.kick();
     return created;
   }
@@ -122,11 +142,12 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       const urls = request[kind] ?? [];
       if (urls.length === 0) continue;
       const { type, created } = URL_KIND_TYPES[kind];
-      if (type === 'JIRA' || type === 'ZENDESK' || type === 'CONFLUENCE') this.#integrations.require(guru, type, created);
+      if (type === 'JIRA' || type === 'ZENDESK' || type === 'CONFLUENCE') await this.#integrations.require(guru, type, created);
       const canonical = await canonicalUrls(kind, urls);
-      const fresh = new Set(canonical.filter((url) => !this.#sources.findByUrl(guru.id, url)));
+      const known = await this.#sources.findByUrls(guru.id, canonical);
+      const fresh = new Set(canonical.filter((url) => !known.has(url)));
       const limit = SOURCE_LIMITS[type];
-      const held = this.#sources.countOfType(guru.id, type);
+      const held = await this.#sources.countOfType(guru.id, type);
       if (held + fresh.size > limit) {
         throw Errors.invalidRequest(
           'create_sources',
@@ -165,18 +186,20 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const guru = await this.#gurus.find('reindex_sources', slug);
     const request = parseRequest(ReindexRequest, input, 'reindex_sources');
     const ids = [...new Set(request.ids)];
-    const rows = ids.map((id) => this.#sources.get(id));
-    const missing = ids.filter((id, i) => rows[i]?.guru_id !== guru.id);
+    const found = await this.#sources.getMany(ids);
+    const missing = ids.filter((id) => found.get(id)?.guru_id !== guru.id);
     if (missing.length > 0) throw Errors.invalidRequest('reindex_sources', `no data source with id ${missing.join(', ')} in this guru`);
+    const rows = ids.map((id) => found.get(id) as SourceRow);
     const now = timestamp(this.#context);
-    const reindex = this.#context.db.transaction(() => {
-      for (const row of rows) {
-        if (!row) continue;
-        this.#sources.markForReindex(row.id, now);
-        this.#jobs.enqueue('process_source', row.id, row.url === null ? null : new URL(row.url).host, Date.now());
-      }
+    await this.#context.sql.transaction(async (tx) => {
+      const { sources, jobs } = this.#storesOn(tx);
+      await sources.markForReindex(rows.map((row) => row.id), now);
+      await jobs.enqueue(
+        'process_source',
+        rows.map((row) => ({ id: row.id, host: row.url === null ? null : new URL(row.url).host })),
+        Date.now(),
+      );
     });
-    await writeWhenFree(this.#context.db, () => reindex.immediate());
     this.#writer.kick();
     return { msg: `Reindexing ${ids.length} data source${ids.length === 1 ? '' : 's'}` };
   }
@@ -191,9 +214,16 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const guru = await this.#gurus.find('delete_sources', slug);
     const request = parseRequest(DeleteDataSourcesRequest, input, 'delete_sources');
     const ids = [...new Set(request.ids)];
-    const remove = this.#context.db.transaction(() => deletingText(this.#context.db, () => this.#sources.delete(guru.id, ids)));
-    const deleted = await writeWhenFree(this.#context.db, () => remove.immediate());
-    checkpoint(this.#context.db);
+    const deleted = await this.#context.sql.transaction(async (tx) => {
+      const removed = await new SourceRepository(tx).delete(guru.id, ids);
+      // FTS5 only. PostgreSQL: nothing to merge; a tsvector/GIN index loses deleted rows' entries with VACUUM.
+      const db = sqliteOf(tx);
+      if (db) deletingText(db, () => undefined);
+      return removed;
+    });
+    // PostgreSQL: no log to empty into the file; deleted rows leave it with VACUUM.
+    const db = sqliteOf(this.#context.sql);
+    if (db) checkpoint(db);
     this.#context.logger.info('data sources deleted', { guru: guru.slug, requested: ids.length, deleted: deleted.length });
     return { msg: 'Data sources deleted successfully' };
   }
@@ -201,8 +231,8 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   async listDataSources(slug: string, input: ListDataSourcesQuery): Promise<DataSourcePage> {
     const guru = await this.#gurus.find('list_sources', slug);
     const query = parseRequest(ListDataSourcesQuery, input, 'list_sources');
-    const rows = this.#sources.page(guru.id, query.page_size, (query.page - 1) * query.page_size);
-    return { count: this.#sources.count(guru.id), page: query.page, page_size: query.page_size, results: rows.map(toListedSource) };
+    const rows = await this.#sources.page(guru.id, query.page_size, (query.page - 1) * query.page_size);
+    return { count: await this.#sources.count(guru.id), page: query.page, page_size: query.page_size, results: rows.map(toListedSource) };
   }
 
   /**
@@ -227,8 +257,9 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       const type = kind.kind === 'document' ? kind.document : 'TEXT';
       const read = await this.#readFile(file, kind);
       const title = read.title || file.name;
-      const store = this.#context.db.transaction(() =>
+      const { row, status } = await this.#context.sql.transaction((tx) =>
         this.#store(
+          this.#storesOn(tx),
           {
             guruId: guru.id,
             type,
@@ -242,7 +273,6 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
           read.error,
         ),
       );
-      const { row, status } = await writeWhenFree(this.#context.db, () => store.immediate());
       results.push({ name: file.name, status, id: row.id, type, title, private: options.private ?? false });
     }
     this.#writer.kick();
@@ -283,13 +313,17 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   }
 
   /**
-   * Stores a text or document under its name, inside the caller's transaction: new, replaced and
-   * queued again when its text, labels or privacy changed, else left as it is (`exists`). A new
-   * text keeps the privacy of the one it replaces unless `private` says otherwise; `error` stores
-   * it failed instead of queued.
+   * Stores a text or document under its name, inside the caller's transaction (`stores` are on
+   * it): new, replaced and queued again when its text, labels or privacy changed, else left as it
+   * is (`exists`). A new text keeps the privacy of the one it replaces unless `private` says
+   * otherwise; `error` stores it failed instead of queued.
    */
-  #store(source: Omit<NewDocumentSource, 'private'> & { readonly private?: boolean }, error?: string): { row: SourceRow; status: 'success' | 'exists' } {
-    const existing = this.#sources.findStored(source.guruId, source.type, source.name);
+  async #store(
+    { sources, jobs }: Stores,
+    source: Omit<NewDocumentSource, 'private'> & { readonly private?: boolean },
+    error?: string,
+  ): Promise<{ row: SourceRow; status: 'success' | 'exists' }> {
+    const existing = await sources.findStored(source.guruId, source.type, source.name);
     const isPrivate = source.private ?? existing?.private === 1;
     const unchanged =
       existing !== undefined &&
@@ -300,10 +334,10 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       existing.private === (isPrivate ? 1 : 0);
     if (unchanged) return { row: existing, status: 'exists' };
     const row = existing
-      ? this.#sources.replaceStored(existing.id, { title: source.title, content: source.content, private: isPrivate, labels: source.labels })
-      : this.#sources.insertDocument({ ...source, private: isPrivate });
-    if (error !== undefined) this.#sources.markFailed(row.id, error);
-    else this.#jobs.enqueue('process_source', row.id, null, Date.now());
+      ? await sources.replaceStored(existing.id, { title: source.title, content: source.content, private: isPrivate, labels: source.labels })
+      : await sources.insertDocument({ ...source, private: isPrivate });
+    if (error !== undefined) await sources.markFailed(row.id, error);
+    else await jobs.enqueue('process_source', [{ id: row.id, host: null }], Date.now());
     return { row, status: 'success' };
   }
 
@@ -330,14 +364,14 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     this.#writer.leave();
   }
 
-  /** Queues making the vectors of these sources. */
-  queueEmbedding(sourceIds: readonly number[]): void {
-    this.#context.db
-      .transaction(() => {
-        for (const id of sourceIds) this.#jobs.enqueue('embed_source', id, null, Date.now());
-      })
-      .immediate();
+  /** Queues making the vectors of these sources (in one statement). */
+  async queueEmbedding(sourceIds: readonly number[]): Promise<void> {
+    await this.#jobs.enqueue('embed_source', sourceIds.map((id) => ({ id, host: null })), Date.now());
     this.#writer.kick();
+  }
+
+  #storesOn(sql: Sql): Stores {
+    return { sources: new SourceRepository(sql), jobs: new JobRepository(sql, this.#queue) };
   }
 
   /** Resolves once no data-source processing is queued or running. */

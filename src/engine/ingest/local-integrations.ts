@@ -27,14 +27,14 @@ export class LocalIntegrations implements Pick<GuruAdmin, 'setIntegration' | 'li
   constructor(context: EngineContext, gurus: LocalGurus) {
     this.#context = context;
     this.#gurus = gurus;
-    this.#integrations = new IntegrationRepository(context.db, new SecretBox(context.settings.dataDir));
+    this.#integrations = new IntegrationRepository(context.sql, new SecretBox(context.settings.dataDir));
   }
 
   async setIntegration(slug: string, input: IntegrationInput): Promise<Integration> {
     const guru = await this.#gurus.find('admin', slug);
     const request = parseRequest(IntegrationInput, input, 'admin');
     const now = timestamp(this.#context);
-    this.#integrations.set(
+    await this.#integrations.set(
       guru.id,
       { kind: INTEGRATION_TYPES[request.kind], baseUrl: request.base_url.replace(/\/+$/, ''), email: request.email ?? null, token: request.token },
       now,
@@ -44,7 +44,7 @@ export class LocalIntegrations implements Pick<GuruAdmin, 'setIntegration' | 'li
 
   async listIntegrations(slug: string): Promise<Integration[]> {
     const guru = await this.#gurus.find('admin', slug);
-    return this.#integrations.list(guru.id).map((item) => ({
+    return (await this.#integrations.list(guru.id)).map((item) => ({
       kind: item.kind.toLowerCase() as IntegrationKind,
       base_url: item.baseUrl,
       email: item.email,
@@ -58,12 +58,12 @@ export class LocalIntegrations implements Pick<GuruAdmin, 'setIntegration' | 'li
   }
 
   /** What the readers of the guru's sources of this kind sign in with, if set. */
-  credentials(guruId: number, type: IntegrationType): IntegrationCredentials | undefined {
+  credentials(guruId: number, type: IntegrationType): Promise<IntegrationCredentials | undefined> {
     return this.#integrations.credentials(guruId, type);
   }
 
   /** Refuses, naming the integration (`name`), when the guru has none of this type. */
-  require(guru: GuruRow, type: IntegrationType, name: string): void {
-    if (!this.credentials(guru.id, type)) throw Errors.integrationMissing(name, guru.slug);
+  async require(guru: GuruRow, type: IntegrationType, name: string): Promise<void> {
+    if (!(await this.credentials(guru.id, type))) throw Errors.integrationMissing(name, guru.slug);
   }
 }

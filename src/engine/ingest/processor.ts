@@ -16,11 +16,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
-import type { ChunkRepository } from '../store/chunks.js';
-import type { LinkRepository, NewLink } from '../store/links.js';
-import { isBusy, type Db } from '../store/database.js';
-import { leaseOwner, type JobRepository, type JobRow } from '../store/jobs.js';
-import type { SourceRepository } from '../store/sources.js';
+import { ChunkRepository } from '../store/chunks.js';
+import { LinkRepository, type NewLink } from '../store/links.js';
+import { isBusy } from '../store/database.js';
+import { JobRepository, leaseOwner, type JobQueueSettings, type JobRow } from '../store/jobs.js';
+import { SourceRepository } from '../store/sources.js';
+import type { Sql } from '../store/sql.js';
 import { linksOf } from './links.js';
 import { chunkMarkdown, type Chunk } from './chunker.js';
 import type { SourceReading, SourceText } from './reading.js';
@@ -44,8 +45,8 @@ const BATCH_CHARACTERS = 64 * 1024;
 /** or this long after its first source was read. */
 const BATCH_DELAY_MS = 20;
 
-export interface ProcessorStores {
-  readonly db: Db;
+/** The repositories the processor works with, on one handle: its connection, or a transaction of it. */
+interface Stores {
   readonly jobs: JobRepository;
   readonly sources: SourceRepository;
   readonly chunks: ChunkRepository;
@@ -107,16 +108,16 @@ function verdictOf(error: unknown, attempts: number): Verdict {
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export class SourceProcessor {
-  readonly #stores: ProcessorStores;
+  readonly #sql: Sql;
+  readonly #queue: JobQueueSettings;
+  /** The repositories on the processor's own connection (outside its transactions). */
+  readonly #stores: Stores;
   readonly #reading: SourceReading;
   readonly #logger: Logger;
   readonly #limits: ProcessorLimits;
   readonly #leaseMs: number;
   readonly #owner = leaseOwner(randomUUID());
   readonly #embedder: Embedder | undefined;
-  readonly #storeBatch: (batch: readonly ReadSource[]) => void;
-  readonly #finish: (job: JobRow) => void;
-  readonly #giveUp: (job: JobRow, reason: string) => void;
   readonly #poll: NodeJS.Timeout;
   readonly #renew: NodeJS.Timeout;
   readonly #stopping = new AbortController();
@@ -137,77 +138,45 @@ export class SourceProcessor {
   #batch: ReadSource[] = [];
   #batchCharacters = 0;
   #batchTimer: NodeJS.Timeout | undefined;
+  /** Settles when the batches handed to the store so far are committed (or failed): one commits at a time. */
+  #committed: Promise<void> = Promise.resolve();
 
+  /**
+   * `sql` is the processor's own connection (the writer thread's); `queue` marks the jobs it
+   * queues itself (a source's vectors) with the thread's private-network permission.
+   */
   constructor(
-    stores: ProcessorStores,
+    sql: Sql,
+    queue: JobQueueSettings,
     reading: SourceReading,
     logger: Logger,
     limits: ProcessorLimits = DEFAULT_LIMITS,
     embedder?: Embedder,
   ) {
+    this.#sql = sql;
+    this.#queue = queue;
+    this.#stores = this.#storesOn(sql);
     this.#embedder = embedder;
-    this.#stores = stores;
     this.#reading = reading;
     this.#logger = logger;
     this.#limits = limits;
     this.#leaseMs = limits.leaseMs ?? LEASE_MS;
-    // Immediate transactions take the write lock before reading, so that two processes never
-    // both read and then fail to upgrade to a write. A batch is stored in one transaction; only if
-    // that fails is it stored again with each source in a savepoint of its own, so that one that
-    // cannot be stored fails alone. (A savepoint for every source of every batch would first copy
-    // each page the source changes into a sub-journal: 478 MB of temporary-file writes for the
-    // PostgreSQL manual, whose database is 25 MB.)
-    const renewAll = () => {
-      // Renewals cannot run while this transaction blocks the event loop; renewed here, once per
-      // batch, the other jobs under way are not seen expired by a process that gets the write
-      // lock after a long one.
-      stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
-    };
-    const storeAll = stores.db.transaction((batch: readonly ReadSource[]) => {
-      for (const read of batch) this.#index(read.job, read.chunked);
-      renewAll();
-    });
-    const indexOne = stores.db.transaction((job: JobRow, chunked: Chunked) => this.#index(job, chunked));
-    const storeEach = stores.db.transaction((batch: readonly ReadSource[]) => {
-      const settles = batch.map((read) => {
-        try {
-          indexOne(read.job, read.chunked);
-          return read.committed;
-        } catch (error) {
-          return () => read.failed(error);
-        }
-      });
-      renewAll();
-      return settles;
-    });
-    this.#storeBatch = (batch) => {
-      let settles: ReadonlyArray<() => void>;
-      try {
-        storeAll.immediate(batch);
-        settles = batch.map((read) => read.committed);
-      } catch (error) {
-        // A busy lock fails the other way too; the caller retries the batch's sources.
-        if (isBusy(error)) throw error;
-        settles = storeEach.immediate(batch);
-      }
-      for (const settle of settles) settle();
-    };
-    const giveUp = stores.db.transaction((job: JobRow, reason: string) => {
-      if (stores.jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) {
-        stores.sources.markFailed(job.source_id, reason);
-        stores.jobs.complete(job.id);
-      }
-    });
-    this.#giveUp = (job, reason) => giveUp.immediate(job, reason);
-    const finish = stores.db.transaction((job: JobRow) => {
-      if (stores.jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) stores.jobs.complete(job.id);
-    });
-    this.#finish = (job) => finish.immediate(job);
-    this.#releaseDeadLeases();
-    this.#poll = setInterval(() => this.#pollForWork(), POLL_MS);
+    void this.#releaseDeadLeases().catch((error: unknown) =>
+      this.#logger.error('could not take over work left by stopped processes', { reason: messageOf(error) }),
+    );
+    this.#poll = setInterval(() => void this.#pollForWork(), POLL_MS);
     this.#poll.unref();
-    this.#renew = setInterval(() => this.#renewLeases(), this.#leaseMs / RENEWALS_PER_LEASE);
+    this.#renew = setInterval(() => void this.#renewLeases(), this.#leaseMs / RENEWALS_PER_LEASE);
     this.#renew.unref();
+  }
+
+  #storesOn(sql: Sql): Stores {
+    return {
+      jobs: new JobRepository(sql, this.#queue),
+      sources: new SourceRepository(sql),
+      chunks: new ChunkRepository(sql),
+      links: new LinkRepository(sql),
+    };
   }
 
   /** Who holds this processor's leases (see leaseOwner). */
@@ -230,30 +199,33 @@ export class SourceProcessor {
   #claimSoon(): void {
     if (this.#claiming || this.#closed) return;
     this.#claiming = true;
-    setImmediate(() => this.#claimJobs());
+    setImmediate(() => void this.#claimJobs());
   }
 
   /** Stops taking work, abandons reads under way and gives their jobs back for another process. */
   async close(): Promise<void> {
     // What was read is kept; only what is still being read is given back.
-    this.#commitBatch();
+    const committed = this.#commitBatch();
     this.#closed = true;
     clearInterval(this.#poll);
     clearInterval(this.#renew);
     clearTimeout(this.#wakeUp);
     this.#stopping.abort(new Error('the engine is closing'));
-    for (const job of this.#inFlight.values()) this.#stores.jobs.release(job, this.#owner, Date.now());
+    const unread = [...this.#inFlight.values()];
     this.#inFlight.clear();
     this.#fetching.clear();
+    await committed;
+    const now = Date.now();
+    for (const job of unread) await this.#stores.jobs.release(job, this.#owner, now);
   }
 
   /** Reads only, unless there is work: an idle process writes nothing. */
-  #pollForWork(): void {
+  async #pollForWork(): Promise<void> {
     if (this.#closed) return;
     try {
-      const at = this.#stores.jobs.nextAvailableAt();
+      const at = await this.#stores.jobs.nextAvailableAt();
       if (at === null) return;
-      const released = this.#releaseDeadLeases();
+      const released = await this.#releaseDeadLeases();
       if (released > 0 || at <= Date.now()) this.kick();
     } catch (error) {
       this.#logger.error('could not look for work in the queue', { reason: messageOf(error) });
@@ -261,16 +233,16 @@ export class SourceProcessor {
   }
 
   /** Frees the jobs of processes of this machine that are gone; how many. */
-  #releaseDeadLeases(): number {
-    const released = this.#stores.jobs.releaseDeadLeases(this.#owner);
+  async #releaseDeadLeases(): Promise<number> {
+    const released = await this.#stores.jobs.releaseDeadLeases(this.#owner);
     if (released > 0) this.#logger.info('took over work left by a stopped process', { jobs: released });
     return released;
   }
 
-  #renewLeases(): void {
+  async #renewLeases(): Promise<void> {
     if (this.#inFlight.size === 0) return;
     try {
-      this.#stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+      await this.#stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
     } catch (error) {
       this.#logger.warn('could not renew the leases of jobs under way', { reason: messageOf(error) });
     }
@@ -282,15 +254,20 @@ export class SourceProcessor {
     return [...perHost].filter(([, count]) => count >= this.#limits.perHost).map(([host]) => host);
   }
 
-  #claimJobs(): void {
+  async #claimJobs(): Promise<void> {
     try {
       while (!this.#closed && this.#inFlight.size < this.#limits.concurrency) {
         const busyHosts = this.#busyHosts();
         if (this.#exhaustedWith?.every((host) => busyHosts.includes(host))) break;
-        const job = this.#stores.jobs.claim(this.#owner, Date.now(), this.#leaseMs, busyHosts);
+        const job = await this.#stores.jobs.claim(this.#owner, Date.now(), this.#leaseMs, busyHosts);
         if (!job) {
           this.#exhaustedWith = busyHosts;
-          this.#scheduleWakeUp();
+          await this.#scheduleWakeUp();
+          break;
+        }
+        if (this.#closed) {
+          // Closed while claiming: the job goes back at once.
+          await this.#stores.jobs.release(job, this.#owner, Date.now());
           break;
         }
         this.#inFlight.set(job.id, job);
@@ -315,10 +292,10 @@ export class SourceProcessor {
   }
 
   /** Jobs waiting for a retry, or leased by a process that may have died, come due later. */
-  #scheduleWakeUp(): void {
+  async #scheduleWakeUp(): Promise<void> {
     if (this.#closed) return;
-    const at = this.#stores.jobs.nextAvailableAt();
-    if (at === null) return;
+    const at = await this.#stores.jobs.nextAvailableAt();
+    if (at === null || this.#closed) return;
     clearTimeout(this.#wakeUp);
     this.#wakeUp = setTimeout(() => this.kick(), Math.max(0, at - Date.now()) + 5);
     this.#wakeUp.unref();
@@ -327,18 +304,18 @@ export class SourceProcessor {
   async #run(job: JobRow): Promise<void> {
     // A job that keeps killing its process never reaches the catch below; stop it here.
     if (job.attempts > MAX_ATTEMPTS) {
-      this.#giveUp(job, `Processing failed ${MAX_ATTEMPTS} times; the source could not be indexed.`);
+      await this.#giveUp(job, `Processing failed ${MAX_ATTEMPTS} times; the source could not be indexed.`);
       return;
     }
-    const source = this.#stores.sources.get(job.source_id);
+    const source = await this.#stores.sources.get(job.source_id);
     if (!source) {
-      this.#stores.jobs.complete(job.id);
+      await this.#stores.jobs.complete(job.id);
       return;
     }
     try {
       if (job.kind === 'embed_source') {
         await this.#embedder?.embedSource(job.source_id, this.#stopping.signal);
-        if (!this.#closed) this.#finish(job);
+        if (!this.#closed) await this.#finish(job);
         return;
       }
       const text = await this.#reading.read(source, this.#stopping.signal, () => this.#fetched(job), job.private_network === 1);
@@ -351,7 +328,7 @@ export class SourceProcessor {
       await this.#addToBatch(job, { text, title, pieces: chunkMarkdown(text.markdown, { title }), links });
     } catch (error) {
       if (this.#closed) return;
-      this.#fail(job, error);
+      await this.#fail(job, error);
     }
   }
 
@@ -360,67 +337,140 @@ export class SourceProcessor {
     return new Promise((committed, failed) => {
       this.#batch.push({ job, chunked, committed, failed });
       this.#batchCharacters += chunked.text.markdown.length;
-      if (this.#batch.length >= BATCH_SOURCES || this.#batchCharacters >= BATCH_CHARACTERS) this.#commitBatch();
-      else this.#batchTimer ??= setTimeout(() => this.#commitBatch(), BATCH_DELAY_MS);
+      if (this.#batch.length >= BATCH_SOURCES || this.#batchCharacters >= BATCH_CHARACTERS) void this.#commitBatch();
+      else this.#batchTimer ??= setTimeout(() => void this.#commitBatch(), BATCH_DELAY_MS);
     });
   }
 
-  #commitBatch(): void {
+  /** Hands the batch to the store, after the batches before it; settles once it is committed (or failed). */
+  #commitBatch(): Promise<void> {
     clearTimeout(this.#batchTimer);
     this.#batchTimer = undefined;
     const batch = this.#batch;
     this.#batch = [];
     this.#batchCharacters = 0;
-    if (batch.length === 0) return;
+    if (batch.length > 0) this.#committed = this.#committed.then(() => this.#storeBatch(batch));
+    return this.#committed;
+  }
+
+  /**
+   * Stores a batch in one transaction; only if that fails is it stored again with each source in a
+   * savepoint of its own, so that one that cannot be stored fails alone. (A savepoint for every
+   * source of every batch would first copy each page the source changes into a sub-journal: 478 MB
+   * of temporary-file writes for the PostgreSQL manual, whose database is 25 MB.) The
+   * transactions take the write lock before they read (SQLite: BEGIN IMMEDIATE), so that two
+   * processes never both read and then fail to upgrade to a write. Never rejects: each source's
+   * promise says how it went.
+   */
+  async #storeBatch(batch: readonly ReadSource[]): Promise<void> {
+    let settles: ReadonlyArray<() => void>;
     try {
-      this.#storeBatch(batch);
-      // The batch queued the vectors of its sources.
-      if (this.#embedder) this.kick();
+      try {
+        await this.#sql.transaction(async (tx) => {
+          const stores = this.#storesOn(tx);
+          for (const read of batch) await this.#index(stores, read.job, read.chunked);
+          await this.#renewAllIn(stores);
+        });
+        settles = batch.map((read) => read.committed);
+      } catch (error) {
+        // A busy lock (SQLITE_BUSY past the busy timeout) fails the other way too; the sources are retried.
+        // PostgreSQL: no busy lock there (row locks wait); a lock_timeout or a lost connection would be the error to pass on here.
+        if (isBusy(error)) throw error;
+        settles = await this.#sql.transaction(async (tx) => {
+          const stores = this.#storesOn(tx);
+          const each: Array<() => void> = [];
+          for (const read of batch) {
+            // SAVEPOINT, RELEASE and ROLLBACK TO read the same on SQLite and PostgreSQL.
+            await tx.exec('SAVEPOINT one_source');
+            try {
+              await this.#index(stores, read.job, read.chunked);
+              await tx.exec('RELEASE one_source');
+              each.push(read.committed);
+            } catch (error) {
+              await tx.exec('ROLLBACK TO one_source; RELEASE one_source');
+              each.push(() => read.failed(error));
+            }
+          }
+          await this.#renewAllIn(stores);
+          return each;
+        });
+      }
     } catch (error) {
       // The transaction itself failed (the database busy past its timeout, say): each source is retried.
       for (const read of batch) read.failed(error);
+      return;
     }
+    for (const settle of settles) settle();
+    // The batch queued the vectors of its sources.
+    if (this.#embedder) this.kick();
   }
 
-  #fail(job: JobRow, error: unknown): void {
+  /**
+   * Renewed in each batch's transaction, once per batch: the other jobs under way are not seen
+   * expired by a process that gets the write lock after a long one (the renewal timer's statement
+   * waits for the transaction).
+   */
+  #renewAllIn(stores: Stores): Promise<void> {
+    return stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+  }
+
+  /** Completes a job whose work is done, unless its claim is stale. */
+  #finish(job: JobRow): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const { jobs } = this.#storesOn(tx);
+      if (await jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) await jobs.complete(job.id);
+    });
+  }
+
+  /** Fails the source for good and completes its job, unless the claim is stale. */
+  #giveUp(job: JobRow, reason: string): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      const { jobs, sources } = this.#storesOn(tx);
+      if (await jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) {
+        await sources.markFailed(job.source_id, reason);
+        await jobs.complete(job.id);
+      }
+    });
+  }
+
+  async #fail(job: JobRow, error: unknown): Promise<void> {
     const reason = messageOf(error);
     const verdict = verdictOf(error, job.attempts);
     if (verdict.retry) {
       this.#logger.warn('reading a data source failed; will retry', { source: job.source_id, attempt: job.attempts, in_ms: verdict.afterMs, reason });
-      this.#stores.jobs.release(job, this.#owner, Date.now() + verdict.afterMs);
       // Work that comes due later: the wake-up must know of it.
       this.#exhaustedWith = undefined;
+      await this.#stores.jobs.release(job, this.#owner, Date.now() + verdict.afterMs);
       return;
     }
     if (job.kind === 'embed_source') {
       // The source stays searchable by its words; only its vectors are missing.
       this.#logger.warn('embedding a data source failed; it is searched lexically', { source: job.source_id, reason });
-      this.#finish(job);
+      await this.#finish(job);
       return;
     }
     this.#logger.warn('data source failed', { source: job.source_id, reason });
-    this.#giveUp(job, reason);
+    await this.#giveUp(job, reason);
   }
 
-  /** Runs inside one transaction: content, chunks, status and job change together or not at all. */
-  #index(job: JobRow, { text, title, pieces, links: outgoing }: Chunked): void {
-    const { sources, chunks, links, jobs } = this.#stores;
+  /** Runs inside one transaction (`stores` are on it): content, chunks, status and job change together or not at all. */
+  async #index({ sources, chunks, links, jobs }: Stores, job: JobRow, { text, title, pieces, links: outgoing }: Chunked): Promise<void> {
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
-    if (!jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) return;
-    const source = sources.get(job.source_id);
+    if (!(await jobs.renew(job, this.#owner, Date.now() + this.#leaseMs))) return;
+    const source = await sources.get(job.source_id);
     if (source) {
       if (pieces.length === 0) {
-        chunks.replace(source.id, source.guru_id, '', []);
-        links.replace(source.id, source.guru_id, []);
-        sources.markFailed(source.id, 'The source has no text to index.');
+        await chunks.replace(source.id, source.guru_id, '', []);
+        await links.replace(source.id, source.guru_id, []);
+        await sources.markFailed(source.id, 'The source has no text to index.');
       } else {
-        chunks.replace(source.id, source.guru_id, title, pieces);
-        links.replace(source.id, source.guru_id, outgoing);
-        sources.markSucceeded(source.id, source.url === null ? undefined : { title: text.title, content: text.markdown });
-        if (this.#embedder) jobs.enqueue('embed_source', source.id, null, Date.now());
+        await chunks.replace(source.id, source.guru_id, title, pieces);
+        await links.replace(source.id, source.guru_id, outgoing);
+        await sources.markSucceeded(source.id, source.url === null ? undefined : { title: text.title, content: text.markdown });
+        if (this.#embedder) await jobs.enqueue('embed_source', [{ id: source.id, host: null }], Date.now());
       }
     }
-    jobs.complete(job.id);
+    await jobs.complete(job.id);
   }
 }

@@ -34,7 +34,7 @@ const INTEGRATION_NAMES: Record<IntegrationKind, string> = { JIRA: 'Jira', ZENDE
 
 export class SourceReading {
   readonly #options: ReadingOptions;
-  readonly #credentials: (guruId: number, kind: IntegrationKind) => IntegrationCredentials | undefined;
+  readonly #credentials: (guruId: number, kind: IntegrationKind) => Promise<IntegrationCredentials | undefined>;
   #fetcher: Promise<HttpFetcher> | undefined;
   /** The HTTP client of reads queued by a process that might not reach private addresses, when this one may. */
   #publicFetcher: Promise<HttpFetcher> | undefined;
@@ -43,7 +43,7 @@ export class SourceReading {
   /** Readers shared by the sources of a type, apart for reads that may reach private addresses and those that may not. */
   #shared = new Map<`${DataSourceType}:${boolean}`, Promise<SourceReader>>();
 
-  constructor(options: ReadingOptions, credentials: (guruId: number, kind: IntegrationKind) => IntegrationCredentials | undefined) {
+  constructor(options: ReadingOptions, credentials: (guruId: number, kind: IntegrationKind) => Promise<IntegrationCredentials | undefined>) {
     this.#options = options;
     this.#credentials = credentials;
   }
@@ -135,7 +135,7 @@ export class SourceReading {
 
   /** Integration readers carry the guru's credentials, read afresh for every source. */
   async #integrationReader(guruId: number, kind: IntegrationKind, privateNetwork: boolean): Promise<SourceReader> {
-    const credentials = this.#credentials(guruId, kind);
+    const credentials = await this.#credentials(guruId, kind);
     if (!credentials) {
       throw new SourceError(
         `The ${INTEGRATION_NAMES[kind]} integration of this guru is not set up; set it with \`guru-mcp integration set\` and reindex the source.`,

@@ -127,14 +127,14 @@ export class LocalSearch implements Searching {
    * unreachable, search stays lexical and this is tried again every minute,
    * until `signal` says the engine is closing.
    */
-  async prepareEmbeddings(queue: (sourceIds: number[]) => void, signal: AbortSignal): Promise<void> {
+  async prepareEmbeddings(queue: (sourceIds: number[]) => Promise<void> | void, signal: AbortSignal): Promise<void> {
     let semantic: SemanticSearch | undefined;
     try {
       semantic = await this.#semantic;
       if (!semantic || signal.aborted) return;
       const sourceIds = await semantic.prepare();
       if (signal.aborted || sourceIds.length === 0) return;
-      queue(sourceIds);
+      await queue(sourceIds);
       this.#context.logger.info('embedding sources', { sources: sourceIds.length, model: semantic.model });
     } catch (error) {
       if (signal.aborted) return;

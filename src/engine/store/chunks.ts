@@ -1,4 +1,5 @@
-import type { Db } from './database.js';
+import { jsonRows } from './dialect.js';
+import type { Sql } from './sql.js';
 
 export interface NewChunk {
   readonly position: number;
@@ -10,21 +11,24 @@ export interface NewChunk {
 export const HEADING_SEPARATOR = ' › ';
 
 export class ChunkRepository {
-  readonly #deleteForSource;
-  readonly #insert;
+  readonly #sql: Sql;
 
-  constructor(db: Db) {
-    this.#deleteForSource = db.prepare<[number]>('DELETE FROM chunks WHERE source_id = ?');
-    this.#insert = db.prepare<[number, number, number, string, string, string]>(
-      'INSERT INTO chunks (source_id, guru_id, position, title, headings, body) VALUES (?, ?, ?, ?, ?, ?)',
-    );
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
-  /** Replaces every chunk of a source; the FTS index follows through triggers. Call inside a transaction. */
-  replace(sourceId: number, guruId: number, title: string, chunks: readonly NewChunk[]): void {
-    this.#deleteForSource.run(sourceId);
-    for (const chunk of chunks) {
-      this.#insert.run(sourceId, guruId, chunk.position, title, chunk.headings.join(HEADING_SEPARATOR), chunk.body);
-    }
+  /**
+   * Replaces every chunk of a source, the new ones in one statement (one JSON list of them); the
+   * FTS index follows through triggers. Call inside a transaction.
+   */
+  async replace(sourceId: number, guruId: number, title: string, chunks: readonly NewChunk[]): Promise<void> {
+    await this.#sql.run('DELETE FROM chunks WHERE source_id = ?', [sourceId]);
+    if (chunks.length === 0) return;
+    const rows = chunks.map((chunk) => [chunk.position, chunk.headings.join(HEADING_SEPARATOR), chunk.body]);
+    await this.#sql.run(
+      `INSERT INTO chunks (source_id, guru_id, position, title, headings, body)
+       SELECT ?, ?, CAST(value ->> 0 AS BIGINT), ?, value ->> 1, value ->> 2 FROM ${jsonRows(this.#sql.dialect)}`,
+      [sourceId, guruId, title, JSON.stringify(rows)],
+    );
   }
 }

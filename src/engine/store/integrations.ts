@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { Sql } from './sql.js';
 import type { SecretBox } from './secrets.js';
 
 export type IntegrationKind = 'JIRA' | 'ZENDESK' | 'CONFLUENCE';
@@ -27,44 +27,38 @@ interface IntegrationRow {
   readonly date_created: string;
 }
 
-export class IntegrationRepository {
-  readonly #secrets: SecretBox;
-  readonly #upsert;
-  readonly #get;
-  readonly #list;
-  readonly #remove;
+const COLUMNS = 'kind, base_url, email, sealed_token, date_created';
 
-  constructor(db: Db, secrets: SecretBox) {
+export class IntegrationRepository {
+  readonly #sql: Sql;
+  readonly #secrets: SecretBox;
+
+  constructor(sql: Sql, secrets: SecretBox) {
+    this.#sql = sql;
     this.#secrets = secrets;
-    this.#upsert = db.prepare<[number, IntegrationKind, string, string | null, Buffer, string]>(
+  }
+
+  async set(guruId: number, credentials: IntegrationCredentials, now: string): Promise<void> {
+    await this.#sql.run(
       `INSERT INTO integrations (guru_id, kind, base_url, email, sealed_token, date_created) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (guru_id, kind) DO UPDATE SET base_url = excluded.base_url, email = excluded.email,
          sealed_token = excluded.sealed_token, date_created = excluded.date_created`,
+      [guruId, credentials.kind, credentials.baseUrl, credentials.email, this.#secrets.seal(credentials.token), now],
     );
-    this.#get = db.prepare<[number, IntegrationKind], IntegrationRow>(
-      'SELECT kind, base_url, email, sealed_token, date_created FROM integrations WHERE guru_id = ? AND kind = ?',
-    );
-    this.#list = db.prepare<[number], IntegrationRow>(
-      'SELECT kind, base_url, email, sealed_token, date_created FROM integrations WHERE guru_id = ? ORDER BY kind',
-    );
-    this.#remove = db.prepare<[number, IntegrationKind]>('DELETE FROM integrations WHERE guru_id = ? AND kind = ?');
   }
 
-  set(guruId: number, credentials: IntegrationCredentials, now: string): void {
-    this.#upsert.run(guruId, credentials.kind, credentials.baseUrl, credentials.email, this.#secrets.seal(credentials.token), now);
-  }
-
-  credentials(guruId: number, kind: IntegrationKind): IntegrationCredentials | undefined {
-    const row = this.#get.get(guruId, kind);
+  async credentials(guruId: number, kind: IntegrationKind): Promise<IntegrationCredentials | undefined> {
+    const row = await this.#sql.get<IntegrationRow>(`SELECT ${COLUMNS} FROM integrations WHERE guru_id = ? AND kind = ?`, [guruId, kind]);
     return row && { kind: row.kind, baseUrl: row.base_url, email: row.email, token: this.#secrets.open(row.sealed_token) };
   }
 
-  list(guruId: number): IntegrationSummary[] {
-    return this.#list.all(guruId).map((row) => ({ kind: row.kind, baseUrl: row.base_url, email: row.email, dateCreated: row.date_created }));
+  async list(guruId: number): Promise<IntegrationSummary[]> {
+    const rows = await this.#sql.all<IntegrationRow>(`SELECT ${COLUMNS} FROM integrations WHERE guru_id = ? ORDER BY kind`, [guruId]);
+    return rows.map((row) => ({ kind: row.kind, baseUrl: row.base_url, email: row.email, dateCreated: row.date_created }));
   }
 
   /** Returns whether there was one to remove. */
-  remove(guruId: number, kind: IntegrationKind): boolean {
-    return this.#remove.run(guruId, kind).changes > 0;
+  async remove(guruId: number, kind: IntegrationKind): Promise<boolean> {
+    return (await this.#sql.run('DELETE FROM integrations WHERE guru_id = ? AND kind = ?', [guruId, kind])).changes > 0;
   }
 }

@@ -1,6 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { Db } from './database.js';
+import { jsonRows, jsonValues, larger } from './dialect.js';
+import type { Sql } from './sql.js';
 
 /** Reading and indexing a source; making vectors for its chunks (when embeddings are configured). */
 export type JobKind = 'process_source' | 'embed_source';
@@ -14,6 +15,12 @@ export interface JobRow {
   readonly host: string | null;
   /** 1 when the process that queued the job might reach loopback and private addresses. */
   readonly private_network: 0 | 1;
+}
+
+/** A source to queue work on, and the host its job fetches from (null for work without network access). */
+export interface QueuedSource {
+  readonly id: number;
+  readonly host: string | null;
 }
 
 export interface JobQueueSettings {
@@ -62,100 +69,107 @@ function isAlive(pid: number): boolean {
  * available again, so a restart resumes whatever was left unfinished.
  */
 export class JobRepository {
-  readonly #enqueue;
-  readonly #claim;
-  readonly #complete;
-  readonly #release;
-  readonly #nextAvailable;
-  readonly #owners;
-  readonly #releaseOwner;
-  readonly #renew;
-  readonly #renewOwner;
+  readonly #sql: Sql;
   readonly #privateNetwork: 0 | 1;
 
-  constructor(db: Db, settings: JobQueueSettings = {}) {
+  constructor(sql: Sql, settings: JobQueueSettings = {}) {
+    this.#sql = sql;
     this.#privateNetwork = settings.privateNetwork === true ? 1 : 0;
-    this.#enqueue = db.prepare<[JobKind, number, string | null, 0 | 1, number, number]>(
-      `INSERT INTO jobs (kind, source_id, host, private_network, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?)
+  }
+
+  /**
+   * Queues work on these sources (in one statement), with this process's private-network
+   * permission. Queueing a source that is being worked on starts over: the running claim loses its
+   * lease and its result is not kept.
+   */
+  async enqueue(kind: JobKind, sources: readonly QueuedSource[], now: number): Promise<void> {
+    if (sources.length === 0) return;
+    // One row per source: an upsert may not change a row twice in one statement (PostgreSQL).
+    const rows = [...new Map(sources.map((source) => [source.id, source.host])).entries()];
+    // WHERE true: SQLite would read the ON of ON CONFLICT as a join's after a bare FROM.
+    await this.#sql.run(
+      `INSERT INTO jobs (kind, source_id, host, private_network, available_at, created_at)
+       SELECT ?, CAST(value ->> 0 AS BIGINT), value ->> 1, ?, ?, ? FROM ${jsonRows(this.#sql.dialect)} WHERE true
        ON CONFLICT (kind, source_id) DO UPDATE SET host = excluded.host, private_network = excluded.private_network,
          available_at = excluded.available_at, attempts = 0, lease_owner = NULL, lease_expires_at = NULL`,
+      [kind, this.#privateNetwork, now, now, JSON.stringify(rows)],
     );
-    this.#claim = db.prepare<[string, number, number, number, string], JobRow>(
+  }
+
+  /** Leases the next available job to `owner`, skipping jobs for the busy hosts; undefined when none is ready. */
+  claim(owner: LeaseOwner, now: number, leaseMs: number, busyHosts: readonly string[] = []): Promise<JobRow | undefined> {
+    // PostgreSQL: the subquery needs FOR UPDATE SKIP LOCKED, so that processes claiming at once
+    // take different jobs instead of waiting for each other's row lock (SQLite has one writer).
+    return this.#sql.get(
       `UPDATE jobs SET lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1
        WHERE id = (
          SELECT id FROM jobs
          WHERE available_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at < ?)
-           AND (host IS NULL OR host NOT IN (SELECT value FROM json_each(?)))
+           AND (host IS NULL OR host NOT IN ${jsonValues(this.#sql.dialect, 'text')})
          ORDER BY available_at, id LIMIT 1)
        RETURNING id, kind, source_id, attempts, host, private_network`,
+      [owner.id, now + leaseMs, now, now, JSON.stringify(busyHosts)],
     );
-    // The source too: a job deleted with its source may see its id given to the next job queued,
-    // which this process may then claim with the same attempt count.
-    this.#renew = db.prepare<[number, number, string, number, number]>(
-      'UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ? AND source_id = ?',
-    );
-    this.#renewOwner = db.prepare<[number, string]>('UPDATE jobs SET lease_expires_at = ? WHERE lease_owner = ?');
-    this.#complete = db.prepare<[number]>('DELETE FROM jobs WHERE id = ?');
-    this.#release = db.prepare<[number, number, string, number, number]>(
-      'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ? AND source_id = ?',
-    );
-    this.#nextAvailable = db.prepare<[], { at: number | null }>(
-      'SELECT min(max(available_at, coalesce(lease_expires_at, 0))) AS at FROM jobs',
-    );
-    this.#owners = db.prepare<[], { owner: string }>('SELECT DISTINCT lease_owner AS owner FROM jobs WHERE lease_owner IS NOT NULL');
-    this.#releaseOwner = db.prepare<[string]>('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?');
-  }
-
-  /**
-   * Queues work on a source, with this process's private-network permission. Queueing a source
-   * that is being worked on starts over: the running claim loses its lease and its result is not kept.
-   */
-  enqueue(kind: JobKind, sourceId: number, host: string | null, now: number): void {
-    this.#enqueue.run(kind, sourceId, host, this.#privateNetwork, now, now);
-  }
-
-  /** Leases the next available job to `owner`, skipping jobs for the busy hosts; undefined when none is ready. */
-  claim(owner: LeaseOwner, now: number, leaseMs: number, busyHosts: readonly string[] = []): JobRow | undefined {
-    return this.#claim.get(owner.id, now + leaseMs, now, now, JSON.stringify(busyHosts));
   }
 
   /** Extends the lease of this claim; false when the claim is no longer current (taken over or queued anew). */
-  renew(job: JobRow, owner: LeaseOwner, until: number): boolean {
-    return this.#renew.run(until, job.id, owner.id, job.attempts, job.source_id).changes > 0;
+  async renew(job: JobRow, owner: LeaseOwner, until: number): Promise<boolean> {
+    // The source too: a job deleted with its source may see its id given to the next job queued,
+    // which this process may then claim with the same attempt count.
+    const renewed = await this.#sql.run('UPDATE jobs SET lease_expires_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ? AND source_id = ?', [
+      until,
+      job.id,
+      owner.id,
+      job.attempts,
+      job.source_id,
+    ]);
+    return renewed.changes > 0;
   }
 
   /** Extends every lease `owner` still holds, in one statement. */
-  renewAll(owner: LeaseOwner, until: number): void {
-    this.#renewOwner.run(until, owner.id);
+  async renewAll(owner: LeaseOwner, until: number): Promise<void> {
+    await this.#sql.run('UPDATE jobs SET lease_expires_at = ? WHERE lease_owner = ?', [until, owner.id]);
   }
 
-  complete(id: number): void {
-    this.#complete.run(id);
+  async complete(id: number): Promise<void> {
+    await this.#sql.run('DELETE FROM jobs WHERE id = ?', [id]);
   }
 
   /** Gives a claimed job back, to be tried again at `availableAt`; a stale claim gives nothing back. */
-  release(job: JobRow, owner: LeaseOwner, availableAt: number): void {
-    this.#release.run(availableAt, job.id, owner.id, job.attempts, job.source_id);
+  async release(job: JobRow, owner: LeaseOwner, availableAt: number): Promise<void> {
+    await this.#sql.run(
+      'UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ? WHERE id = ? AND lease_owner = ? AND attempts = ? AND source_id = ?',
+      [availableAt, job.id, owner.id, job.attempts, job.source_id],
+    );
   }
 
   /** Frees the leases of processes on this machine that are no longer running. */
-  releaseDeadLeases(self: LeaseOwner): number {
-    let released = 0;
-    for (const { owner } of this.#owners.all()) {
-      const [host, pid] = owner.split('/');
-      if (host !== self.host || owner === self.id || isAlive(Number(pid))) continue;
-      released += this.#releaseOwner.run(owner).changes;
-    }
-    return released;
+  async releaseDeadLeases(self: LeaseOwner): Promise<number> {
+    const owners = await this.#sql.all<{ owner: string }>('SELECT DISTINCT lease_owner AS owner FROM jobs WHERE lease_owner IS NOT NULL');
+    const dead = owners
+      .map(({ owner }) => owner)
+      .filter((owner) => {
+        const [host, pid] = owner.split('/');
+        return host === self.host && owner !== self.id && !isAlive(Number(pid));
+      });
+    if (dead.length === 0) return 0;
+    const released = await this.#sql.run(
+      `UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner IN ${jsonValues(this.#sql.dialect, 'text')}`,
+      [JSON.stringify(dead)],
+    );
+    return released.changes;
   }
 
   /** Frees the leases of one owner known to be gone (a writer thread of this process that crashed); how many. */
-  releaseLeasesOf(owner: string): number {
-    return this.#releaseOwner.run(owner).changes;
+  async releaseLeasesOf(owner: string): Promise<number> {
+    return (await this.#sql.run('UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ?', [owner])).changes;
   }
 
   /** When the earliest job may next be claimed (epoch ms), or null when the queue is empty. */
-  nextAvailableAt(): number | null {
-    return this.#nextAvailable.get()?.at ?? null;
+  async nextAvailableAt(): Promise<number | null> {
+    const row = await this.#sql.get<{ at: number | null }>(
+      `SELECT min(${larger(this.#sql.dialect, 'available_at', 'coalesce(lease_expires_at, 0)')}) AS at FROM jobs`,
+    );
+    return row?.at ?? null;
   }
 }

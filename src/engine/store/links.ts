@@ -1,4 +1,5 @@
-import type { Db } from './database.js';
+import { jsonRows } from './dialect.js';
+import type { Sql } from './sql.js';
 
 /** A link of a source's text: the page it points to (without its fragment) and the words it is made with. */
 export interface NewLink {
@@ -7,17 +8,22 @@ export interface NewLink {
 }
 
 export class LinkRepository {
-  readonly #deleteForSource;
-  readonly #insert;
+  readonly #sql: Sql;
 
-  constructor(db: Db) {
-    this.#deleteForSource = db.prepare<[number]>('DELETE FROM links WHERE source_id = ?');
-    this.#insert = db.prepare<[number, number, string, string]>('INSERT INTO links (guru_id, source_id, target, text) VALUES (?, ?, ?, ?)');
+  constructor(sql: Sql) {
+    this.#sql = sql;
   }
 
-  /** Replaces every link of a source; the FTS index follows through triggers. Call inside a transaction. */
-  replace(sourceId: number, guruId: number, links: readonly NewLink[]): void {
-    this.#deleteForSource.run(sourceId);
-    for (const link of links) this.#insert.run(guruId, sourceId, link.target, link.text);
+  /**
+   * Replaces every link of a source, the new ones in one statement (one JSON list of them); the
+   * FTS index follows through triggers. Call inside a transaction.
+   */
+  async replace(sourceId: number, guruId: number, links: readonly NewLink[]): Promise<void> {
+    await this.#sql.run('DELETE FROM links WHERE source_id = ?', [sourceId]);
+    if (links.length === 0) return;
+    await this.#sql.run(
+      `INSERT INTO links (guru_id, source_id, target, text) SELECT ?, ?, value ->> 0, value ->> 1 FROM ${jsonRows(this.#sql.dialect)}`,
+      [guruId, sourceId, JSON.stringify(links.map((link) => [link.target, link.text]))],
+    );
   }
 }

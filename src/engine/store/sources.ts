@@ -1,6 +1,7 @@
 import type { DataSource, DataSourceStatus, DataSourceType } from '../../core/schemas.js';
-import type { Db } from './database.js';
+import { jsonValues } from './dialect.js';
 import { nextIdOf } from './ids.js';
+import type { Sql } from './sql.js';
 
 export interface SourceRow {
   readonly id: number;
@@ -40,9 +41,6 @@ export interface NewDocumentSource {
   readonly now: string;
 }
 
-/** A deleted source's id is never given to another one (see ids.ts). */
-const NEXT_ID = nextIdOf('data_sources', 'sqlite');
-
 const COLUMNS = `id, guru_id, type, url, name, title, content, labels, status, error, private,
   date_created, last_reindex_date, reindex_count`;
 
@@ -66,55 +64,15 @@ export function toListedSource(row: SourceRow): DataSource {
 export const parseLabels = (json: string): string[] => JSON.parse(json) as string[];
 
 export class SourceRepository {
-  readonly #get;
-  readonly #page;
-  readonly #count;
-  readonly #succeed;
-  readonly #fail;
-  readonly #byUrl;
-  readonly #insertUrl;
-  readonly #insertDocument;
-  readonly #storedByName;
-  readonly #replaceStored;
-  readonly #countType;
-  readonly #succeedWithRead;
-  readonly #reindex;
-  readonly #delete;
+  readonly #sql: Sql;
 
-  constructor(db: Db) {
-    this.#get = db.prepare<[number], SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE id = ?`);
-    this.#page = db.prepare<[number, number, number], SourceRow>(
-      `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
-    );
-    this.#count = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ?');
-    this.#succeed = db.prepare<[number]>(`UPDATE data_sources SET status = 'SUCCESS', error = '' WHERE id = ?`);
-    this.#fail = db.prepare<[string, number]>(`UPDATE data_sources SET status = 'FAIL', error = ? WHERE id = ?`);
-    this.#byUrl = db.prepare<[number, string], SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND url = ?`);
-    this.#insertUrl = db.prepare<[number, string, string, string, string], SourceRow>(
-      `INSERT INTO data_sources (id, guru_id, type, url, labels, date_created) VALUES (${NEXT_ID}, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-    );
-    this.#insertDocument = db.prepare<[number, string, string, string, string, number, string, string], SourceRow>(
-      `INSERT INTO data_sources (id, guru_id, type, name, title, content, private, labels, date_created)
-       VALUES (${NEXT_ID}, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-    );
-    this.#storedByName = db.prepare<[number, string, string], SourceRow>(
-      `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND type = ? AND name = ? ORDER BY id DESC LIMIT 1`,
-    );
-    this.#replaceStored = db.prepare<[string, string, number, string, number], SourceRow>(
-      `UPDATE data_sources SET title = ?, content = ?, private = ?, labels = ?, status = 'NOT_PROCESSED', error = ''
-       WHERE id = ? RETURNING ${COLUMNS}`,
-    );
-    this.#countType = db.prepare<[number, string], { n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ? AND type = ?');
-    this.#succeedWithRead = db.prepare<[string, string, number]>(
-      `UPDATE data_sources SET title = ?, content = ?, status = 'SUCCESS', error = '' WHERE id = ?`,
-    );
-    this.#reindex = db.prepare<[string, number]>(
-      `UPDATE data_sources SET status = 'NOT_PROCESSED', error = '', reindex_count = reindex_count + 1, last_reindex_date = ?
-       WHERE id = ?`,
-    );
-    this.#delete = db.prepare<[number, string], { id: number }>(
-      'DELETE FROM data_sources WHERE guru_id = ? AND id IN (SELECT value FROM json_each(?)) RETURNING id',
-    );
+  constructor(sql: Sql) {
+    this.#sql = sql;
+  }
+
+  /** A deleted source's id is never given to another one (see ids.ts). */
+  get #nextId(): string {
+    return nextIdOf('data_sources', this.#sql.dialect);
   }
 
   /**
@@ -122,78 +80,107 @@ export class SourceRepository {
    * CASCADE; the full-text indexes follow through triggers). Returns the ids deleted. Call inside a
    * transaction.
    */
-  delete(guruId: number, ids: readonly number[]): number[] {
-    return this.#delete.all(guruId, JSON.stringify(ids)).map((row) => row.id);
+  async delete(guruId: number, ids: readonly number[]): Promise<number[]> {
+    const rows = await this.#sql.all<{ id: number }>(
+      `DELETE FROM data_sources WHERE guru_id = ? AND id IN ${jsonValues(this.#sql.dialect, 'integer')} RETURNING id`,
+      [guruId, JSON.stringify(ids)],
+    );
+    return rows.map((row) => row.id);
   }
 
-  get(id: number): SourceRow | undefined {
-    return this.#get.get(id);
+  get(id: number): Promise<SourceRow | undefined> {
+    return this.#sql.get(`SELECT ${COLUMNS} FROM data_sources WHERE id = ?`, [id]);
   }
 
-  findByUrl(guruId: number, url: string): SourceRow | undefined {
-    return this.#byUrl.get(guruId, url);
+  /** The sources of these ids that exist, in one read. */
+  async getMany(ids: readonly number[]): Promise<Map<number, SourceRow>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.#sql.all<SourceRow>(`SELECT ${COLUMNS} FROM data_sources WHERE id IN ${jsonValues(this.#sql.dialect, 'integer')}`, [
+      JSON.stringify(ids),
+    ]);
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
-  insertUrl(source: NewUrlSource): SourceRow {
-    const row = this.#insertUrl.get(source.guruId, source.type, source.url, JSON.stringify(source.labels), source.now);
+  /** The guru's sources of these URLs, by URL, in one read. */
+  async findByUrls(guruId: number, urls: readonly string[]): Promise<Map<string, SourceRow>> {
+    if (urls.length === 0) return new Map();
+    const rows = await this.#sql.all<SourceRow>(
+      `SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND url IN ${jsonValues(this.#sql.dialect, 'text')}`,
+      [guruId, JSON.stringify(urls)],
+    );
+    return new Map(rows.map((row) => [row.url as string, row]));
+  }
+
+  async insertUrl(source: NewUrlSource): Promise<SourceRow> {
+    const row = await this.#sql.get<SourceRow>(
+      `INSERT INTO data_sources (id, guru_id, type, url, labels, date_created) VALUES (${this.#nextId}, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      [source.guruId, source.type, source.url, JSON.stringify(source.labels), source.now],
+    );
     if (!row) throw new Error('insert returned no row');
     return row;
   }
 
-  insertDocument(source: NewDocumentSource): SourceRow {
-    const row = this.#insertDocument.get(
-      source.guruId,
-      source.type,
-      source.name,
-      source.title,
-      source.content,
-      source.private ? 1 : 0,
-      JSON.stringify(source.labels),
-      source.now,
+  async insertDocument(source: NewDocumentSource): Promise<SourceRow> {
+    const row = await this.#sql.get<SourceRow>(
+      `INSERT INTO data_sources (id, guru_id, type, name, title, content, private, labels, date_created)
+       VALUES (${this.#nextId}, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      [source.guruId, source.type, source.name, source.title, source.content, source.private ? 1 : 0, JSON.stringify(source.labels), source.now],
     );
     if (!row) throw new Error('insert returned no row');
     return row;
   }
 
   /** The newest text or document of this type stored under this name (a file's name or path), if any. */
-  findStored(guruId: number, type: DataSourceType, name: string): SourceRow | undefined {
-    return this.#storedByName.get(guruId, type, name);
+  findStored(guruId: number, type: DataSourceType, name: string): Promise<SourceRow | undefined> {
+    return this.#sql.get(`SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND type = ? AND name = ? ORDER BY id DESC LIMIT 1`, [
+      guruId,
+      type,
+      name,
+    ]);
   }
 
   /** New text for a text or document read from a file again: it goes back to NOT_PROCESSED until indexed again. */
-  replaceStored(id: number, source: Pick<NewDocumentSource, 'title' | 'content' | 'private' | 'labels'>): SourceRow {
-    const row = this.#replaceStored.get(source.title, source.content, source.private ? 1 : 0, JSON.stringify(source.labels), id);
+  async replaceStored(id: number, source: Pick<NewDocumentSource, 'title' | 'content' | 'private' | 'labels'>): Promise<SourceRow> {
+    const row = await this.#sql.get<SourceRow>(
+      `UPDATE data_sources SET title = ?, content = ?, private = ?, labels = ?, status = 'NOT_PROCESSED', error = ''
+       WHERE id = ? RETURNING ${COLUMNS}`,
+      [source.title, source.content, source.private ? 1 : 0, JSON.stringify(source.labels), id],
+    );
     if (!row) throw new Error(`data source ${id} vanished`);
     return row;
   }
 
-  countOfType(guruId: number, type: DataSourceType): number {
-    return this.#countType.get(guruId, type)?.n ?? 0;
+  async countOfType(guruId: number, type: DataSourceType): Promise<number> {
+    return (await this.#sql.get<{ n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ? AND type = ?', [guruId, type]))?.n ?? 0;
   }
 
-  /** Back to NOT_PROCESSED for another pass, counting the reindex. */
-  markForReindex(id: number, now: string): void {
-    this.#reindex.run(now, id);
+  /** Back to NOT_PROCESSED for another pass, counting the reindex: these sources, in one statement. */
+  async markForReindex(ids: readonly number[], now: string): Promise<void> {
+    await this.#sql.run(
+      `UPDATE data_sources SET status = 'NOT_PROCESSED', error = '', reindex_count = reindex_count + 1, last_reindex_date = ?
+       WHERE id IN ${jsonValues(this.#sql.dialect, 'integer')}`,
+      [now, JSON.stringify(ids)],
+    );
   }
 
-  page(guruId: number, limit: number, offset: number): SourceRow[] {
-    return this.#page.all(guruId, limit, offset);
+  page(guruId: number, limit: number, offset: number): Promise<SourceRow[]> {
+    return this.#sql.all(`SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`, [guruId, limit, offset]);
   }
 
-  count(guruId: number): number {
-    return this.#count.get(guruId)?.n ?? 0;
+  async count(guruId: number): Promise<number> {
+    return (await this.#sql.get<{ n: number }>('SELECT count(*) AS n FROM data_sources WHERE guru_id = ?', [guruId]))?.n ?? 0;
   }
 
   /**
    * Marks a source indexed, keeping what was read from its URL (`read`) so that answers can quote
    * it: in one statement, as an update rewrites the whole row, its text too.
    */
-  markSucceeded(id: number, read?: { readonly title: string; readonly content: string }): void {
-    if (read === undefined) this.#succeed.run(id);
-    else this.#succeedWithRead.run(read.title, read.content, id);
+  async markSucceeded(id: number, read?: { readonly title: string; readonly content: string }): Promise<void> {
+    if (read === undefined) await this.#sql.run(`UPDATE data_sources SET status = 'SUCCESS', error = '' WHERE id = ?`, [id]);
+    else await this.#sql.run(`UPDATE data_sources SET title = ?, content = ?, status = 'SUCCESS', error = '' WHERE id = ?`, [read.title, read.content, id]);
   }
 
-  markFailed(id: number, error: string): void {
-    this.#fail.run(error, id);
+  async markFailed(id: number, error: string): Promise<void> {
+    await this.#sql.run(`UPDATE data_sources SET status = 'FAIL', error = ? WHERE id = ?`, [error, id]);
   }
 }

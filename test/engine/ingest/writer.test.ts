@@ -16,6 +16,7 @@ import { IngestionWriter, type WriterOptions } from '../../../src/engine/ingest/
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
 import { JobRepository } from '../../../src/engine/store/jobs.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 import { createLogger } from '../../../src/log.js';
 import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 
@@ -72,7 +73,7 @@ describe('the writer thread', () => {
     db = openDatabase(dir);
     writer = new IngestionWriter(
       { dataDir: dir, allowPrivateNetwork: true, ...options },
-      new JobRepository(db),
+      new JobRepository(new SqliteSql(db)),
       createLogger('info', (line) => logged.push(line)),
     );
     return writer;

@@ -24,13 +24,13 @@ describe('integrations at rest', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps tokens sealed in the database and the key readable by its owner only', () => {
-    const integrations = new IntegrationRepository(db, new SecretBox(dir));
+  it('keeps tokens sealed in the database and the key readable by its owner only', async () => {
+    const integrations = new IntegrationRepository(new SqliteSql(db), new SecretBox(dir));
     const token = 'ATATT3xFfGF0-super-secret-token';
-    integrations.set(guruId, { kind: 'JIRA', baseUrl: 'https://acme.atlassian.net', email: 'bot@acme.test', token }, '2026-11-22T00:00:00Z');
+    await integrations.set(guruId, { kind: 'JIRA', baseUrl: 'https://acme.atlassian.net', email: 'bot@acme.test', token }, '2026-11-22T00:00:00Z');
 
-    expect(integrations.credentials(guruId, 'JIRA')).toEqual({ kind: 'JIRA', baseUrl: 'https://acme.atlassian.net', email: 'bot@acme.test', token });
-    expect(integrations.list(guruId)).toEqual([
+    expect(await integrations.credentials(guruId, 'JIRA')).toEqual({ kind: 'JIRA', baseUrl: 'https://acme.atlassian.net', email: 'bot@acme.test', token });
+    expect(await integrations.list(guruId)).toEqual([
       { kind: 'JIRA', baseUrl: 'https://acme.atlassian.net', email: 'bot@acme.test', dateCreated: '2026-11-22T00:00:00Z' },
     ]);
     db.pragma('wal_checkpoint(TRUNCATE)');
@@ -38,20 +38,20 @@ describe('integrations at rest', () => {
     expect(statSync(join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
   });
 
-  it('replaces an integration set again, and removes it', () => {
-    const integrations = new IntegrationRepository(db, new SecretBox(dir));
-    integrations.set(guruId, { kind: 'ZENDESK', baseUrl: 'https://a.zendesk.com', email: 'a@b.c', token: 'one' }, 'now');
-    integrations.set(guruId, { kind: 'ZENDESK', baseUrl: 'https://b.zendesk.com', email: null, token: 'two' }, 'now');
-    expect(integrations.credentials(guruId, 'ZENDESK')).toMatchObject({ baseUrl: 'https://b.zendesk.com', email: null, token: 'two' });
-    expect(integrations.remove(guruId, 'ZENDESK')).toBe(true);
-    expect(integrations.remove(guruId, 'ZENDESK')).toBe(false);
-    expect(integrations.credentials(guruId, 'ZENDESK')).toBeUndefined();
+  it('replaces an integration set again, and removes it', async () => {
+    const integrations = new IntegrationRepository(new SqliteSql(db), new SecretBox(dir));
+    await integrations.set(guruId, { kind: 'ZENDESK', baseUrl: 'https://a.zendesk.com', email: 'a@b.c', token: 'one' }, 'now');
+    await integrations.set(guruId, { kind: 'ZENDESK', baseUrl: 'https://b.zendesk.com', email: null, token: 'two' }, 'now');
+    expect(await integrations.credentials(guruId, 'ZENDESK')).toMatchObject({ baseUrl: 'https://b.zendesk.com', email: null, token: 'two' });
+    expect(await integrations.remove(guruId, 'ZENDESK')).toBe(true);
+    expect(await integrations.remove(guruId, 'ZENDESK')).toBe(false);
+    expect(await integrations.credentials(guruId, 'ZENDESK')).toBeUndefined();
   });
 
-  it('says clearly when a token cannot be opened with the key on disk', () => {
-    const integrations = new IntegrationRepository(db, new SecretBox(dir));
-    integrations.set(guruId, { kind: 'CONFLUENCE', baseUrl: 'https://c.example', email: null, token: 't' }, 'now');
+  it('says clearly when a token cannot be opened with the key on disk', async () => {
+    const integrations = new IntegrationRepository(new SqliteSql(db), new SecretBox(dir));
+    await integrations.set(guruId, { kind: 'CONFLUENCE', baseUrl: 'https://c.example', email: null, token: 't' }, 'now');
     writeFileSync(join(dir, 'secret.key'), Buffer.alloc(32, 7));
-    expect(() => new IntegrationRepository(db, new SecretBox(dir)).credentials(guruId, 'CONFLUENCE')).toThrow(/set the integration again/);
+    await expect(new IntegrationRepository(new SqliteSql(db), new SecretBox(dir)).credentials(guruId, 'CONFLUENCE')).rejects.toThrow(/set the integration again/);
   });
 });

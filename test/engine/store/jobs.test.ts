@@ -12,6 +12,7 @@ describe('the job queue when sources are deleted', () => {
   let dir: string;
   let db: Db;
   let guruId: number;
+  let sql: SqliteSql;
   let sources: SourceRepository;
   let jobs: JobRepository;
 
@@ -19,8 +20,9 @@ describe('the job queue when sources are deleted', () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-jobs-'));
     db = openDatabase(dir);
     guruId = (await new GuruRepository(new SqliteSql(db)).create('acme', 'Acme', '2026-11-28T00:00:00Z'))!.id;
-    sources = new SourceRepository(db);
-    jobs = new JobRepository(db);
+    sql = new SqliteSql(db);
+    sources = new SourceRepository(sql);
+    jobs = new JobRepository(sql);
   });
 
   afterEach(() => {
@@ -28,29 +30,29 @@ describe('the job queue when sources are deleted', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const addText = (name: string) =>
-    sources.insertDocument({ guruId, type: 'TEXT', name, title: name, content: name, private: false, labels: [], now: '2026-11-28T00:00:00Z' }).id;
+  const addText = async (name: string) =>
+    (await sources.insertDocument({ guruId, type: 'TEXT', name, title: name, content: name, private: false, labels: [], now: '2026-11-28T00:00:00Z' })).id;
 
-  it("does not let a claim on a deleted source's job renew the next job given its id", () => {
+  it("does not let a claim on a deleted source's job renew the next job given its id", async () => {
     const owner = leaseOwner('test');
-    const deleted = addText('deleted');
-    jobs.enqueue('process_source', deleted, null, 0);
-    const stale = jobs.claim(owner, 1, 10_000)!;
-    db.transaction(() => sources.delete(guruId, [deleted])).immediate();
-    const next = addText('next');
-    jobs.enqueue('process_source', next, null, 0);
-    const current = jobs.claim(owner, 2, 10_000)!;
+    const deleted = await addText('deleted');
+    await jobs.enqueue('process_source', [{ id: deleted, host: null }], 0);
+    const stale = (await jobs.claim(owner, 1, 10_000))!;
+    await sql.transaction((tx) => new SourceRepository(tx).delete(guruId, [deleted]));
+    const next = await addText('next');
+    await jobs.enqueue('process_source', [{ id: next, host: null }], 0);
+    const current = (await jobs.claim(owner, 2, 10_000))!;
     // The same job id and attempt count, held by the same owner: only the source tells them apart.
     expect(current).toMatchObject({ id: stale.id, attempts: stale.attempts });
-    expect(jobs.renew(stale, owner, 20_000)).toBe(false);
-    expect(jobs.renew(current, owner, 20_000)).toBe(true);
+    expect(await jobs.renew(stale, owner, 20_000)).toBe(false);
+    expect(await jobs.renew(current, owner, 20_000)).toBe(true);
   });
 
-  it("gives no source a deleted source's id", () => {
-    const first = addText('first');
-    const newest = addText('newest');
-    db.transaction(() => sources.delete(guruId, [newest])).immediate();
-    expect(addText('later')).toBe(newest + 1);
+  it("gives no source a deleted source's id", async () => {
+    const first = await addText('first');
+    const newest = await addText('newest');
+    await sql.transaction((tx) => new SourceRepository(tx).delete(guruId, [newest]));
+    expect(await addText('later')).toBe(newest + 1);
     expect(first).toBeLessThan(newest);
   });
 });

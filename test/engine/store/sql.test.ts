@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { numberPlaceholders, PostgresSql } from '../../../src/engine/store/postgres-sql.js';
+import { jsonRows } from '../../../src/engine/store/dialect.js';
 import type { Sql, Store } from '../../../src/engine/store/sql.js';
 import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
@@ -93,6 +94,21 @@ describe.each(Object.keys(stores))('the %s store', (kind) => {
       }),
     ).rejects.toThrow();
     expect(await sql.all('SELECT id FROM notes ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  it('inserts and upserts a JSON list of rows in one statement (jsonRows)', async () => {
+    const rows = [
+      [1, 'one "quoted" ünïcode › body'],
+      [2, 'two\nlines'],
+    ];
+    const upsert = `INSERT INTO notes (id, guru_id, body) SELECT CAST(value ->> 0 AS BIGINT), ?, value ->> 1 FROM ${jsonRows(sql.dialect)} WHERE true
+      ON CONFLICT (id) DO UPDATE SET body = excluded.body`;
+    expect(await sql.run(upsert, [7, JSON.stringify(rows)])).toEqual({ changes: 2 });
+    await sql.run(upsert, [7, JSON.stringify([[2, 'replaced']])]);
+    expect(await sql.all('SELECT id, body FROM notes ORDER BY id')).toEqual([
+      { id: 1, body: 'one "quoted" ünïcode › body' },
+      { id: 2, body: 'replaced' },
+    ]);
   });
 
   it('never shows a transaction’s uncommitted rows to another caller', async () => {

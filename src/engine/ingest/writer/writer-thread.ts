@@ -8,13 +8,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger, LogLevel } from '../../../log.js';
 import type { SemanticSearch } from '../../search/semantic.js';
-import { ChunkRepository } from '../../store/chunks.js';
-import { LinkRepository } from '../../store/links.js';
 import { openDatabase } from '../../store/database.js';
 import { IntegrationRepository } from '../../store/integrations.js';
 import { JobRepository } from '../../store/jobs.js';
 import { SecretBox } from '../../store/secrets.js';
-import { SourceRepository } from '../../store/sources.js';
+import { SqliteSql } from '../../store/sqlite-sql.js';
 import { SourceProcessor, type Embedder } from '../processor.js';
 import { SourceReading } from '../reading.js';
 import type { FromWriter, ToWriter, WriterSettings } from './writer-protocol.js';
@@ -34,12 +32,15 @@ const logAt =
 const logger: Logger = { error: logAt('error'), warn: logAt('warn'), info: logAt('info'), debug: logAt('debug') };
 
 const db = openDatabase(settings.dataDir);
-const jobs = new JobRepository(db, { privateNetwork: settings.allowPrivateNetwork });
+// PostgreSQL: the thread would open a pool of its own (PostgresSql.connect) instead.
+const sql = new SqliteSql(db);
+const queue = { privateNetwork: settings.allowPrivateNetwork };
+const jobs = new JobRepository(sql, queue);
 for (const owner of settings.takeOver) {
-  const released = jobs.releaseLeasesOf(owner);
+  const released = await jobs.releaseLeasesOf(owner);
   if (released > 0) logger.info('took over work left by a crashed writer thread', { jobs: released });
 }
-const integrations = new IntegrationRepository(db, new SecretBox(settings.dataDir));
+const integrations = new IntegrationRepository(sql, new SecretBox(settings.dataDir));
 const reading = new SourceReading(
   {
     allowPrivateNetwork: settings.allowPrivateNetwork,
@@ -56,25 +57,21 @@ const semantic: Promise<SemanticSearch> | undefined =
     SemanticSearch.open(db, new EmbeddingsProvider(embeddings), logger),
   );
 const embedder: Embedder | undefined = semantic && { embedSource: async (sourceId, signal) => (await semantic).embedSource(sourceId, signal) };
-const processor = new SourceProcessor(
-  { db, jobs, sources: new SourceRepository(db), chunks: new ChunkRepository(db), links: new LinkRepository(db) },
-  reading,
-  logger,
-  settings.processing,
-  embedder,
-);
+const processor = new SourceProcessor(sql, queue, reading, logger, settings.processing, embedder);
 
 let stopping = false;
 let idleSince: number | undefined;
-const idleCheck = setInterval(() => {
+const idleCheck = setInterval(() => void checkIdle(), IDLE_CHECK_MS);
+
+async function checkIdle(): Promise<void> {
   if (stopping) return;
-  if (!processor.idle || jobs.nextAvailableAt() !== null) {
+  if (!processor.idle || (await jobs.nextAvailableAt()) !== null) {
     idleSince = undefined;
     return;
   }
   idleSince ??= Date.now();
-  if (Date.now() - idleSince >= settings.idleMs) void stop();
-}, IDLE_CHECK_MS);
+  if (Date.now() - idleSince >= settings.idleMs && !stopping) await stop();
+}
 
 async function stop(): Promise<void> {
   if (stopping) return;

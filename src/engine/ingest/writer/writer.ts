@@ -68,7 +68,7 @@ export class IngestionWriter {
     this.#options = options;
     this.#jobs = jobs;
     this.#logger = logger;
-    this.#poll = setInterval(() => this.#pollForWork(), POLL_MS);
+    this.#poll = setInterval(() => void this.#pollForWork(), POLL_MS);
     this.#poll.unref();
   }
 
@@ -81,12 +81,12 @@ export class IngestionWriter {
 
   /** Takes up queued work, including work left by an earlier run; starts nothing when there is none. */
   resume(): void {
-    this.#pollForWork();
+    void this.#pollForWork();
   }
 
   /** Resolves once the queue holds nothing; rejects when the writer thread cannot start. */
   async whenIdle(): Promise<void> {
-    while (!this.#stopped && this.#jobs.nextAvailableAt() !== null) {
+    while (!this.#stopped && (await this.#jobs.nextAvailableAt()) !== null) {
       if (this.#failure !== undefined) throw new Error(this.#failure);
       if (!this.#thread && !this.#restart) this.#start();
       await sleep(IDLE_POLL_MS);
@@ -113,10 +113,12 @@ export class IngestionWriter {
   }
 
   /** A thread that could not start is tried again with the next work queued here, not by every poll. */
-  #pollForWork(): void {
+  async #pollForWork(): Promise<void> {
     if (this.#stopped || this.#thread || this.#restart || this.#failure !== undefined) return;
     try {
-      if (this.#jobs.nextAvailableAt() !== null) this.#start();
+      const queued = (await this.#jobs.nextAvailableAt()) !== null;
+      // Started meanwhile (a kick), or stopped: nothing to do.
+      if (queued && !this.#stopped && !this.#thread && !this.#restart) this.#start();
     } catch (error) {
       this.#logger.error('could not look for work in the queue', { reason: describeError(error) });
     }
@@ -188,7 +190,7 @@ export class IngestionWriter {
       }
     }
     // Work may have come while it stopped (a kick it no longer heard), or been left by its crash.
-    if (!this.#stopped && this.#jobs.nextAvailableAt() !== null) this.#start();
+    void this.#pollForWork();
   }
 
   #cannotStart(reason: string): void {
