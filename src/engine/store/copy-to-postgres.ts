@@ -9,12 +9,17 @@
  * Derived tables (full-text postings and statistics) are not copied: `rebuild` fills them from the
  * copied rows inside the same transaction.
  */
-import type { Db } from './database.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '../../log.js';
+import { DATABASE_FILE, openDatabase, type Db } from './database.js';
+import { openStore } from './open-store.js';
 import type { Sql } from './sql.js';
 
 export interface CopyProgress {
+  /** The table being copied. */
   readonly table: string;
-  /** Rows copied of this table so far, and its rows in all. */
+  /** Rows copied so far, and rows to copy, of every table. */
   readonly copied: number;
   readonly total: number;
 }
@@ -57,13 +62,18 @@ export async function copyToPostgres(from: Db, to: Sql, options: CopyOptions = {
   const held = await to.get<{ n: number }>('SELECT count(*) AS n FROM gurus');
   if ((held?.n ?? 0) > 0) throw new TargetNotEmptyError(held!.n);
   const tables = await sharedTables(from, to);
+  const counts = tables.map(({ table }) => (from.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
+  const progress = { copied: 0, total: counts.reduce((sum, n) => sum + n, 0) };
   return to.transaction(async (tx) => {
     const copied: CopiedTable[] = [];
-    for (const { table, columns } of tables) {
+    for (const [index, { table, columns }] of tables.entries()) {
       options.signal?.throwIfAborted();
-      const rows = await copyTable(from, tx, table, columns, options);
+      const rows = await copyTable(from, tx, table, columns, (batch) => {
+        progress.copied += batch;
+        options.onProgress?.({ table, ...progress });
+      }, options.signal);
       const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
-      if (after?.n !== rows) throw new CountMismatchError(table, rows, after?.n ?? 0);
+      if (rows !== counts[index] || after?.n !== rows) throw new CountMismatchError(table, counts[index]!, after?.n ?? 0);
       copied.push({ table, rows });
     }
     await continueSequences(from, tx, tables);
@@ -116,9 +126,15 @@ async function sharedTables(from: Db, to: Sql): Promise<Table[]> {
   return ordered;
 }
 
-async function copyTable(from: Db, tx: Sql, table: string, columns: readonly string[], options: CopyOptions): Promise<number> {
+async function copyTable(
+  from: Db,
+  tx: Sql,
+  table: string,
+  columns: readonly string[],
+  onBatch: (rows: number) => void,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   const list = columns.join(', ');
-  const total = (from.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   const batchRows = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMS / columns.length)));
   const row = `(${columns.map(() => '?').join(', ')})`;
   let copied = 0;
@@ -127,16 +143,15 @@ async function copyTable(from: Db, tx: Sql, table: string, columns: readonly str
     if (batch.length === 0) return;
     await tx.run(`INSERT INTO ${table} (${list}) VALUES ${batch.map(() => row).join(', ')}`, batch.flat());
     copied += batch.length;
+    onBatch(batch.length);
     batch = [];
-    options.onProgress?.({ table, copied, total });
   };
-  options.onProgress?.({ table, copied: 0, total });
   // rowid order: the order SQLite wrote them in, which later sorts (ties by insertion) rely on.
   const order = hasRowid(from, table) ? ' ORDER BY rowid' : '';
   for (const values of from.prepare(`SELECT ${list} FROM ${table}${order}`).raw().iterate() as Iterable<unknown[]>) {
     batch.push(values);
     if (batch.length >= batchRows) {
-      options.signal?.throwIfAborted();
+      signal?.throwIfAborted();
       await flush();
     }
   }
@@ -163,5 +178,37 @@ async function continueSequences(from: Db, tx: Sql, tables: readonly Table[]): P
     const next = Math.max(highest?.n ?? 0, retired.get(table) ?? 0);
     // setval(…, n, true): the next value is n + 1; a table that never had a row starts at 1.
     if (next > 0) await tx.get(`SELECT setval(pg_get_serial_sequence(?, 'id'), ?, true)`, [table, next]);
+  }
+}
+
+export interface DataDirMigration {
+  readonly dataDir: string;
+  /** The PostgreSQL database to copy into (GURU_DATABASE_URL). */
+  readonly databaseUrl: string;
+  readonly logger?: Logger;
+}
+
+/** The embedded store of `dataDir` copied into the PostgreSQL database at `databaseUrl` (migrated first; it must hold no guru). */
+export async function migrateDataDir(settings: DataDirMigration, options: CopyOptions = {}): Promise<CopiedTable[]> {
+  const file = join(settings.dataDir, DATABASE_FILE);
+  if (!existsSync(file)) throw new NothingToCopyError(file);
+  // Opened as the engine opens it: an older file is brought to the schema PostgreSQL's copy has.
+  const from = openDatabase(settings.dataDir);
+  try {
+    const to = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, ...(settings.logger ? { logger: settings.logger } : {}) });
+    try {
+      return await copyToPostgres(from, to, options);
+    } finally {
+      await to.close();
+    }
+  } finally {
+    from.close();
+  }
+}
+
+export class NothingToCopyError extends Error {
+  constructor(file: string) {
+    super(`There is no embedded database at ${file}: nothing to copy. Name the data directory with --data-dir (or GURU_DATA_DIR).`);
+    this.name = 'NothingToCopyError';
   }
 }
