@@ -83,7 +83,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
       throw Errors.memoryStoreUnreadable();
     }
     const history = this.#sessions.endUserHistory(guru, id, query);
-    const searches = this.#search.endUserSearches(guru, id, query);
+    const searches = await this.#search.endUserSearches(guru, id, query);
     return {
       external_user_id: id,
       data: {
@@ -114,7 +114,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     // The records first: if their store fails, the request fails and can simply be sent again.
     const records = await (await this.#records()).erase(guru.slug, id);
     const history = await this.#sessions.eraseEndUser(guru, id);
-    const searches = this.#search.eraseEndUserSearches(guru, id);
+    const searches = await this.#search.eraseEndUserSearches(guru, id);
     await this.#progress.erase(guru.id, id);
     await this.#forgetRateLimitWindow(guru.slug, id);
     checkpoint(this.#context.db);

@@ -55,9 +55,9 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
     const guru = await this.#gurus.find('admin', slug);
     const { db, logger } = this.#context;
     await this.#crawling.stopCrawlsOf(guru.id);
+    // Searches are logged a moment after they are made: written now, they go with the guru.
+    await this.#search.writePendingSearches();
     const remove = db.transaction(() => {
-      // Searches are logged a moment after they are made: written now, they go with the guru.
-      this.#search.writePendingSearches();
       const deleted = db.prepare<{ id: number }, DeletedGuru['deleted']>(COUNTS).get({ id: guru.id })!;
       const endUsers = db
         .prepare<[number], { id: string }>('SELECT DISTINCT external_user_id AS id FROM binges WHERE guru_id = ? AND external_user_id IS NOT NULL')

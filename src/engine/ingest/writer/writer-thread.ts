@@ -15,6 +15,7 @@ import { IntegrationRepository } from '../../store/integrations.js';
 import { JobRepository } from '../../store/jobs.js';
 import { SecretBox } from '../../store/secrets.js';
 import { SourceRepository } from '../../store/sources.js';
+import { SqliteSql } from '../../store/sqlite-sql.js';
 import { SourceProcessor, type Embedder } from '../processor.js';
 import { SourceReading } from '../reading.js';
 import type { FromWriter, ToWriter, WriterSettings } from './writer-protocol.js';
@@ -53,7 +54,7 @@ const embeddings = settings.embeddings;
 const semantic: Promise<SemanticSearch> | undefined =
   embeddings &&
   Promise.all([import('../../../providers/embeddings.js'), import('../../search/semantic.js')]).then(([{ EmbeddingsProvider }, { SemanticSearch }]) =>
-    SemanticSearch.open(db, new EmbeddingsProvider(embeddings), logger),
+    SemanticSearch.open(new SqliteSql(db), new EmbeddingsProvider(embeddings), logger),
   );
 const embedder: Embedder | undefined = semantic && { embedSource: async (sourceId, signal) => (await semantic).embedSource(sourceId, signal) };
 const processor = new SourceProcessor(
