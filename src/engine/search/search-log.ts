@@ -1,5 +1,7 @@
 import { describeError, type Logger } from '../../log.js';
-import { isBusy } from '../store/database.js';
+import type { Transaction } from 'better-sqlite3';
+import { isBusy, withoutWaiting } from '../store/database.js';
+import { sqliteOf } from '../store/sqlite-sql.js';
 import type { Sql } from '../store/sql.js';
 
 /** While the write lock is taken, writing the waiting searches is tried again this often. */
@@ -45,6 +47,8 @@ export class SearchLogRepository {
   #writing: Promise<unknown> = Promise.resolve();
   /** True while a write of too many waiting searches is under way. */
   #draining = false;
+  /** The SQLite write that does not wait for the lock, made on first use. */
+  #insertAtOnce: Transaction<(searches: readonly NewSearch[]) => void> | undefined;
 
   constructor(sql: Sql, logger: Logger) {
     this.#sql = sql;
@@ -96,12 +100,12 @@ export class SearchLogRepository {
       const pending = this.#take();
       if (pending.length === 0) return;
       try {
-        await this.#insert(pending);
+        if (await this.#insertWithoutWaiting(pending)) return;
       } catch (error) {
         if (!isBusy(error)) return this.#failed(error, pending.length);
-        this.#pending = [...pending, ...this.#pending];
-        this.#flush ??= setTimeout(() => this.#tryWrite(), RETRY_MS);
       }
+      this.#pending = [...pending, ...this.#pending];
+      this.#flush ??= setTimeout(() => this.#tryWrite(), RETRY_MS);
     });
   }
 
@@ -117,6 +121,31 @@ export class SearchLogRepository {
         await tx.run(INSERT, [search.guruId, search.externalUserId, search.query, JSON.stringify(search.labels), search.now]);
       }
     });
+  }
+
+  /**
+   * Writes the searches; false, or SQLITE_BUSY, at once while the write lock is taken (by another
+   * connection, or by a transaction open on this one). SQLite only: a transaction of the store port waits for the lock, and every read of the
+   * connection waits with it, so each search would wait for the writer thread's commit.
+   * PostgreSQL: an insert holds up no reader; sql.transaction as for the other writes.
+   */
+  async #insertWithoutWaiting(searches: readonly NewSearch[]): Promise<boolean> {
+    const db = sqliteOf(this.#sql);
+    if (db === undefined) {
+      await this.#insert(searches);
+      return true;
+    }
+    // A transaction of the port is open on the connection: joining it is not this write's to do.
+    if (db.inTransaction) return false;
+    if (this.#insertAtOnce === undefined) {
+      const insert = db.prepare<[number, string | null, string, string, string]>(INSERT);
+      this.#insertAtOnce = db.transaction((rows: readonly NewSearch[]) => {
+        for (const row of rows) insert.run(row.guruId, row.externalUserId, row.query, JSON.stringify(row.labels), row.now);
+      });
+    }
+    const insertAtOnce = this.#insertAtOnce;
+    withoutWaiting(db, () => insertAtOnce.immediate(searches));
+    return true;
   }
 
   /** Runs `write` once the writes asked for before it have ended. */
