@@ -100,30 +100,30 @@ export interface AnswererOptions {
 
 export class Answerer {
   readonly #retriever: Retriever;
-  readonly #chunkCount: (guruId: number) => number;
+  readonly #chunkCount: (guruId: number) => Promise<number>;
   readonly #withoutFileWords: ((question: string) => string) | undefined;
 
-  constructor(retriever: Retriever, chunkCount: (guruId: number) => number, options: AnswererOptions = {}) {
+  constructor(retriever: Retriever, chunkCount: (guruId: number) => Promise<number>, options: AnswererOptions = {}) {
     this.#retriever = retriever;
     this.#chunkCount = chunkCount;
     this.#withoutFileWords = options.withoutFileWords;
   }
 
   /** `related` are chunks found by meaning (vector search), fused with the word matches. */
-  draft(original: QuestionContext, related: readonly ChunkHit[] = []): AnswerDraft {
+  async draft(original: QuestionContext, related: readonly ChunkHit[] = []): Promise<AnswerDraft> {
     const context = this.#withoutPointers(original);
     // The sentence that asks gives the words a passage must hold; the sentences framing it and the
     // question before it are searched alongside, as context.
     const framed = splitFraming(context.question);
-    const draft = this.#draft(context, framed, related);
+    const draft = await this.#draft(context, framed, related);
     // Framing never turns an answer into a decline: when the asking sentence alone finds nothing
     // about its subject ("console.log shows [Object]. How do I print the whole thing?" names it in
     // the framing), the whole question is weighed.
     if (draft.answered || framed.framing === '') return draft;
-    return this.#draft(context, { asks: context.question, framing: '' }, related);
+    return await this.#draft(context, { asks: context.question, framing: '' }, related);
   }
 
-  #draft(context: QuestionContext, framed: FramedQuestion, related: readonly ChunkHit[]): AnswerDraft {
+  async #draft(context: QuestionContext, framed: FramedQuestion, related: readonly ChunkHit[]): Promise<AnswerDraft> {
     const own = parseQuery(framed.asks);
     const background = [context.previousQuestion ?? '', framed.framing].filter((text) => text !== '').join(' ');
     const withContext = background === '' ? undefined : parseQuery(`${background} ${context.question}`);
@@ -134,16 +134,19 @@ export class Answerer {
     const graded = withSynonyms(asked);
 
     const queries = [graded, asked === withContext ? undefined : withContext].filter((query) => query !== undefined);
-    const lists = queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES }));
+    const lists = await Promise.all(queries.map((query) => this.#retriever.search(context.guruId, query, { limit: CANDIDATES })));
     if (related.length > 0) lists.push([...related]);
     const candidates = fuseRanked(lists, (hit) => hit.chunkId)
       .filter((hit) => !saysNothing(hit))
       .slice(0, CANDIDATES);
     if (candidates.length === 0) return this.#nothing(context);
 
-    const knowledgeChunks = this.#chunkCount(context.guruId);
-    const key = keyTerms(graded.terms, knowledgeChunks, (term) => this.#retriever.documentFrequency(context.guruId, term));
-    const evidence = this.#weigh(context.guruId, candidates, graded, key, related);
+    const [knowledgeChunks, frequencies] = await Promise.all([
+      this.#chunkCount(context.guruId),
+      this.#retriever.documentFrequencies(context.guruId, graded.terms),
+    ]);
+    const key = keyTerms(graded.terms, knowledgeChunks, (term) => frequencies.get(term) ?? 0);
+    const evidence = await this.#weigh(context.guruId, candidates, graded, key, related);
     const [best] = evidence;
     const verdict = judge(evidence, key);
     // Declined or not, the passages weighed go to a caller that asked for them: it judges them itself.
@@ -153,10 +156,10 @@ export class Answerer {
 
     const weights = withAliasWeights(key.weights, graded.aliases);
     const complement = this.#complement(best, evidence, verdict.kind === 'answer' && verdict.strong);
-    const others = complement.map((item) => this.#passage(graded, item.hit));
-    const focus = this.#focus(context.question, best, evidence, graded, key, weights);
+    const others = await Promise.all(complement.map((item) => this.#passage(graded, item.hit)));
+    const focus = await this.#focus(context.question, best, evidence, graded, key, weights);
     const { content, references } = composeExtractive([focus.passage, ...others], weights, verdict.kind === 'partial' ? verdict.gap : []);
-    const pageShare = this.#retriever.sourceChunkCount(best.hit.sourceId) / Math.max(1, knowledgeChunks);
+    const pageShare = (await this.#retriever.sourceChunkCount(best.hit.sourceId)) / Math.max(1, knowledgeChunks);
     const signals = trustSignals(key, best, evidence, focus, pageShare);
     const quoted = [focus.hit, ...complement.map((item) => item.hit)];
     return { content, references, trustScore: trustScore(signals, verdict), answered: true, signals, ranked: firstOf(quoted, ranked), words };
@@ -184,36 +187,52 @@ export class Answerer {
    * The passage of the best page to quote: among the page's close candidates and the sections
    * starting right after them, the one whose quote answers best (see focus.ts).
    */
-  #focus(asked: string, best: Evidence, evidence: readonly Evidence[], query: ExpandedQuery, key: KeyTerms, weights: ReadonlyMap<string, number>): Focus {
+  async #focus(
+    asked: string,
+    best: Evidence,
+    evidence: readonly Evidence[],
+    query: ExpandedQuery,
+    key: KeyTerms,
+    weights: ReadonlyMap<string, number>,
+  ): Promise<Focus> {
     const close = samePageOptions(best, evidence);
     // A section that starts right after a close passage often shows what that one announces.
     const hits = [...close];
     const seen = new Set(close.map((hit) => hit.chunkId));
-    for (const hit of close) {
-      for (const next of this.#retriever.chunksAround(hit.sourceId, hit.position + 1, hit.position + 1)) {
+    const following = await Promise.all(close.map((hit) => this.#retriever.chunksAround(hit.sourceId, hit.position + 1, hit.position + 1)));
+    for (const [index, hit] of close.entries()) {
+      for (const next of following[index] ?? []) {
         if (next.headings === hit.headings || seen.has(next.chunkId) || isLinkList(next.body)) continue;
         seen.add(next.chunkId);
         hits.push(next);
       }
     }
-    const marked = this.#retriever.markedChunks(query, hits.map((hit) => hit.chunkId));
+    const marked = await this.#retriever.markedChunks(
+      query,
+      hits.map((hit) => hit.chunkId),
+    );
     const title = marked.get(best.hit.chunkId)?.title ?? '';
     const question = { key, aliases: query.aliases, inTitle: markedTerms(title, key.terms, query.aliases), how: asksHow(asked) };
-    const options = hits.map((hit) => ({ hit, passage: this.#passage(query, hit) }));
+    const passages = await Promise.all(hits.map((hit) => this.#passage(query, hit)));
+    const options = hits.map((hit, index) => ({ hit, passage: passages[index] as Passage }));
     // The quote is read under its section's heading: words the heading names are shown too.
     const quote = (option: FocusOption) => markedQuote(option.passage, weights, WORD_BUDGET.first).join('\n\n');
     const worth = (option: FocusOption) => quoteWorth(`${marked.get(option.hit.chunkId)?.headings ?? ''}\n\n${quote(option)}`, question);
-    const chosen = chooseFocus(options, worth) ?? { hit: best.hit, passage: this.#passage(query, best.hit) };
+    const chosen = chooseFocus(options, worth) ?? { hit: best.hit, passage: await this.#passage(query, best.hit) };
     return { hit: chosen.hit, passage: chosen.passage, worth: worth(chosen) };
   }
 
-  #weigh(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Evidence[] {
-    return weighEvidence(candidates, key, {
-      anchors: this.#retriever.anchorTexts(guruId, query, [...new Set(candidates.map((hit) => hit.sourceId))]),
-      marked: this.#retriever.markedChunks(
+  async #weigh(guruId: number, candidates: readonly ChunkHit[], query: ExpandedQuery, key: KeyTerms, related: readonly ChunkHit[]): Promise<Evidence[]> {
+    const [anchors, marked] = await Promise.all([
+      this.#retriever.anchorTexts(guruId, query, [...new Set(candidates.map((hit) => hit.sourceId))]),
+      this.#retriever.markedChunks(
         query,
         candidates.map((hit) => hit.chunkId),
       ),
+    ]);
+    return weighEvidence(candidates, key, {
+      anchors,
+      marked,
       related: related.map((hit) => hit.chunkId),
       aliases: query.aliases,
     });
@@ -230,11 +249,9 @@ export class Answerer {
   }
 
   /** The chunk with its neighbours of the same section, matched words marked. */
-  #passage(query: TextQuery, hit: ChunkHit): Passage {
-    const around = this.#retriever
-      .chunksAround(hit.sourceId, hit.position - 1, hit.position + 1)
-      .filter((chunk) => chunk.headings === hit.headings && (chunk.chunkId === hit.chunkId || !isLinkList(chunk.body)));
-    const marked = this.#retriever.highlighted(
+  async #passage(query: TextQuery, hit: ChunkHit): Promise<Passage> {
+    const around = (await this.#retriever.chunksAround(hit.sourceId, hit.position - 1, hit.position + 1)).filter((chunk) => chunk.headings === hit.headings && (chunk.chunkId === hit.chunkId || !isLinkList(chunk.body)));
+    const marked = await this.#retriever.highlighted(
       query,
       around.map((chunk) => chunk.chunkId),
     );

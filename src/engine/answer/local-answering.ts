@@ -165,9 +165,9 @@ export class LocalAnswering implements Answering {
     const answerer = attached.answerer ?? this.#answerer;
     const asked = { guruId: guru.id, guruName: guru.name, question: standalone, ...(parent ? { previousQuestion: parent.question } : {}) };
     // Where the question's own words find nothing, the documentation's words may (the model's rewrites).
-    let draft = answerer.draft(asked, related);
+    let draft = await answerer.draft(asked, related);
     for (const rewrite of draft.answered ? [] : rewrites) {
-      const reworded = answerer.draft({ ...asked, question: rewrite }, related);
+      const reworded = await answerer.draft({ ...asked, question: rewrite }, related);
       if (reworded.answered) {
         draft = reworded;
         break;

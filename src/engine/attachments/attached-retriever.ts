@@ -8,8 +8,10 @@
 import type { GuruRow } from '../gurus/local-gurus.js';
 import { Retriever, type ChunkHit, type MarkedChunk, type NearbyChunk, type RetrieveOptions } from '../search/retriever.js';
 import type { TextQuery } from '../search/query.js';
-import { HEADING_SEPARATOR } from '../store/chunks.js';
-import { openMemoryDatabase, type Db } from '../store/database.js';
+import { ChunkRepository } from '../store/chunks.js';
+import { openMemoryDatabase } from '../store/database.js';
+import { SqliteSql } from '../store/sqlite-sql.js';
+import type { Sql } from '../store/sql.js';
 import { passagesOf, type TextAttachment } from './passages.js';
 import { fuseRanked } from '../search/fusion.js';
 
@@ -28,83 +30,89 @@ function negatedKeys<Value>(map: ReadonlyMap<number, Value>): Map<number, Value>
   return new Map([...map].map(([id, value]) => [-id, value]));
 }
 
+const INSERT_GURU = 'INSERT INTO gurus (id, slug, name, date_created) VALUES (?, ?, ?, ?)';
+
+const INSERT_SOURCE = `INSERT INTO data_sources (id, guru_id, type, url, name, title, status, date_created) VALUES (?, ?, ?, ?, ?, ?, 'SUCCESS', '')`;
+
 export class AttachedRetriever extends Retriever {
   readonly #attached: Retriever;
-  readonly #memory: Db;
+  /** The attachments' index: an SQLite database in memory, whatever the store is. */
+  readonly #memory: SqliteSql;
   /** Passages of the attachments, for the rarity weights of the question's words. */
   readonly chunkCount: number;
 
-  /** Indexes the attachments (each a source of its own, numbered by ordinal) beside the knowledge base of `db`. */
-  constructor(db: Db, guru: GuruRow, attachments: readonly IndexedAttachment[]) {
-    super(db);
-    this.#memory = openMemoryDatabase();
+  private constructor(sql: Sql, memory: SqliteSql, chunkCount: number) {
+    super(sql);
+    this.#memory = memory;
+    this.chunkCount = chunkCount;
+    this.#attached = new Retriever(memory);
+  }
+
+  /** Indexes the attachments (each a source of its own, numbered by ordinal) beside the knowledge base of `sql`. */
+  static async open(sql: Sql, guru: GuruRow, attachments: readonly IndexedAttachment[]): Promise<AttachedRetriever> {
+    const memory = new SqliteSql(openMemoryDatabase());
     try {
-      this.chunkCount = this.#index(guru, attachments);
+      return new AttachedRetriever(sql, memory, await AttachedRetriever.#index(memory, guru, attachments));
     } catch (error) {
-      this.#memory.close(); // nobody else gets to close it
+      await memory.close(); // nobody else gets to close it
       throw error;
     }
-    this.#attached = new Retriever(this.#memory);
   }
 
   /** Fills the in-memory index; returns how many passages it holds. */
-  #index(guru: GuruRow, attachments: readonly IndexedAttachment[]): number {
-    let count = 0;
-    this.#memory.transaction(() => {
-      this.#memory.prepare('INSERT INTO gurus (id, slug, name, date_created) VALUES (?, ?, ?, ?)').run(guru.id, guru.slug, guru.name, '');
-      const insertChunk = this.#memory.prepare(
-        'INSERT INTO chunks (source_id, guru_id, position, title, headings, body) VALUES (?, ?, ?, ?, ?, ?)',
-      );
-      const insertSource = this.#memory.prepare(
-        `INSERT INTO data_sources (id, guru_id, type, url, name, title, status, date_created) VALUES (?, ?, ?, ?, ?, ?, 'SUCCESS', '')`,
-      );
+  static #index(memory: SqliteSql, guru: GuruRow, attachments: readonly IndexedAttachment[]): Promise<number> {
+    return memory.transaction(async (tx) => {
+      const chunks = new ChunkRepository(tx);
+      let count = 0;
+      await tx.run(INSERT_GURU, [guru.id, guru.slug, guru.name, '']);
       for (const attachment of attachments) {
         // Named by its link: file names repeat (app.log in two turns), a source's name may not; the title is what answers cite.
-        insertSource.run(attachment.ordinal, guru.id, attachment.kind === 'PDF' ? 'PDF' : 'TEXT', attachment.link, attachment.link, attachment.name);
+        await tx.run(INSERT_SOURCE, [attachment.ordinal, guru.id, attachment.kind === 'PDF' ? 'PDF' : 'TEXT', attachment.link, attachment.link, attachment.name]);
         const passages = passagesOf(attachment);
-        for (const passage of passages) {
-          insertChunk.run(attachment.ordinal, guru.id, passage.position, attachment.name, passage.headings.join(HEADING_SEPARATOR), passage.body);
-        }
+        await chunks.replace(attachment.ordinal, guru.id, attachment.name, passages);
         count += passages.length;
       }
-    })();
-    return count;
+      return count;
+    });
   }
 
   /** Frees the memory the attachments' index holds. */
   close(): void {
-    this.#memory.close();
+    void this.#memory.close();
   }
 
   /** Both indexes' hits merged by rank: their BM25 scores come from different collections and do not compare. */
-  override search(guruId: number, query: TextQuery, options: RetrieveOptions): ChunkHit[] {
-    const hits = fuseRanked([super.search(guruId, query, options), this.#attached.search(guruId, query, options).map(outward)], (hit) => hit.chunkId);
-    return hits.slice(0, options.limit);
+  override async search(guruId: number, query: TextQuery, options: RetrieveOptions): Promise<ChunkHit[]> {
+    const [known, attached] = await Promise.all([super.search(guruId, query, options), this.#attached.search(guruId, query, options)]);
+    return fuseRanked([known, attached.map(outward)], (hit) => hit.chunkId).slice(0, options.limit);
   }
 
-  override chunksAround(sourceId: number, from: number, to: number): ChunkHit[] {
-    return sourceId < 0 ? this.#attached.chunksAround(-sourceId, from, to).map(outward) : super.chunksAround(sourceId, from, to);
+  override async chunksAround(sourceId: number, from: number, to: number): Promise<ChunkHit[]> {
+    return sourceId < 0 ? (await this.#attached.chunksAround(-sourceId, from, to)).map(outward) : super.chunksAround(sourceId, from, to);
   }
 
-  override sourceChunkCount(sourceId: number): number {
+  override sourceChunkCount(sourceId: number): Promise<number> {
     return sourceId < 0 ? this.#attached.sourceChunkCount(-sourceId) : super.sourceChunkCount(sourceId);
   }
 
-  override nearby(chunkId: number, radius: number): NearbyChunk[] {
-    return chunkId < 0 ? this.#attached.nearby(-chunkId, radius).map(outward) : super.nearby(chunkId, radius);
+  override async nearby(chunkId: number, radius: number): Promise<NearbyChunk[]> {
+    return chunkId < 0 ? (await this.#attached.nearby(-chunkId, radius)).map(outward) : super.nearby(chunkId, radius);
   }
 
-  override documentFrequency(guruId: number, term: string): number {
-    return super.documentFrequency(guruId, term) + this.#attached.documentFrequency(guruId, term);
+  override async documentFrequencies(guruId: number, terms: readonly string[]): Promise<Map<string, number>> {
+    const [known, attached] = await Promise.all([super.documentFrequencies(guruId, terms), this.#attached.documentFrequencies(guruId, terms)]);
+    return new Map(terms.map((term) => [term, (known.get(term) ?? 0) + (attached.get(term) ?? 0)]));
   }
 
-  override markedChunks(query: TextQuery, chunkIds: readonly number[]): Map<number, MarkedChunk> {
+  override async markedChunks(query: TextQuery, chunkIds: readonly number[]): Promise<Map<number, MarkedChunk>> {
     const { known, attached } = split(chunkIds);
-    return new Map([...super.markedChunks(query, known), ...negatedKeys(this.#attached.markedChunks(query, attached))]);
+    const [ofKnown, ofAttached] = await Promise.all([super.markedChunks(query, known), this.#attached.markedChunks(query, attached)]);
+    return new Map([...ofKnown, ...negatedKeys(ofAttached)]);
   }
 
-  override highlighted(query: TextQuery, chunkIds: readonly number[]): Map<number, string> {
+  override async highlighted(query: TextQuery, chunkIds: readonly number[]): Promise<Map<number, string>> {
     const { known, attached } = split(chunkIds);
-    return new Map([...super.highlighted(query, known), ...negatedKeys(this.#attached.highlighted(query, attached))]);
+    const [ofKnown, ofAttached] = await Promise.all([super.highlighted(query, known), this.#attached.highlighted(query, attached)]);
+    return new Map([...ofKnown, ...negatedKeys(ofAttached)]);
   }
 }

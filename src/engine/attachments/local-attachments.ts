@@ -45,7 +45,7 @@ export interface AttachmentServices {
   /** The text of a PDF as Markdown (the ingestion's extractor); content problems throw a SourceError. */
   readonly extractPdf: (data: Uint8Array) => Promise<string>;
   /** Searchable passages of the guru's knowledge base. */
-  readonly knowledgeChunks: (guruId: number) => number;
+  readonly knowledgeChunks: (guruId: number) => Promise<number>;
   /** Whether the guru's answers go to a model that reads images; when not, images are noted as not read, and why. */
   readonly imageReading: (guru: GuruRow) => Promise<ImageReading>;
 }
@@ -144,7 +144,7 @@ export class LocalAttachments {
     const imageReading = await this.#services.imageReading(guru);
     const readImages = imageReading === 'read' ? images.kept : [];
     const note = attachmentNote({ limits, droppedImages: images.dropped, droppedLogs: logs.dropped, keptImages: images.kept.length, imageReading });
-    const retriever = inherited.length + fresh.length === 0 ? undefined : new AttachedRetriever(this.#context.db, guru, [...inherited, ...fresh]);
+    const retriever = inherited.length + fresh.length === 0 ? undefined : await AttachedRetriever.open(this.#context.sql, guru, [...inherited, ...fresh]);
     const links = new Map<string, boolean>([...inherited.map((item) => [item.link, true] as const), ...fresh.map((item) => [item.link, false] as const)]);
     const knowledgeChunks = this.#services.knowledgeChunks;
     const now = () => timestamp(this.#context);
@@ -154,7 +154,7 @@ export class LocalAttachments {
       retriever,
       answerer:
         retriever &&
-        new Answerer(retriever, (guruId) => knowledgeChunks(guruId) + retriever.chunkCount, {
+        new Answerer(retriever, async (guruId) => (await knowledgeChunks(guruId)) + retriever.chunkCount, {
           withoutFileWords: attachmentReferences([...inherited, ...fresh].map((attachment) => attachment.name)),
         }),
       note,

@@ -84,7 +84,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
       throw Errors.memoryStoreUnreadable();
     }
     const history = await this.#sessions.endUserHistory(guru, id, query);
-    const searches = this.#search.endUserSearches(guru, id, query);
+    const searches = await this.#search.endUserSearches(guru, id, query);
     return {
       external_user_id: id,
       data: {
@@ -115,7 +115,7 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     // The records first: if their store fails, the request fails and can simply be sent again.
     const records = await (await this.#records()).erase(guru.slug, id);
     const history = await this.#sessions.eraseEndUser(guru, id);
-    const searches = this.#search.eraseEndUserSearches(guru, id);
+    const searches = await this.#search.eraseEndUserSearches(guru, id);
     await this.#progress.erase(guru.id, id);
     await this.#forgetRateLimitWindow(guru.slug, id);
     // Erased rows leave the write-ahead log too. PostgreSQL: deleted rows stay in the table's pages until

@@ -39,15 +39,15 @@ const sameQuestion = (a: string, b: string) => a.trim().toLowerCase() === b.trim
  * Up to MAX_FOLLOW_UPS questions after `turn`, the last of `session` (its
  * earlier turns come first); none when the answer cited nothing.
  */
-export function suggestFromKnowledge(retriever: Retriever, guruId: number, turn: AnsweredTurn, session: readonly AnsweredTurn[]): string[] {
+export async function suggestFromKnowledge(retriever: Retriever, guruId: number, turn: AnsweredTurn, session: readonly AnsweredTurn[]): Promise<string[]> {
   if (turn.references.length === 0) return [];
-  const { drawnOn, samePages, elsewhere } = passagesOf(retriever, guruId, turn, session);
+  const { drawnOn, samePages, elsewhere } = await passagesOf(retriever, guruId, turn, session);
   const sessionWords = wordsOf(session.map((earlier) => `${earlier.question}\n${earlier.content}`).join('\n'));
   const seen = new Set(drawnOn.map(sectionOf));
   const asked = session.map((earlier) => earlier.question);
 
   const examples: string[] = [];
-  const nearby = drawnOn.flatMap((passage) => retriever.nearby(passage.chunkId, NEIGHBOUR_RADIUS));
+  const nearby = (await Promise.all(drawnOn.map((passage) => retriever.nearby(passage.chunkId, NEIGHBOUR_RADIUS)))).flat();
   for (const candidate of [...nearby, ...samePages, ...elsewhere]) {
     if (examples.length === MAX_FOLLOW_UPS) break;
     const section = sectionOf(candidate);
@@ -56,7 +56,7 @@ export function suggestFromKnowledge(retriever: Retriever, guruId: number, turn:
     if (isLinkList(candidate.body) || covered(candidate, sessionWords)) continue;
     const question = questionAbout(candidate.headings);
     if (question === undefined || [...asked, ...examples].some((other) => sameQuestion(other, question))) continue;
-    if (answerable(retriever, guruId, question, candidate)) examples.push(question);
+    if (await answerable(retriever, guruId, question, candidate)) examples.push(question);
   }
   return examples;
 }
@@ -69,12 +69,12 @@ const sectionOf = (chunk: ChunkHit): string => `${chunk.sourceId}\0${chunk.headi
  * it): of the sources the answer cited, those it drew on (their words are in the
  * answer; else the best one) and the others; then those of other sources.
  */
-function passagesOf(retriever: Retriever, guruId: number, turn: AnsweredTurn, session: readonly AnsweredTurn[]) {
+async function passagesOf(retriever: Retriever, guruId: number, turn: AnsweredTurn, session: readonly AnsweredTurn[]) {
   const previous = session.at(-2);
   const query = parseQuery(previous ? `${previous.question}\n${turn.question}` : turn.question);
   const citedBy = (hit: ChunkHit) =>
     turn.references.some((reference) => (reference.link !== '' ? reference.link === hit.url : reference.title === hit.title));
-  const hits = retriever.search(guruId, query, { limit: 4 * CITED_PASSAGES }).filter((hit) => !isLinkList(hit.body));
+  const hits = (await retriever.search(guruId, query, { limit: 4 * CITED_PASSAGES })).filter((hit) => !isLinkList(hit.body));
   const cited = hits.filter(citedBy).slice(0, CITED_PASSAGES);
   // A generated answer says it in its own words: then the best passage of a cited source stands for what it drew on.
   const answerWords = wordsOf(turn.content);
@@ -92,9 +92,8 @@ function covered(chunk: ChunkHit, sessionWords: ReadonlySet<string>): boolean {
 }
 
 /** Whether asking `question` finds the section it was made from. */
-function answerable(retriever: Retriever, guruId: number, question: string, section: ChunkHit): boolean {
-  return retriever
-    .search(guruId, parseQuery(question), { limit: 2 * ANSWERABLE_WITHIN })
+async function answerable(retriever: Retriever, guruId: number, question: string, section: ChunkHit): Promise<boolean> {
+  return (await retriever.search(guruId, parseQuery(question), { limit: 2 * ANSWERABLE_WITHIN }))
     .filter((hit) => !isLinkList(hit.body))
     .slice(0, ANSWERABLE_WITHIN)
     .some((hit) => hit.chunkId === section.chunkId || (hit.sourceId === section.sourceId && hit.headings === section.headings));

@@ -40,7 +40,7 @@ export async function suggestFromModel(
     if (question === '' || question.length > MAX_QUESTION_CHARS || [...asked, ...examples].some((other) => sameQuestion(other, question))) continue;
     const query = parseQuery(question);
     // Found only in a list of links (an index), it would be declined.
-    if (query.match === undefined || !retriever.search(guruId, query, { limit: 3 }).some((hit) => !isLinkList(hit.body))) continue;
+    if (query.match === undefined || !(await retriever.search(guruId, query, { limit: 3 })).some((hit) => !isLinkList(hit.body))) continue;
     examples.push(question);
     if (examples.length === MAX_FOLLOW_UPS) break;
   }

@@ -56,9 +56,9 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
     const guru = await this.#gurus.find('admin', slug);
     const { sql, logger } = this.#context;
     await this.#crawling.stopCrawlsOf(guru.id);
+    // Searches are logged a moment after they are made: written now, they go with the guru.
+    await this.#search.writePendingSearches();
     const { deleted, endUsers } = await sql.transaction(async (tx) => {
-      // Searches are logged a moment after they are made: written now, they go with the guru.
-      this.#search.writePendingSearches();
       const deleted = (await tx.get<DeletedGuru['deleted']>(COUNTS, { id: guru.id }))!;
       const endUsers = (
         await tx.all<{ id: string }>('SELECT DISTINCT external_user_id AS id FROM binges WHERE guru_id = ? AND external_user_id IS NOT NULL', [guru.id])

@@ -35,22 +35,20 @@ export class LocalSearch implements Searching {
   readonly #context: EngineContext;
   readonly #gurus: LocalGurus;
   readonly #searches: SearchLogRepository;
-  readonly #chunkCount;
   /** Resolves to undefined without embeddings; ready once the vector index is open. */
   readonly #semantic: Promise<SemanticSearch | undefined>;
 
   constructor(context: EngineContext, gurus: LocalGurus) {
-    const { db, logger, settings } = context;
+    const { sql, logger, settings } = context;
     this.#context = context;
     this.#gurus = gurus;
-    this.retriever = new Retriever(db);
-    this.#searches = new SearchLogRepository(db, logger);
-    this.#chunkCount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM chunks WHERE guru_id = ?');
+    this.retriever = new Retriever(sql);
+    this.#searches = new SearchLogRepository(sql, logger);
     const embeddings = settings.embeddings;
     // The provider (and its HTTP client) loads only when embeddings are configured.
     this.#semantic = embeddings
       ? import('../../providers/embeddings.js').then(({ EmbeddingsProvider }) =>
-          SemanticSearch.open(db, new EmbeddingsProvider(embeddings), logger),
+          SemanticSearch.open(sql, new EmbeddingsProvider(embeddings), logger),
         )
       : Promise.resolve(undefined);
   }
@@ -67,10 +65,10 @@ export class LocalSearch implements Searching {
       now: timestamp(this.#context),
     });
     const query = parseQuery(request.question);
-    const lexical = this.retriever.searchSources(guru.id, query, { limit: MAX_SEARCH_SOURCES * 2, labels });
+    const lexical = await this.retriever.searchSources(guru.id, query, { limit: MAX_SEARCH_SOURCES * 2, labels });
     const related = labels.length > 0 ? undefined : await this.relatedChunks(guru.id, request.question);
     const hits = related
-      ? this.retriever.sourcesById(
+      ? await this.retriever.sourcesById(
           fuseRanked(
             [lexical.map((hit) => hit.sourceId), [...new Set(related.map((hit) => hit.sourceId))]],
             (id) => id,
@@ -88,24 +86,29 @@ export class LocalSearch implements Searching {
     if (options.evidence === undefined) return response;
     // Each source's best passage among its chunks found by words, then by meaning, then its other
     // chunks found: as many as the budget holds, chosen by the question's words they add.
-    const chunks = [...(query.match === undefined ? [] : this.retriever.search(guru.id, query, { limit: EXCERPT_CANDIDATES, labels })), ...(related ?? [])];
+    const [found, chunkCount, frequencies] = await Promise.all([
+      this.retriever.search(guru.id, query, { limit: EXCERPT_CANDIDATES, labels }),
+      this.indexedChunks(guru.id),
+      this.retriever.documentFrequencies(guru.id, query.terms),
+    ]);
+    const chunks = [...found, ...(related ?? [])];
     const place = new Map(hits.map((hit, source) => [hit.sourceId, source]));
     const firsts = hits.flatMap((hit) => bestExcerpt(chunks.filter((chunk) => chunk.sourceId === hit.sourceId), query.terms) ?? []);
     const taken = new Set(firsts.map((hit) => hit.chunkId));
     const others = chunks.filter((chunk) => place.has(chunk.sourceId) && !taken.has(chunk.chunkId) && !saysNothing(chunk) && (taken.add(chunk.chunkId), true));
-    const key = keyTerms(query.terms, this.indexedChunks(guru.id), (term) => this.retriever.documentFrequency(guru.id, term));
+    const key = keyTerms(query.terms, chunkCount, (term) => frequencies.get(term) ?? 0);
     const words = questionWords(key.weights, withSynonyms(query).aliases);
     const excerpts = [...firsts, ...others].map((hit) => ({ ...candidateOf(hit, words), source: place.get(hit.sourceId)! }));
     return { ...response, evidence: packEvidence(excerpts, options.evidence.tokens, '', words) };
   }
 
   /** One page of the end user's logged searches in the guru, oldest first. */
-  endUserSearches(guru: GuruRow, externalUserId: string, window: PageWindow): Paged<LoggedSearch> {
-    return pageOf(this.#searches.ofEndUser(guru.id, externalUserId, window.limit + 1, window.offset), window.limit);
+  async endUserSearches(guru: GuruRow, externalUserId: string, window: PageWindow): Promise<Paged<LoggedSearch>> {
+    return pageOf(await this.#searches.ofEndUser(guru.id, externalUserId, window.limit + 1, window.offset), window.limit);
   }
 
   /** Deletes the end user's logged searches in the guru; returns how many there were. */
-  eraseEndUserSearches(guru: GuruRow, externalUserId: string): number {
+  eraseEndUserSearches(guru: GuruRow, externalUserId: string): Promise<number> {
     return this.#searches.eraseEndUser(guru.id, externalUserId);
   }
 
@@ -113,12 +116,12 @@ export class LocalSearch implements Searching {
   async relatedChunks(guruId: number, text: string): Promise<ChunkHit[] | undefined> {
     const semantic = await this.#semantic;
     const ids = await semantic?.nearestChunks(guruId, text, RELATED_CHUNKS);
-    return ids && this.retriever.chunksById(ids);
+    return ids && (await this.retriever.chunksById(ids));
   }
 
   /** How many chunks the guru's index holds. */
-  indexedChunks(guruId: number): number {
-    return this.#chunkCount.get(guruId)?.n ?? 0;
+  indexedChunks(guruId: number): Promise<number> {
+    return this.retriever.guruChunkCount(guruId);
   }
 
   /**
@@ -146,12 +149,12 @@ export class LocalSearch implements Searching {
   }
 
   /** Writes the searches not logged yet (before a guru is deleted, so that none is written after it). */
-  writePendingSearches(): void {
-    this.#searches.writePending();
+  writePendingSearches(): Promise<void> {
+    return this.#searches.writePending();
   }
 
   async close(): Promise<void> {
-    this.#searches.writePending();
+    await this.#searches.writePending();
     await (await this.#semantic.catch(() => undefined))?.close();
   }
 }

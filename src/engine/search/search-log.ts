@@ -1,9 +1,12 @@
 import { describeError, type Logger } from '../../log.js';
-import { isBusy, withoutWaiting, type Db } from '../store/database.js';
+import type { Transaction } from 'better-sqlite3';
+import { isBusy, withoutWaiting } from '../store/database.js';
+import { sqliteOf } from '../store/sqlite-sql.js';
+import type { Sql } from '../store/sql.js';
 
 /** While the write lock is taken, writing the waiting searches is tried again this often. */
 const RETRY_MS = 25;
-/** Searches kept waiting for the write lock at most: beyond, the next one waits for it. */
+/** Searches kept waiting for the write lock at most: beyond, they are written as soon as the lock is free. */
 const MAX_PENDING = 1_000;
 
 export interface NewSearch {
@@ -25,39 +28,38 @@ export type LoggedSearch = {
  * Semantic searches as asked, kept for the end user's data bundle. A search is logged right after
  * it is answered, without waiting for the write lock: while the writer thread commits a batch of
  * sources, the search answers at once and its log entry is written when the lock is free. Reading
- * or erasing an end user's searches writes those still waiting first.
+ * or erasing an end user's searches writes those still waiting first. Writes go one after another,
+ * so that a read after them sees every search logged before it.
  */
+const INSERT = 'INSERT INTO searches (guru_id, external_user_id, query, selected_labels, date_created) VALUES (?, ?, ?, ?, ?)';
+
+const OF_END_USER =
+  'SELECT query, selected_labels, date_created FROM searches WHERE guru_id = ? AND external_user_id = ? ORDER BY id LIMIT ? OFFSET ?';
+
+const ERASE = 'DELETE FROM searches WHERE guru_id = ? AND external_user_id = ?';
+
 export class SearchLogRepository {
-  readonly #db: Db;
+  readonly #sql: Sql;
   readonly #logger: Logger;
-  readonly #insert;
-  readonly #insertAll;
-  readonly #ofEndUser;
-  readonly #erase;
   #pending: NewSearch[] = [];
   #flush: NodeJS.Timeout | undefined;
+  /** Settles when the last write asked for has ended. */
+  #writing: Promise<unknown> = Promise.resolve();
+  /** True while a write of too many waiting searches is under way. */
+  #draining = false;
+  /** The SQLite write that does not wait for the lock, made on first use. */
+  #insertAtOnce: Transaction<(searches: readonly NewSearch[]) => void> | undefined;
 
-  constructor(db: Db, logger: Logger) {
-    this.#db = db;
+  constructor(sql: Sql, logger: Logger) {
+    this.#sql = sql;
     this.#logger = logger;
-    this.#insert = db.prepare<[number, string | null, string, string, string]>(
-      'INSERT INTO searches (guru_id, external_user_id, query, selected_labels, date_created) VALUES (?, ?, ?, ?, ?)',
-    );
-    this.#ofEndUser = db.prepare<[number, string, number, number], { query: string; selected_labels: string; date_created: string }>(
-      'SELECT query, selected_labels, date_created FROM searches WHERE guru_id = ? AND external_user_id = ? ORDER BY id LIMIT ? OFFSET ?',
-    );
-    this.#erase = db.prepare<[number, string]>('DELETE FROM searches WHERE guru_id = ? AND external_user_id = ?');
-    this.#insertAll = db.transaction((searches: readonly NewSearch[]) => {
-      for (const search of searches) {
-        this.#insert.run(search.guruId, search.externalUserId, search.query, JSON.stringify(search.labels), search.now);
-      }
-    });
   }
 
   /** The end user's searches in the guru, oldest first (pages stay stable while new searches come in). */
-  ofEndUser(guruId: number, externalUserId: string, limit: number, offset: number): LoggedSearch[] {
-    this.writePending();
-    return this.#ofEndUser.all(guruId, externalUserId, limit, offset).map((row) => ({
+  async ofEndUser(guruId: number, externalUserId: string, limit: number, offset: number): Promise<LoggedSearch[]> {
+    await this.writePending();
+    const rows = await this.#sql.all<{ query: string; selected_labels: string; date_created: string }>(OF_END_USER, [guruId, externalUserId, limit, offset]);
+    return rows.map((row) => ({
       query: row.query,
       selected_labels: JSON.parse(row.selected_labels) as string[],
       date_created: row.date_created,
@@ -65,39 +67,95 @@ export class SearchLogRepository {
   }
 
   /** Deletes the end user's searches in the guru; returns how many there were. */
-  eraseEndUser(guruId: number, externalUserId: string): number {
-    this.writePending();
-    return this.#erase.run(guruId, externalUserId).changes;
+  async eraseEndUser(guruId: number, externalUserId: string): Promise<number> {
+    await this.writePending();
+    return (await this.#sql.run(ERASE, [guruId, externalUserId])).changes;
   }
 
   record(search: NewSearch): void {
-    if (this.#pending.length >= MAX_PENDING) this.writePending();
+    if (this.#pending.length >= MAX_PENDING && !this.#draining) {
+      this.#draining = true;
+      void this.writePending()
+        .catch((error: unknown) => this.#failed(error))
+        .finally(() => (this.#draining = false));
+    }
     this.#pending.push(search);
     this.#flush ??= setTimeout(() => this.#tryWrite(), 0);
   }
 
-  /** Writes the searches still waiting, waiting for the write lock if need be (reads, erasure, close). */
-  writePending(): void {
+  /** Writes the searches still waiting, after any write under way (reads, erasure, close). */
+  writePending(): Promise<void> {
     clearTimeout(this.#flush);
     this.#flush = undefined;
-    const pending = this.#pending;
-    this.#pending = [];
-    if (pending.length > 0) this.#insertAll.immediate(pending);
+    return this.#afterWrites(async () => {
+      const pending = this.#take();
+      if (pending.length > 0) await this.#insert(pending);
+    });
   }
 
+  /** Writes the waiting searches once the write lock is free; while it is not, keeps them for later. */
   #tryWrite(): void {
     this.#flush = undefined;
+    void this.#afterWrites(async () => {
+      const pending = this.#take();
+      if (pending.length === 0) return;
+      try {
+        if (await this.#insertWithoutWaiting(pending)) return;
+      } catch (error) {
+        if (!isBusy(error)) return this.#failed(error, pending.length);
+      }
+      this.#pending = [...pending, ...this.#pending];
+      this.#flush ??= setTimeout(() => this.#tryWrite(), RETRY_MS);
+    });
+  }
+
+  #take(): NewSearch[] {
     const pending = this.#pending;
     this.#pending = [];
-    try {
-      withoutWaiting(this.#db, () => this.#insertAll.immediate(pending));
-    } catch (error) {
-      if (isBusy(error)) {
-        this.#pending = [...pending, ...this.#pending];
-        this.#flush = setTimeout(() => this.#tryWrite(), RETRY_MS);
-      } else {
-        this.#logger.error('could not log searches', { searches: pending.length, reason: describeError(error) });
+    return pending;
+  }
+
+  #insert(searches: readonly NewSearch[]): Promise<void> {
+    return this.#sql.transaction(async (tx) => {
+      for (const search of searches) {
+        await tx.run(INSERT, [search.guruId, search.externalUserId, search.query, JSON.stringify(search.labels), search.now]);
       }
+    });
+  }
+
+  /**
+   * Writes the searches; false, or SQLITE_BUSY, at once while the write lock is taken (by another
+   * connection, or by a transaction open on this one). SQLite only: a transaction of the store port waits for the lock, and every read of the
+   * connection waits with it, so each search would wait for the writer thread's commit.
+   * PostgreSQL: an insert holds up no reader; sql.transaction as for the other writes.
+   */
+  async #insertWithoutWaiting(searches: readonly NewSearch[]): Promise<boolean> {
+    const db = sqliteOf(this.#sql);
+    if (db === undefined) {
+      await this.#insert(searches);
+      return true;
     }
+    // A transaction of the port is open on the connection: joining it is not this write's to do.
+    if (db.inTransaction) return false;
+    if (this.#insertAtOnce === undefined) {
+      const insert = db.prepare<[number, string | null, string, string, string]>(INSERT);
+      this.#insertAtOnce = db.transaction((rows: readonly NewSearch[]) => {
+        for (const row of rows) insert.run(row.guruId, row.externalUserId, row.query, JSON.stringify(row.labels), row.now);
+      });
+    }
+    const insertAtOnce = this.#insertAtOnce;
+    withoutWaiting(db, () => insertAtOnce.immediate(searches));
+    return true;
+  }
+
+  /** Runs `write` once the writes asked for before it have ended. */
+  #afterWrites(write: () => Promise<void>): Promise<void> {
+    const next = this.#writing.then(write);
+    this.#writing = next.catch(() => undefined);
+    return next;
+  }
+
+  #failed(error: unknown, searches?: number): void {
+    this.#logger.error('could not log searches', { ...(searches === undefined ? {} : { searches }), reason: describeError(error) });
   }
 }

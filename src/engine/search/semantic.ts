@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../../log.js';
 import type { EmbeddingsProvider } from '../../providers/embeddings.js';
-import type { Db } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 import { VectorIndex } from './vectors.js';
 
 export class SemanticSearch {
@@ -20,8 +20,8 @@ export class SemanticSearch {
     this.#logger = logger;
   }
 
-  static async open(db: Db, provider: EmbeddingsProvider, logger: Logger): Promise<SemanticSearch> {
-    return new SemanticSearch(provider, await VectorIndex.open(db), logger);
+  static async open(sql: Sql, provider: EmbeddingsProvider, logger: Logger): Promise<SemanticSearch> {
+    return new SemanticSearch(provider, await VectorIndex.open(sql), logger);
   }
 
   get model(): string {
@@ -36,23 +36,23 @@ export class SemanticSearch {
   async prepare(signal?: AbortSignal): Promise<number[]> {
     const [probe] = await this.#provider.embed(['dimension probe'], signal);
     this.#dimensions = probe?.length ?? 0;
-    const previous = this.#vectors.model();
-    if (this.#vectors.useModel({ model: this.#provider.model, dimensions: this.#dimensions })) {
+    const previous = await this.#vectors.model();
+    if (await this.#vectors.useModel({ model: this.#provider.model, dimensions: this.#dimensions })) {
       this.#logger.warn('embedding model changed: re-embedding every source', { from: previous?.model, to: this.#provider.model });
     }
-    return this.#vectors.sourcesMissingVectors();
+    return await this.#vectors.sourcesMissingVectors();
   }
 
   /** Makes the vectors a source's chunks lack. */
   async embedSource(sourceId: number, signal?: AbortSignal): Promise<void> {
     if (this.#dimensions === undefined) await this.prepare(signal);
-    const chunks = this.#vectors.missingChunks(sourceId);
+    const chunks = await this.#vectors.missingChunks(sourceId);
     if (chunks.length === 0) return;
     const vectors = await this.#provider.embed(
       chunks.map((chunk) => chunk.text),
       signal,
     );
-    this.#vectors.store(new Map(chunks.map((chunk, i) => [chunk.id, vectors[i] as Float32Array])));
+    await this.#vectors.store(new Map(chunks.map((chunk, i) => [chunk.id, vectors[i] as Float32Array])));
   }
 
   /** Chunk ids nearest to the text, best first; undefined when the provider cannot be asked now. */
@@ -60,7 +60,7 @@ export class SemanticSearch {
     try {
       const [vector] = await this.#provider.embed([text], signal);
       if (!vector || vector.length !== this.#dimensions) return undefined;
-      return this.#vectors.nearest(guruId, vector, limit).map((neighbour) => neighbour.chunkId);
+      return (await this.#vectors.nearest(guruId, vector, limit)).map((neighbour) => neighbour.chunkId);
     } catch (error) {
       if (signal?.aborted) throw error;
       this.#logger.warn('embeddings unavailable; searching lexically', { reason: error instanceof Error ? error.message : String(error) });

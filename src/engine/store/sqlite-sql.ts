@@ -113,19 +113,16 @@ export class SqliteSql extends SqliteHandle implements Store {
 
   override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
     let end!: () => void;
-    await this.when(() => {
+    await this.#begin(() => {
       this.#open = new Promise((resolve) => (end = resolve));
     });
     try {
-      await this.#begin();
-      try {
-        const result = await work(this.#inTransaction);
-        this.db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw error;
-      }
+      const result = await work(this.#inTransaction);
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
     } finally {
       this.#open = undefined;
       end();
@@ -133,20 +130,27 @@ export class SqliteSql extends SqliteHandle implements Store {
   }
 
   /**
-   * BEGIN IMMEDIATE, once the write lock is free. It waits without blocking the thread: SQLite's
-   * own busy wait sleeps the whole event loop, in steps of up to 100 ms, so every request behind it
-   * would wait for the writer thread's commit too. Fails with SQLITE_BUSY after BUSY_TIMEOUT_MS,
-   * as a write waiting in SQLite would.
+   * BEGIN IMMEDIATE, once the connection and the write lock are free; `opened` runs in the same turn
+   * (the others wait from then on). It waits without blocking the thread: SQLite's own busy wait
+   * sleeps the whole event loop, in steps of up to 100 ms, so every request behind it would wait
+   * for the writer thread's commit too; and while it waits for the lock, the others' statements go
+   * on (a search does not wait for the writer thread's commit). Fails with SQLITE_BUSY after
+   * BUSY_TIMEOUT_MS, as a write waiting in SQLite would.
    */
-  async #begin(): Promise<void> {
+  async #begin(opened: () => void): Promise<void> {
     const deadline = Date.now() + BUSY_TIMEOUT_MS;
     for (;;) {
-      try {
-        withoutWaiting(this.db, () => this.db.exec('BEGIN IMMEDIATE'));
-        return;
-      } catch (error) {
-        if (!isBusy(error) || Date.now() >= deadline) throw error;
-      }
+      const begun = await this.when(() => {
+        try {
+          withoutWaiting(this.db, () => this.db.exec('BEGIN IMMEDIATE'));
+        } catch (error) {
+          if (!isBusy(error) || Date.now() >= deadline) throw error;
+          return false;
+        }
+        opened();
+        return true;
+      });
+      if (begun) return;
       await delay(RETRY_MS);
     }
   }

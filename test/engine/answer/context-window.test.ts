@@ -12,6 +12,7 @@ import { simpleReply } from '../../../src/engine/answer/model/simple-interaction
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { parseQuery } from '../../../src/engine/search/query.js';
 import { Retriever } from '../../../src/engine/search/retriever.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
 
 /** A paragraph of about 400 characters, marked so that the test can tell where it came from. */
@@ -59,7 +60,7 @@ describe('context selection', () => {
       await engine.close();
     }
     db = openDatabase(dir);
-    retriever = new Retriever(db);
+    retriever = new Retriever(new SqliteSql(db));
     guruId = (db.prepare("SELECT id FROM gurus WHERE slug = 'db'").get() as { id: number }).id;
   });
 
@@ -70,10 +71,10 @@ describe('context selection', () => {
 
   const hitsFor = (question: string) => retriever.search(guruId, parseQuery(question), { limit: 40 });
 
-  it('expands the best passage to its neighbours in the same section, never into the next section', () => {
-    const hits = hitsFor('What does the zorblax setting of the cache do?').filter((hit) => hit.title === 'Tuning');
+  it('expands the best passage to its neighbours in the same section, never into the next section', async () => {
+    const hits = (await hitsFor('What does the zorblax setting of the cache do?')).filter((hit) => hit.title === 'Tuning');
     expect(hits.length).toBeGreaterThan(0);
-    const [tuning] = selectContext(retriever, hits.slice(0, 1));
+    const [tuning] = await selectContext(retriever, hits.slice(0, 1));
     const text = tuning!.sections.map((section) => section.text).join('\n');
     expect(text).toContain('The zorblax setting caps the cache');
     // The chunks of the section before and after the one found came along.
@@ -83,16 +84,16 @@ describe('context selection', () => {
     expect(tuning!.sections.every((section) => section.headings.endsWith('Cache sizing'))).toBe(true);
   });
 
-  it('stays within the token budget, one source per document in order of its best passage', () => {
-    const hits = hitsFor('zorblax');
-    const sources = selectContext(retriever, hits, 1_000);
+  it('stays within the token budget, one source per document in order of its best passage', async () => {
+    const hits = await hitsFor('zorblax');
+    const sources = await selectContext(retriever, hits, 1_000);
     const tokens = sources.flatMap((source) => source.sections).reduce((sum, section) => sum + estimateTokens(section.text), 0);
     expect(tokens).toBeLessThanOrEqual(1_000 + 10);
     expect(sources.length).toBeGreaterThan(1);
     expect(new Set(sources.map((source) => source.sourceId)).size).toBe(sources.length);
     const firstOfEach = [...new Set(hits.map((hit) => hit.sourceId))].filter((id) => sources.some((source) => source.sourceId === id));
     expect(sources.map((source) => source.sourceId)).toEqual(firstOfEach);
-    expect(selectContext(retriever, hits).length).toBeGreaterThan(sources.length);
+    expect((await selectContext(retriever, hits)).length).toBeGreaterThan(sources.length);
   });
 });
 

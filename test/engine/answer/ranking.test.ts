@@ -11,6 +11,7 @@ import { parseQuery } from '../../../src/engine/search/query.js';
 import { withSynonyms } from '../../../src/engine/search/synonyms.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { Retriever } from '../../../src/engine/search/retriever.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
 
 /** The focused page: its heading names the topic, and the words stand together as in the question. */
@@ -75,12 +76,12 @@ describe('page choice', () => {
 
   const question = 'How do I undo part of a transaction without rolling back all of it?';
 
-  it('the search alone puts the reference page first (the case the ranking must correct)', () => {
+  it('the search alone puts the reference page first (the case the ranking must correct)', async () => {
     const db: Db = openDatabase(dir);
     try {
-      const retriever = new Retriever(db);
+      const retriever = new Retriever(new SqliteSql(db));
       const guruId = (db.prepare('SELECT id FROM gurus').get() as { id: number }).id;
-      const [first] = retriever.search(guruId, withSynonyms(parseQuery(question)), { limit: 10 });
+      const [first] = await retriever.search(guruId, withSynonyms(parseQuery(question)), { limit: 10 });
       expect(first?.title).toBe('Interface reference');
     } finally {
       db.close();

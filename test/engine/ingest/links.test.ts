@@ -12,6 +12,7 @@ import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { parseQuery } from '../../../src/engine/search/query.js';
 import { openDatabase } from '../../../src/engine/store/database.js';
 import { MARK_CLOSE, MARK_OPEN, Retriever } from '../../../src/engine/search/retriever.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 
 describe('linksOf', () => {
@@ -73,26 +74,26 @@ describe('anchor texts of an ingested site', () => {
   });
 
   /** The anchor texts the answerer would read for `path`, matched words unmarked. */
-  function anchorTexts(question: string, path: string): string[] {
+  async function anchorTexts(question: string, path: string): Promise<string[]> {
     const db = openDatabase(dir);
     try {
       const guruId = (db.prepare('SELECT id FROM gurus').get() as { id: number }).id;
       const sourceId = (db.prepare('SELECT id FROM data_sources WHERE url = ?').get(site.url(path)) as { id: number }).id;
-      const texts = new Retriever(db).anchorTexts(guruId, parseQuery(question), [sourceId]).get(sourceId) ?? [];
+      const texts = (await new Retriever(new SqliteSql(db)).anchorTexts(guruId, parseQuery(question), [sourceId])).get(sourceId) ?? [];
       return texts.map((text) => text.replaceAll(MARK_OPEN, '[').replaceAll(MARK_CLOSE, ']')).sort();
     } finally {
       db.close();
     }
   }
 
-  it('finds the words other pages link to a page with, those of the question marked', () => {
-    expect(anchorTexts('How do I restore the factory settings?', '/reset')).toEqual(['[Restore] [factory] [settings]', '[factory] reset']);
-    expect(anchorTexts('backup', '/reset')).toEqual([]);
+  it('finds the words other pages link to a page with, those of the question marked', async () => {
+    expect(await anchorTexts('How do I restore the factory settings?', '/reset')).toEqual(['[Restore] [factory] [settings]', '[factory] reset']);
+    expect(await anchorTexts('backup', '/reset')).toEqual([]);
   });
 
-  it('leaves out a link that many pages make with the same words: a menu', () => {
+  it('leaves out a link that many pages make with the same words: a menu', async () => {
     // "Home" links to /home from the menu of every page and from two paragraphs.
-    expect(anchorTexts('home', '/home')).toEqual([]);
+    expect(await anchorTexts('home', '/home')).toEqual([]);
   });
 
   it('keeps the links of a page as it now reads when it is indexed again', async () => {
@@ -100,7 +101,7 @@ describe('anchor texts of an ingested site', () => {
     const sources = (await engine.listDataSources('frob', { page: 1, page_size: 10 })).results;
     await engine.reindexDataSources('frob', { ids: sources.map((source) => source.id) });
     await engine.whenIdle();
-    expect(anchorTexts('questions', '/faq')).toEqual(['[questions] and answers']);
-    expect(anchorTexts('factory settings', '/reset')).toEqual(['Restore [factory] [settings]', '[factory] reset']);
+    expect(await anchorTexts('questions', '/faq')).toEqual(['[questions] and answers']);
+    expect(await anchorTexts('factory settings', '/reset')).toEqual(['Restore [factory] [settings]', '[factory] reset']);
   });
 });

@@ -41,18 +41,21 @@ export interface ContextSource {
 }
 
 /** The chunk with its neighbours of the same section, in order. */
-function expanded(retriever: Retriever, hit: ChunkHit): ChunkHit[] {
-  const around = retriever.chunksAround(hit.sourceId, hit.position - 1, hit.position + 1).filter((chunk) => chunk.headings === hit.headings);
+async function expanded(retriever: Retriever, hit: ChunkHit): Promise<ChunkHit[]> {
+  const around = (await retriever.chunksAround(hit.sourceId, hit.position - 1, hit.position + 1)).filter((chunk) => chunk.headings === hit.headings);
   return around.some((chunk) => chunk.chunkId === hit.chunkId) ? around : [hit];
 }
 
 /** `hits` best first; the chunks taken, grouped per document in order of their best hit. */
-export function selectContext(retriever: Retriever, hits: readonly ChunkHit[], budget = CONTEXT_TOKEN_BUDGET): ContextSource[] {
+export async function selectContext(retriever: Retriever, hits: readonly ChunkHit[], budget = CONTEXT_TOKEN_BUDGET): Promise<ContextSource[]> {
   const taken = new Map<number, ChunkHit>();
   let used = 0;
-  for (const hit of hits.slice(0, MAX_PASSAGES)) {
+  const candidates = hits.slice(0, MAX_PASSAGES);
+  // Each candidate's neighbours, read at once (the same chunk's twice when it comes twice).
+  const neighbours = await Promise.all(candidates.map((hit) => expanded(retriever, hit)));
+  for (const [index, hit] of candidates.entries()) {
     if (taken.has(hit.chunkId)) continue;
-    const fresh = expanded(retriever, hit).filter((chunk) => !taken.has(chunk.chunkId));
+    const fresh = (neighbours[index] as ChunkHit[]).filter((chunk) => !taken.has(chunk.chunkId));
     const cost = (chunks: readonly ChunkHit[]) => chunks.reduce((sum, chunk) => sum + estimateTokens(chunk.body), 0);
     // With its neighbours when they fit, else alone, else not at all (a smaller later one may fit).
     const chosen = used + cost(fresh) <= budget ? fresh : used + cost([hit]) <= budget ? [hit] : [];

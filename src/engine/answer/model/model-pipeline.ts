@@ -123,7 +123,8 @@ export class ModelPipeline {
     if (!request.draft.answered && images.length === 0) return { ...request.draft, streamed: false };
     const retriever = request.retriever ?? this.#retriever;
     const search = (text: string) => retriever.search(request.guruId, withSynonyms(parseQuery(text)), { limit: CANDIDATES });
-    const hits = fuseRanked([search(request.question), ...(request.rewrites ?? []).map(search), request.related], (hit) => hit.chunkId);
+    const lists = await Promise.all([request.question, ...(request.rewrites ?? [])].map(search));
+    const hits = fuseRanked([...lists, request.related], (hit) => hit.chunkId);
     const picked =
       hits.length === 0
         ? undefined
@@ -131,7 +132,7 @@ export class ModelPipeline {
             pickPassages(this.#chat, request.question, hits, stepSignal),
           );
     if (picked !== undefined) this.#logger.debug('passages picked for the answer', { picked: picked.map((hit) => hit.chunkId) });
-    const sources = selectContext(retriever, picked ?? hits);
+    const sources = await selectContext(retriever, picked ?? hits);
     if (sources.length === 0 && images.length === 0) return { ...request.draft, streamed: false };
     return generateAnswer(this.#chat, { ...request, sources, images }, options, this.#logger);
   }

@@ -54,7 +54,7 @@ const embeddings = settings.embeddings;
 const semantic: Promise<SemanticSearch> | undefined =
   embeddings &&
   Promise.all([import('../../../providers/embeddings.js'), import('../../search/semantic.js')]).then(([{ EmbeddingsProvider }, { SemanticSearch }]) =>
-    SemanticSearch.open(db, new EmbeddingsProvider(embeddings), logger),
+    SemanticSearch.open(new SqliteSql(db), new EmbeddingsProvider(embeddings), logger),
   );
 const embedder: Embedder | undefined = semantic && { embedSource: async (sourceId, signal) => (await semantic).embedSource(sourceId, signal) };
 const processor = new SourceProcessor(sql, queue, reading, logger, settings.processing, embedder);
