@@ -73,6 +73,34 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
   };
 }
 
+/** What `guru-mcp migrate` copied: each table with its rows. */
+export interface MigratedStore {
+  readonly tables: readonly { readonly table: string; readonly rows: number }[];
+}
+
+/**
+ * Copies the data directory's embedded store into the PostgreSQL database of the settings
+ * (GURU_DATABASE_URL), which must hold no guru yet; the data directory is only read.
+ */
+export async function migrateToPostgres(
+  config: Config,
+  logger: Logger,
+  options: { readonly onProgress?: (copied: number, total: number) => void; readonly signal?: AbortSignal } = {},
+): Promise<MigratedStore> {
+  if (config.databaseUrl === undefined) {
+    throw new Error('migrate copies into PostgreSQL: set GURU_DATABASE_URL (or --database-url) to the database to copy into');
+  }
+  const { migrateDataDir } = await import('./engine/store/copy-to-postgres.js');
+  const tables = await migrateDataDir(
+    { dataDir: config.dataDir, databaseUrl: config.databaseUrl, logger },
+    {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: ({ copied, total }) => options.onProgress?.(copied, total) } : {}),
+    },
+  );
+  return { tables };
+}
+
 /** A backend whose parts open on their first call. */
 export interface BackendOnFirstUse extends OpenedBackend {
   /** Opens it now, unless it is open or opening; resolves once open, rejects with the GuruError its calls get. */

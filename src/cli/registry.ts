@@ -123,6 +123,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     load: () => import('./commands/guru-list.js'),
   },
   {
+    name: 'migrate',
+    summary: 'copy the data directory into PostgreSQL, to run several processes on one store',
+    details: [
+      'Copies everything the embedded store holds (gurus and their keys, sources and their text, sessions, answers, votes, crawls, settings) into the empty PostgreSQL database named by GURU_DATABASE_URL (or --database-url), in one transaction: a copy that fails keeps nothing. The data directory is only read and stays as it was.',
+      'API keys keep working. Keep the data directory\'s secret.key beside every process that uses the database: stored integration credentials are encrypted with it.',
+    ],
+    positionals: [],
+    options: { json: { ...JSON_OUTPUT, description: 'print {"tables":[{"table","rows"}]}' } },
+    audience: 'people',
+    examples: ['GURU_DATABASE_URL=postgresql://guru:secret@db.internal/guru guru-mcp migrate --data-dir ~/.local/share/guru-mcp'],
+    load: () => import('./commands/migrate.js'),
+  },
+  {
     name: 'guru delete',
     summary: 'delete a guru with everything it holds, for good (local engine only)',
     details: [
