@@ -245,3 +245,86 @@ describe('reading the query', () => {
     expect(() => phrasesOf('"a')).toThrow(/unterminated/);
   });
 });
+
+describe('indexing on PostgreSQL', () => {
+  let store: PostgresSql;
+  const stats = () => store.get<{ chunks: number; tokens: number }>('SELECT sum(chunks) AS chunks, sum(tokens) AS tokens FROM full_text_stats');
+  const postingsOf = async (sourceId: number) =>
+    (await store.get<{ n: number }>('SELECT count(*) AS n FROM chunk_terms WHERE source_id = ?', [sourceId]))?.n ?? 0;
+  const linkPostings = async () => (await store.get<{ n: number }>('SELECT count(*) AS n FROM link_terms'))?.n ?? 0;
+  const search = (text: string) => new PostgresFullText(store).search(1, parseQuery(text), { limit: 10 });
+  let nextChunk = 0;
+
+  /** Replaces a source's chunks and links, and indexes them, in one transaction as ingestion does. */
+  const store1 = (on: PostgresSql | Parameters<Parameters<PostgresSql['transaction']>[0]>[0], sourceId: number, bodies: string[], links: string[] = []) =>
+    on.transaction(async (tx) => {
+      await tx.run('DELETE FROM chunks WHERE source_id = ?', [sourceId]);
+      await tx.run('DELETE FROM links WHERE source_id = ?', [sourceId]);
+      for (const [position, body] of bodies.entries()) {
+        nextChunk += 1;
+        await tx.run('INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) VALUES (?, ?, 1, ?, ?, ?, ?)', [
+          nextChunk, sourceId, position, `Source ${sourceId}`, 'Part', body,
+        ]);
+      }
+      for (const text of links) {
+        nextChunk += 1;
+        await tx.run('INSERT INTO links (id, guru_id, source_id, target, text) VALUES (?, 1, ?, ?, ?)', [nextChunk, sourceId, 'https://x.test/b', text]);
+      }
+      await new PostgresFullText(tx).indexSource(sourceId);
+    });
+
+  beforeAll(async () => {
+    // A schema of its own, so that these rows do not count in the index compared with FTS5 above.
+    await pg.exec('CREATE SCHEMA indexing');
+    store = PostgresSql.connect({ url: `${postgres.url}?options=${encodeURIComponent('-c search_path=indexing')}`, poolSize: 4 });
+    await store.exec(STORE_TABLES);
+    await store.exec(FULL_TEXT_SCHEMA);
+    for (const id of [1, 2, 3]) await store.run("INSERT INTO data_sources (id, guru_id, type, url, labels) VALUES (?, 1, 'WEBSITE', ?, '[]')", [id, `https://x.test/${id}`]);
+  });
+  afterAll(() => store?.close());
+
+  it('keeps the statistics and postings with the chunks: replaced, removed, deleted', async () => {
+    await store1(store, 1, ['alpha beta gamma', 'alpha delta'], ['Alpha page']);
+    await store1(store, 2, ['beta epsilon']);
+    // Title "Source n" and headings "Part" are 3 tokens a chunk.
+    expect(await stats()).toEqual({ chunks: 3, tokens: 3 * 3 + 3 + 2 + 2 });
+    expect((await search('alpha')).map((hit) => hit.sourceId)).toEqual([1, 1]);
+    await new PostgresFullText(store).indexSource(1); // nothing new to index
+    expect(await stats()).toEqual({ chunks: 3, tokens: 16 });
+
+    await store1(store, 1, ['zeta']);
+    expect(await stats()).toEqual({ chunks: 2, tokens: 4 + 5 });
+    expect(await search('alpha')).toEqual([]);
+    expect((await search('zeta')).map((hit) => hit.sourceId)).toEqual([1]);
+
+    await store.transaction((tx) => new PostgresFullText(tx).removeSource(2));
+    expect(await stats()).toEqual({ chunks: 1, tokens: 4 });
+    expect(await postingsOf(2)).toBe(0);
+    expect(await search('epsilon')).toEqual([]);
+
+    await store.run('DELETE FROM data_sources WHERE id = 1');
+    expect(await stats()).toEqual({ chunks: 0, tokens: 0 });
+    expect(await postingsOf(1)).toBe(0);
+    expect(await linkPostings()).toBe(0);
+  });
+
+  it('lets two transactions index at once, neither waiting for the other', async () => {
+    await store1(store, 2, ['old text of two']);
+    await store1(store, 3, ['old text of three']);
+    const before = await stats();
+    // Each transaction deletes and writes chunks (statistics down and up); the second runs while
+    // the first is open and must not wait for its locks (it would fail on the lock timeout).
+    await store.transaction(async (first) => {
+      await store1(first, 2, ['new words of two', 'more words of two']);
+      await store.transaction(async (second) => {
+        await second.exec("SET LOCAL lock_timeout = '20s'");
+        await store1(second, 3, ['new words of three']);
+      });
+    });
+    const after = await stats();
+    expect(after?.chunks).toBe((before?.chunks ?? 0) + 1);
+    expect((await search('words')).map((hit) => hit.sourceId).sort()).toEqual([2, 2, 3]);
+    const shards = await store.get<{ n: number }>('SELECT count(*) AS n FROM full_text_stats');
+    expect(shards?.n).toBe(2);
+  });
+});
