@@ -29,7 +29,7 @@ export const FULL_TEXT_SCHEMA = `
 
   CREATE TABLE chunk_terms (
     term text COLLATE "C" NOT NULL,
-    chunk_id bigint NOT NULL REFERENCES chunk_index(chunk_id) ON DELETE CASCADE,
+    chunk_id bigint NOT NULL,
     guru_id bigint NOT NULL,
     source_id bigint NOT NULL,
     tf double precision NOT NULL,
@@ -85,6 +85,7 @@ export const FULL_TEXT_SCHEMA = `
   END $$;
   CREATE FUNCTION chunk_index_removed() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
+    DELETE FROM chunk_terms WHERE chunk_id IN (SELECT chunk_id FROM removed);
     PERFORM full_text_count(-(SELECT count(*) FROM removed), -(SELECT coalesce(sum(len), 0) FROM removed));
     RETURN NULL;
   END $$;
