@@ -13,6 +13,7 @@ import { linksOf } from '../../../src/engine/ingest/links.js';
 import { parseQuery, quoteTerm, type TextQuery } from '../../../src/engine/search/query.js';
 import { phrasesOf, PostgresFullText } from '../../../src/engine/search/postgres/postgres-full-text.js';
 import { FULL_TEXT_SCHEMA } from '../../../src/engine/search/postgres/schema.js';
+import { Fts5Tokenizer } from '../../../src/engine/search/postgres/tokenizer.js';
 import { Retriever } from '../../../src/engine/search/retriever.js';
 import { withSynonyms } from '../../../src/engine/search/synonyms.js';
 import { HEADING_SEPARATOR } from '../../../src/engine/store/chunks.js';
@@ -233,6 +234,32 @@ describe('the PostgreSQL full-text index', () => {
       expect([...(await fullText.anchorTexts(guruId, query, sourceIds))].sort((a, b) => a[0] - b[0])).toEqual(
         [...retriever.anchorTexts(guruId, query, sourceIds)].sort((a, b) => a[0] - b[0]),
       );
+    }
+  });
+});
+
+describe('FTS5 tokens', () => {
+  it('gives each token of each column with where it lies, for any text', () => {
+    const tokenizer = new Fts5Tokenizer();
+    try {
+      const [row, empty] = tokenizer.tokenize([[ODD[0]!, ODD[1]!, ODD.slice(2).join(' ')], ['', '—', '']]);
+      expect(empty).toEqual([[], [], []]);
+      expect(row![0]!.slice(0, 4)).toEqual([
+        { term: 'creme', start: 0, end: 5 },
+        { term: 'brule', start: 6, end: 12 },
+        { term: 'naiv', start: 15, end: 20 },
+        { term: 'cafe', start: 21, end: 25 },
+      ]);
+      // Each token's text, tokenized alone, is that one term: the spans cut the text where FTS5 does.
+      const columns = [ODD[0]!, ODD[1]!, ODD.slice(2).join(' ')];
+      row!.forEach((tokens, column) => {
+        expect(tokens.length).toBeGreaterThan(5);
+        for (const token of tokens) expect(tokenizer.terms(columns[column]!.slice(token.start, token.end))).toEqual([token.term]);
+      });
+      expect(tokenizer.terms('Running')).toEqual(['run']);
+      expect(tokenizer.terms('😀')).toEqual([]);
+    } finally {
+      tokenizer.close();
     }
   });
 });

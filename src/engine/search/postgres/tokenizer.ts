@@ -46,18 +46,34 @@ const quoted = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 
 export class Fts5Tokenizer {
   readonly #db: Database.Database;
-  readonly #insert;
+  readonly #insert: { run(...values: [number, string, string, string]): void };
   readonly #instances;
-  readonly #clear;
+  readonly #clear: { run(): void };
   readonly #terms = new Map<string, readonly string[]>();
 
   constructor() {
     this.#db = new Database(':memory:');
-    this.#db.exec(`CREATE VIRTUAL TABLE scratch USING fts5(title, headings, body, tokenize = '${FTS5_TOKENIZER}');
+    // External content, so that emptying the index ('delete-all') does not tokenize the rows again.
+    this.#db.exec(`CREATE TABLE scratch_rows (id INTEGER PRIMARY KEY, title TEXT, headings TEXT, body TEXT);
+      CREATE VIRTUAL TABLE scratch USING fts5(title, headings, body, content = 'scratch_rows', content_rowid = 'id', tokenize = '${FTS5_TOKENIZER}');
       CREATE VIRTUAL TABLE scratch_tokens USING fts5vocab(scratch, instance);`);
-    this.#insert = this.#db.prepare<[number, string, string, string]>('INSERT INTO scratch (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
+    const row = this.#db.prepare<[number, string, string, string]>('INSERT INTO scratch_rows (id, title, headings, body) VALUES (?, ?, ?, ?)');
+    const indexed = this.#db.prepare<[number, string, string, string]>('INSERT INTO scratch (rowid, title, headings, body) VALUES (?, ?, ?, ?)');
+    this.#insert = {
+      run: (...values: [number, string, string, string]) => {
+        row.run(...values);
+        indexed.run(...values);
+      },
+    };
     this.#instances = this.#db.prepare<[], { doc: number; col: string; offset: number; term: string }>('SELECT doc, col, offset, term FROM scratch_tokens');
-    this.#clear = this.#db.prepare('DELETE FROM scratch');
+    const emptyIndex = this.#db.prepare("INSERT INTO scratch (scratch) VALUES ('delete-all')");
+    const emptyRows = this.#db.prepare('DELETE FROM scratch_rows');
+    this.#clear = {
+      run: () => {
+        emptyIndex.run();
+        emptyRows.run();
+      },
+    };
   }
 
   /**
