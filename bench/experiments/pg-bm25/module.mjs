@@ -11,44 +11,21 @@
 // Search: Retriever.search (FTS5, in process) and PostgresFullText.search (a round trip through
 // `pg`), limit 10, parseQuery's OR of words; 3 rounds x 323 queries after a warm-up, in turns.
 import console from 'node:console';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { transformSync } from 'esbuild';
-import { dist, fixed, latencyStats, mean, repoRoot, table } from '../../lib/common.js';
+import { dist, fixed, latencyStats, mean, table } from '../../lib/common.js';
+import { corpus, ndcgAt10, qrels, queries, throwawayPostgres } from './nfcorpus.mjs';
 
-const dataPath = process.env.GURU_BENCH_DATA ?? join(repoRoot, '..', 'shared', 'bench', 'nfcorpus');
 const rounds = 3;
 const BATCH = 50;
 
-const jsonLines = (path) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-const corpus = jsonLines(join(dataPath, 'corpus.jsonl'));
-const qrels = new Map();
-for (const line of readFileSync(join(dataPath, 'qrels-test.tsv'), 'utf8').split('\n').slice(1)) {
-  const [q, d, s] = line.replace(/\r$/, '').split('\t');
-  if (!d) continue;
-  if (!qrels.has(q)) qrels.set(q, new Map());
-  qrels.get(q).set(d, Number(s));
-}
-const allQueries = new Map(jsonLines(join(dataPath, 'queries.jsonl')).map((q) => [q._id, q.text]));
-const { parseQuery } = await dist('engine/search/query.js');
 const { Retriever } = await dist('engine/search/retriever.js');
 const { openMemoryDatabase } = await dist('engine/store/database.js');
 const { PostgresSql } = await dist('engine/store/postgres-sql.js');
 const { PostgresFullText } = await dist('engine/search/postgres/postgres-full-text.js');
 const { FULL_TEXT_SCHEMA } = await dist('engine/search/postgres/schema.js');
 const { Fts5Tokenizer } = await dist('engine/search/postgres/tokenizer.js');
-const queries = [...qrels.keys()].map((id) => ({ id, parsed: parseQuery(allQueries.get(id)) }));
-
-function ndcgAt10(ranked, judged) {
-  let dcg = 0;
-  ranked.slice(0, 10).forEach((id, i) => (dcg += (judged.get(id) ?? 0) / Math.log2(i + 2)));
-  const ideal = [...judged.values()].sort((a, b) => b - a).slice(0, 10);
-  const idcg = ideal.reduce((s, r, i) => s + r / Math.log2(i + 2), 0);
-  return idcg > 0 ? dcg / idcg : 0;
-}
 
 const STORE_TABLES = `
   CREATE TABLE data_sources (id bigint PRIMARY KEY, guru_id bigint NOT NULL, type text NOT NULL, url text, name text, title text,
@@ -83,11 +60,7 @@ const tokenizeMs = performance.now() - tokenizeStart;
 tokenizer.close();
 
 // --- PostgreSQL ---------------------------------------------------------------------------------
-const scratch = mkdtempSync(join(tmpdir(), 'guru-pg-module-'));
-const supportJs = join(scratch, 'postgres.mjs');
-writeFileSync(supportJs, transformSync(readFileSync(join(repoRoot, 'test/support/postgres.ts'), 'utf8'), { loader: 'ts', format: 'esm', platform: 'node' }).code);
-const { startPostgres } = await import(supportJs);
-const server = await startPostgres();
+const server = await throwawayPostgres();
 const pg = PostgresSql.connect({ url: server.url, poolSize: 4 });
 try {
   const version = (await pg.get('SHOW server_version')).server_version;
@@ -177,6 +150,5 @@ try {
 } finally {
   await pg.close().catch(() => undefined);
   await server.stop();
-  rmSync(scratch, { recursive: true, force: true });
   db.close();
 }
