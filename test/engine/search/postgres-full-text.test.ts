@@ -21,17 +21,18 @@ import { openMemoryDatabase, type Db } from '../../../src/engine/store/database.
 import { PostgresSql } from '../../../src/engine/store/postgres-sql.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
 
-/** Minimal copies of the store's tables (pg-schema makes the real ones), as SQLite's migrations define them. */
+/** Minimal copies of the store's tables and their indexes (store/postgres-migrations.ts makes the real ones). */
 const STORE_TABLES = `
   CREATE TABLE data_sources (id bigint PRIMARY KEY, guru_id bigint NOT NULL, type text NOT NULL, url text, name text, title text,
     labels text NOT NULL DEFAULT '[]');
-  CREATE UNIQUE INDEX data_sources_guru_url ON data_sources (guru_id, url) WHERE url IS NOT NULL;
+  CREATE UNIQUE INDEX data_sources_guru_url ON data_sources (guru_id, md5(url)) WHERE url IS NOT NULL;
+  CREATE INDEX data_sources_guru_created ON data_sources (guru_id, id DESC);
   CREATE TABLE chunks (id bigint PRIMARY KEY, source_id bigint NOT NULL REFERENCES data_sources(id) ON DELETE CASCADE,
     guru_id bigint NOT NULL, position integer NOT NULL, title text NOT NULL, headings text NOT NULL, body text NOT NULL);
   CREATE INDEX chunks_source ON chunks (source_id, position);
   CREATE TABLE links (id bigint PRIMARY KEY, guru_id bigint NOT NULL, source_id bigint NOT NULL REFERENCES data_sources(id) ON DELETE CASCADE,
     target text NOT NULL, text text NOT NULL);
-  CREATE INDEX links_target ON links (guru_id, target);
+  CREATE INDEX links_target ON links (guru_id, md5(target), lower(text), source_id);
   CREATE INDEX links_source ON links (source_id);`;
 
 interface Source {

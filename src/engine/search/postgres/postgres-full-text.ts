@@ -138,18 +138,24 @@ const MARKED_CHUNKS = `
 /**
  * The retriever's anchor rule: links of the guru to the pages of these sources (by URL) that
  * match, except those whose words more than @navigation pages link that page with (ASCII case
- * ignored, as SQLite's NOCASE).
+ * ignored, as SQLite's NOCASE). The md5() and lower() equalities change nothing (the exact ones
+ * follow) but let the store's indexes on (guru_id, md5(url)) and links(guru_id, md5(target),
+ * lower(text), source_id) serve (store/postgres-migrations.ts).
  */
 const ANCHORS = `
   WITH navigation AS (SELECT greatest(1::float8, ${NAVIGATION_SHARE}::float8 * count(*)) AS most FROM data_sources WHERE guru_id = @guruId AND url IS NOT NULL),
+  wanted AS MATERIALIZED (SELECT DISTINCT url FROM data_sources WHERE id = ANY(@sources::bigint[]) AND url IS NOT NULL),
   matched AS (
-    SELECT l.id, l.text, l.target, s.id AS source_id, (SELECT jsonb_agg(t.spans) FROM link_terms t WHERE t.link_id = l.id AND t.term = ANY(@terms::text[])) AS spans
-    FROM links l JOIN data_sources s ON s.guru_id = l.guru_id AND s.url = l.target
-    WHERE l.guru_id = @guruId AND l.target IN (SELECT url FROM data_sources WHERE id = ANY(@sources::bigint[])))
+    SELECT l.id, l.text, l.target, s.id AS source_id,
+      (SELECT jsonb_agg(t.spans) FROM link_terms t WHERE t.link_id = l.id AND t.term = ANY(@terms::text[])) AS spans
+    FROM wanted w
+    JOIN links l ON l.guru_id = @guruId AND md5(l.target) = md5(w.url) AND l.target = w.url
+    JOIN data_sources s ON s.guru_id = l.guru_id AND md5(s.url) = md5(l.target) AND s.url = l.target)
   SELECT m.source_id AS "sourceId", m.text AS text, m.spans AS spans FROM matched m, navigation
   WHERE m.spans IS NOT NULL
     AND (SELECT count(DISTINCT x.source_id) FROM links x
-         WHERE x.guru_id = @guruId AND x.target = m.target AND ${asciiLower('x.text')} = ${asciiLower('m.text')}) <= navigation.most
+         WHERE x.guru_id = @guruId AND md5(x.target) = md5(m.target) AND x.target = m.target
+           AND lower(x.text) = lower(m.text) AND ${asciiLower('x.text')} = ${asciiLower('m.text')}) <= navigation.most
   ORDER BY m.id`;
 
 function asciiLower(expression: string): string {
