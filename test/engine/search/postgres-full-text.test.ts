@@ -336,6 +336,21 @@ describe('indexing on PostgreSQL', () => {
     expect(await linkPostings()).toBe(0);
   });
 
+  it('indexes every source not indexed yet at once, as after a copy', async () => {
+    await store.run('DELETE FROM chunks WHERE source_id = 2'); // left unindexed by removeSource above
+    await store.run("INSERT INTO data_sources (id, guru_id, type, url, labels) VALUES (9, 1, 'WEBSITE', 'https://x.test/9', '[]')");
+    await store.run("INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) VALUES (900, 9, 1, 0, 'Copied', '', 'copied words')");
+    await store.run("INSERT INTO links (id, guru_id, source_id, target, text) VALUES (900, 1, 9, 'https://x.test/9', 'copied link')");
+    const before = await stats();
+    expect(await search('copied')).toEqual([]);
+    await store.transaction((tx) => new PostgresFullText(tx).indexAll());
+    expect((await search('copied')).map((hit) => hit.chunkId)).toEqual([900]);
+    expect(await stats()).toEqual({ chunks: (before?.chunks ?? 0) + 1, tokens: (before?.tokens ?? 0) + 3 });
+    expect(await linkPostings()).toBeGreaterThan(0);
+    await store.run('DELETE FROM data_sources WHERE id = 9');
+    expect(await stats()).toEqual(before);
+  });
+
   it('lets two transactions index at once, neither waiting for the other', async () => {
     await store1(store, 2, ['old text of two']);
     await store1(store, 3, ['old text of three']);

@@ -24,6 +24,9 @@ import { Fts5Tokenizer, type Token } from './tokenizer.js';
 /** A link made with the same words by more than this share of a site's pages is navigation (as the retriever). */
 const NAVIGATION_SHARE = 0.05;
 
+/** Sources indexed together by indexAll (their chunks are read at once). */
+const SOURCES_PER_BATCH = 100;
+
 /** Postings written per statement while indexing. */
 const POSTINGS_PER_STATEMENT = 20_000;
 
@@ -306,6 +309,17 @@ export class PostgresFullText {
       { ids: [...sourceIds] },
     );
     await this.#indexLinks(links);
+  }
+
+  /**
+   * Indexes every source's chunks and links not indexed yet, a batch of sources at a time: after
+   * rows were copied in without it (`guru-mcp migrate`'s rebuild step).
+   */
+  async indexAll(): Promise<void> {
+    const sources = await this.#sql.all<{ id: number }>('SELECT id FROM data_sources ORDER BY id');
+    for (let at = 0; at < sources.length; at += SOURCES_PER_BATCH) {
+      await this.indexSources(sources.slice(at, at + SOURCES_PER_BATCH).map(({ id }) => id));
+    }
   }
 
   /** Removes the source's chunks and links from the index (their rows going removes them too). */
