@@ -10,6 +10,8 @@
 // written in transactions of 50 sources as ingestion does: chunk rows, then indexSource.
 // Search: Retriever.search (FTS5, in process) and PostgresFullText.search (a round trip through
 // `pg`), limit 10, parseQuery's OR of words; 3 rounds x 323 queries after a warm-up, in turns.
+// PG_OPTIONS='-c plan_cache_mode=force_generic_plan' passes settings to every connection;
+// EXPLAIN=1 prints the plans of two queries.
 import console from 'node:console';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -61,7 +63,7 @@ tokenizer.close();
 
 // --- PostgreSQL ---------------------------------------------------------------------------------
 const server = await throwawayPostgres();
-const pg = PostgresSql.connect({ url: server.url, poolSize: 4 });
+const pg = PostgresSql.connect({ url: process.env.PG_OPTIONS ? `${server.url}?options=${encodeURIComponent(process.env.PG_OPTIONS)}` : server.url, poolSize: 4 });
 try {
   const version = (await pg.get('SHOW server_version')).server_version;
   await pg.exec(STORE_TABLES);
@@ -99,6 +101,10 @@ try {
   const series = [
     { name: 'FTS5 Retriever.search (SQLite, in process)', run: async (q) => retriever.search(1, q, { limit: 10 }) },
     { name: 'PostgresFullText.search (PostgreSQL, pg round trip)', run: (q) => fullText.search(1, q, { limit: 10 }) },
+    { name: 'FTS5 Retriever.searchSources, limit 10', run: async (q) => retriever.searchSources(1, q, { limit: 10 }) },
+    { name: 'PostgresFullText.searchSources, limit 10', run: (q) => fullText.searchSources(1, q, { limit: 10 }) },
+    { name: 'FTS5 Retriever.documentFrequency of each word', run: async (q) => q.terms.map((t) => retriever.documentFrequency(1, t)) },
+    { name: 'PostgresFullText.documentFrequencies', run: (q) => fullText.documentFrequencies(1, q.terms) },
     { name: 'SELECT 1 (a pg round trip alone)', run: () => pg.get('SELECT 1 AS one') },
     { name: 'FTS5 Retriever.markedChunks of the top 10', run: async (q, ids) => retriever.markedChunks(q, ids) },
     { name: 'PostgresFullText.markedChunks of the top 10', run: (q, ids) => fullText.markedChunks(q, ids) },
