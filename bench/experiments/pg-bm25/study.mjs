@@ -15,42 +15,17 @@
 // Latency: 3 rounds x 323 queries after a warm-up pass, through `pg` on 127.0.0.1 (a round trip
 // each), FTS5 in process (no round trip).
 import console from 'node:console';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import process from 'node:process';
 import Database from 'better-sqlite3';
-import { transformSync } from 'esbuild';
 import pg from 'pg';
-import { dist, fixed, latencyStats, mean, repoRoot, table } from '../../lib/common.js';
+import { fixed, latencyStats, mean, table } from '../../lib/common.js';
+import { corpus, ndcgAt10, qrels, queries, throwawayPostgres } from './nfcorpus.mjs';
 
-const dataPath = process.env.GURU_BENCH_DATA ?? join(repoRoot, '..', 'shared', 'bench', 'nfcorpus');
 const rounds = 3;
 const K1 = 1.2;
 const B = 0.75;
 const WEIGHTS = { A: 2.0, B: 1.5, D: 1.0 }; // title, headings, body
-
-const jsonLines = (path) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-const corpus = jsonLines(join(dataPath, 'corpus.jsonl'));
-const qrels = new Map();
-for (const line of readFileSync(join(dataPath, 'qrels-test.tsv'), 'utf8').split('\n').slice(1)) {
-  const [q, d, s] = line.replace(/\r$/, '').split('\t');
-  if (!d) continue;
-  if (!qrels.has(q)) qrels.set(q, new Map());
-  qrels.get(q).set(d, Number(s));
-}
-const allQueries = new Map(jsonLines(join(dataPath, 'queries.jsonl')).map((q) => [q._id, q.text]));
-const { parseQuery } = await dist('engine/search/query.js');
-const queries = [...qrels.keys()].map((id) => ({ id, text: allQueries.get(id), parsed: parseQuery(allQueries.get(id)) }));
-
-function ndcgAt10(ranked, judged) {
-  let dcg = 0;
-  ranked.slice(0, 10).forEach((id, i) => (dcg += (judged.get(id) ?? 0) / Math.log2(i + 2)));
-  const ideal = [...judged.values()].sort((a, b) => b - a).slice(0, 10);
-  const idcg = ideal.reduce((s, r, i) => s + r / Math.log2(i + 2), 0);
-  return idcg > 0 ? dcg / idcg : 0;
-}
 
 // --- FTS5 reference, and FTS5's tokens for the `ft` variant -----------------------------------
 const lite = new Database(':memory:');
@@ -103,11 +78,7 @@ for (const { doc, term, col, offset } of lite.prepare('SELECT doc, term, col, of
 const tsvLiteral = (v) => [...v.terms].map(([t, ps]) => `'${t.replace(/'/g, "''").replace(/\\/g, '\\\\')}':${ps.join(',')}`).join(' ');
 
 // --- PostgreSQL ---------------------------------------------------------------------------------
-const scratch = mkdtempSync(join(tmpdir(), 'guru-pg-bm25-'));
-const supportJs = join(scratch, 'postgres.mjs');
-writeFileSync(supportJs, transformSync(readFileSync(join(repoRoot, 'test/support/postgres.ts'), 'utf8'), { loader: 'ts', format: 'esm', platform: 'node' }).code);
-const { startPostgres } = await import(supportJs);
-const server = await startPostgres();
+const server = await throwawayPostgres();
 const client = new pg.Client({ connectionString: server.url });
 try {
   await client.connect();
@@ -231,6 +202,5 @@ try {
 } finally {
   await client.end().catch(() => undefined);
   await server.stop();
-  rmSync(scratch, { recursive: true, force: true });
   lite.close();
 }
