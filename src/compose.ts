@@ -37,8 +37,9 @@ export async function openBackend(config: Config, logger: Logger, options: Backe
       pickTimeoutMs: config.llmPickTimeoutMs,
     });
   }
-  const engine = LocalEngine.open({
+  const engine = await LocalEngine.open({
     dataDir: config.dataDir,
+    ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
     ...(config.redisUrl === undefined ? {} : { redisUrl: config.redisUrl }),
     logger,
     allowPrivateNetwork: config.allowPrivateNetwork,

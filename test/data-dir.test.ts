@@ -18,7 +18,7 @@ const modeOf = (path: string): number => statSync(path).mode & 0o777;
 
 /** Opens the engine and the state store on `dataDir` and writes to both, so that every file exists. */
 async function openBoth(dataDir: string): Promise<{ close(): Promise<void> }> {
-  const engine = LocalEngine.open({ dataDir });
+  const engine = await LocalEngine.open({ dataDir });
   const state = await openStateStore({ dataDir }, 'test');
   await engine.createGuru({ slug: 'private' });
   await state.set('progress', 'Searching the knowledge base…');
@@ -77,7 +77,7 @@ describe('files in the data directory', () => {
         expect(existsSync(join(parent, name))).toBe(true);
         chmodSync(join(parent, name), 0o644);
       }
-      const opened = LocalEngine.open({ dataDir: parent });
+      const opened = await LocalEngine.open({ dataDir: parent });
       const state = await openStateStore({ dataDir: parent }, 'test');
       try {
         await state.set('key', 'value');

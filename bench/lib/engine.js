@@ -24,7 +24,7 @@ export async function openLocalBackend(dataDir, limits) {
   }
   // openBackend takes no processing limits; these runs open the engine the same way, with them.
   const { LocalEngine } = await dist('engine/local-engine.js');
-  const engine = LocalEngine.open({ dataDir, logger: silentLogger, allowPrivateNetwork: true, processing: limits });
+  const engine = await LocalEngine.open({ dataDir, logger: silentLogger, allowPrivateNetwork: true, processing: limits });
   return { kind: 'local', assistant: engine, admin: engine, close: () => engine.close() };
 }
 

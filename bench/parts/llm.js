@@ -91,7 +91,7 @@ async function run() {
   const model = await startModel();
   const { LocalEngine } = await dist('engine/local-engine.js');
   const { silentLogger } = await dist('log.js');
-  const engine = LocalEngine.open({ dataDir, logger: silentLogger, allowPrivateNetwork: true, llm: { baseUrl: model.baseUrl, model: 'stand-in' } });
+  const engine = await LocalEngine.open({ dataDir, logger: silentLogger, allowPrivateNetwork: true, llm: { baseUrl: model.baseUrl, model: 'stand-in' } });
   try {
     await ingest({ assistant: engine, admin: engine }, set, 'sqlite', dataDir);
     const answers = [];

@@ -14,7 +14,6 @@ import type { ProcessorLimits } from './ingest/processor.js';
 import type { SpeechProviderSettings } from '../providers/speech.js';
 import type { VoiceSettings } from './speech/espeak.js';
 import type { SpeechStreamLimits } from './speech/speech-slots.js';
-import type { Db } from './store/database.js';
 import type { Store } from './store/sql.js';
 
 export interface EngineSettings {
@@ -64,8 +63,6 @@ export interface EngineSettings {
 export interface EngineContext {
   /** The durable store: every capability reads and writes through it. */
   readonly sql: Store;
-  /** The same SQLite connection, for the capabilities not yet moved onto `sql`. */
-  readonly db: Db;
   readonly logger: Logger;
   readonly clock: () => Date;
   readonly settings: EngineSettings;

@@ -65,8 +65,7 @@ import { LocalProgress } from './progress/local-progress.js';
 import { LocalSearch } from './search/local-search.js';
 import { LocalSessions } from './sessions/local-sessions.js';
 import { LocalSpeech } from './speech/local-speech.js';
-import { openDatabase } from './store/database.js';
-import { SqliteSql } from './store/sqlite-sql.js';
+import { openStore } from './store/open-store.js';
 import { LocalVotes } from './votes/local-votes.js';
 import { LocalVideoLists } from './youtube/local-video-lists.js';
 
@@ -126,12 +125,13 @@ export class LocalEngine implements Assistant, GuruAdmin {
     this.#guruDeletion = new GuruDeletion(context, this.#gurus, this.#crawling, this.#endUsers, this.#progress, this.#search);
   }
 
-  /** Opens (creating if needed) the engine's database in `dataDir` and resumes unfinished work. */
-  static open(settings: LocalEngineOptions): LocalEngine {
-    const db = openDatabase(settings.dataDir);
+  /**
+   * Opens (creating if needed) the engine's store, the SQLite file in `dataDir` or the PostgreSQL
+   * database at `databaseUrl`, and resumes unfinished work.
+   */
+  static async open(settings: LocalEngineOptions): Promise<LocalEngine> {
     const engine = new LocalEngine({
-      db,
-      sql: new SqliteSql(db),
+      sql: await openStore(settings),
       logger: settings.logger ?? silentLogger,
       clock: settings.clock ?? (() => new Date()),
       settings,
@@ -158,7 +158,7 @@ export class LocalEngine implements Assistant, GuruAdmin {
     await this.#endUsers.close();
     await this.#speech.close();
     await this.#chat?.close();
-    this.#context.db.close();
+    await this.#context.sql.close();
   }
 
   // Answering, FollowUps, Progress, Searching

@@ -22,7 +22,7 @@ async function createGuru(slug: string): Promise<string> {
 
 /** Adds a text source and waits until it is indexed (through the engine: the subject here is deleting, not adding). */
 async function addText(slug: string, name: string, content: string): Promise<number> {
-  const engine = LocalEngine.open({ dataDir });
+  const engine = await LocalEngine.open({ dataDir });
   try {
     const [created] = await engine.createDataSources(slug, { text_sources: [{ name, content }] });
     await engine.whenIdle();
@@ -90,7 +90,7 @@ describe('guru-mcp guru delete', () => {
     expect(filesHolding(MARKER)).toEqual([]);
     expect(JSON.parse((await runCli(['guru', 'list', '--json', ...data()])).stdout)).toEqual([expect.objectContaining({ slug: 'other' })]);
 
-    const engine = LocalEngine.open({ dataDir, processQueue: false });
+    const engine = await LocalEngine.open({ dataDir, processQueue: false });
     try {
       expect(await engine.authenticate(key)).toBeUndefined();
     } finally {

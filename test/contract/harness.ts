@@ -58,7 +58,7 @@ async function openEngine(prefix: string, options: HarnessOptions) {
   const youtubeApi = { baseUrl: youtubeDataApi.baseUrl, ...(options.withoutYouTubeApiKey ? {} : { apiKey: youtubeDataApi.apiKey }) };
   const speechProvider = await startSpeechStandIn();
   // The suite's web pages and the stand-ins are served on 127.0.0.1.
-  const engine = LocalEngine.open({
+  const engine = await LocalEngine.open({
     dataDir,
     clock: () => now,
     allowPrivateNetwork: true,

@@ -141,7 +141,7 @@ describe.each(ERAS)('guru-mcp stdio (built CLI) (%s)', (era) => {
     client = newClient(era);
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'stdio', '--data-dir', dir], stderr: 'pipe' }));
     // A reader that takes no work: only the stdio server can process the source.
-    const reader = LocalEngine.open({ dataDir: dir, processQueue: false });
+    const reader = await LocalEngine.open({ dataDir: dir, processQueue: false });
     try {
       const [source] = (await reader.listDataSources('frob', { page: 1, page_size: 10 })).results;
       const [outcome] = await waitForSources(reader, 'frob', [source!.id], { timeLimitMs: 20_000 });

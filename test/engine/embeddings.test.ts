@@ -37,7 +37,7 @@ describe('hybrid search with embeddings', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-embeddings-'));
     provider = await startEmbeddingsStandIn();
-    engine = open();
+    engine = await open();
     await engine.createGuru({ slug: 'shop' });
     await engine.createDataSources('shop', { text_sources: TEXTS });
     await engine.whenIdle();
@@ -77,7 +77,7 @@ describe('hybrid search with embeddings', () => {
 
   it('makes all vectors anew when the model changes', async () => {
     await engine.close();
-    engine = open('concepts-v2');
+    engine = await open('concepts-v2');
     await expect.poll(() => provider.embedded.get('concepts-v2')?.length ?? 0).toBeGreaterThanOrEqual(4); // probe + 3 chunks
     await engine.whenIdle();
     expect(vectorCount()).toBe(3);
@@ -88,7 +88,7 @@ describe('hybrid search with embeddings', () => {
 
   it('searches lexically without embeddings configured', async () => {
     await engine.close();
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     expect(await engine.semanticSearch('shop', { question: 'sourdough' })).toMatchObject({ search_mode: 'lexical', total_sources: 1 });
   });
 });

@@ -55,7 +55,7 @@ describe('extraction workers in the engine', () => {
   });
 
   async function openEngine(extraction: LocalEngineOptions['extraction']): Promise<LocalEngine> {
-    engine = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, extraction, processing: { concurrency: 1, perHost: 1 } });
+    engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, extraction, processing: { concurrency: 1, perHost: 1 } });
     await engine.createGuru({ slug: 'docs' });
     return engine;
   }

@@ -55,7 +55,7 @@ describe('ingestion through the engine', () => {
         response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64));
       },
     });
-    engine = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
+    engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
     await engine.createGuru({ slug: 'frob' });
   });
 
@@ -106,7 +106,7 @@ describe('ingestion through the engine', () => {
 
   it('refuses loopback addresses unless allowed, when they are added, storing nothing', async () => {
     await engine.close();
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     for (const url of [site.url('/guide'), `http://localhost:${site.port}/guide`, 'http://[::1]/x', 'http://10.0.0.7/wiki']) {
       await expect(engine.createDataSources('frob', { website_urls: [url] }), url).rejects.toMatchObject({
         status: 400,
@@ -126,7 +126,7 @@ describe('ingestion through the engine', () => {
 
     // Another process on the data directory, without the permission, queues the source again: this one,
     // which has the permission, does the work, and refuses what the other could not have fetched.
-    const without = LocalEngine.open({ dataDir: dir, processQueue: false });
+    const without = await LocalEngine.open({ dataDir: dir, processQueue: false });
     try {
       await without.reindexDataSources('frob', { ids: [created!.id] });
     } finally {
@@ -200,7 +200,7 @@ describe('ingestion through the engine', () => {
     ]);
     try {
       await engine.close();
-      engine = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, youtubeBaseUrl: youtube.baseUrl });
+      engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, youtubeBaseUrl: youtube.baseUrl });
       await engine.createDataSources('frob', { youtube_urls: ['https://youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/watch?v=aaaaaaaaaaa'] });
       await engine.whenIdle();
       const byUrl = new Map((await sources()).map((source) => [source.url, source]));

@@ -18,7 +18,7 @@ describe('LocalEngine', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-engine-'));
-    engine = LocalEngine.open({ dataDir: dir, clock: () => new Date('2026-11-20T12:00:00Z') });
+    engine = await LocalEngine.open({ dataDir: dir, clock: () => new Date('2026-11-20T12:00:00Z') });
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
   });
 
@@ -78,7 +78,7 @@ describe('LocalEngine', () => {
     it('resumes processing left unfinished by a stopped process', async () => {
       await engine.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
       await engine.close(); // closed before the worker ran
-      engine = LocalEngine.open({ dataDir: dir });
+      engine = await LocalEngine.open({ dataDir: dir });
       await engine.whenIdle();
       const [source] = (await engine.listDataSources('frob', { page: 1, page_size: 10 })).results;
       expect(source?.status).toBe('SUCCESS');
@@ -137,7 +137,7 @@ describe('LocalEngine', () => {
 describe('database', () => {
   it('opens one data directory from several engines at once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'guru-shared-'));
-    const engines = Array.from({ length: 4 }, () => LocalEngine.open({ dataDir: dir }));
+    const engines = await Promise.all(Array.from({ length: 4 }, () => LocalEngine.open({ dataDir: dir })));
     try {
       await engines[0]!.createGuru({ slug: 'shared' });
       await engines[1]!.createDataSources('shared', { text_sources: [{ name: 'n', content: 'The shared zebu grazes.' }] });
@@ -154,11 +154,11 @@ describe('database', () => {
   it('refuses a database written by a newer version', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'guru-newer-'));
     try {
-      await LocalEngine.open({ dataDir: dir }).close();
+      await (await LocalEngine.open({ dataDir: dir })).close();
       const db = new Database(join(dir, 'guru.sqlite'));
       db.pragma('user_version = 999');
       db.close();
-      expect(() => LocalEngine.open({ dataDir: dir })).toThrow(/newer guru-mcp/);
+      await expect(LocalEngine.open({ dataDir: dir })).rejects.toThrow(/newer guru-mcp/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -38,7 +38,7 @@ describe('several processes on one data directory', () => {
     const runs = await Promise.all(files.map((file) => runCli(['add', 'shared', file, '--data-dir', dir])));
     for (const run of runs) expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: expect.not.stringMatching(/locked/) });
 
-    const engine = LocalEngine.open({ dataDir: dir });
+    const engine = await LocalEngine.open({ dataDir: dir });
     try {
       expect((await engine.semanticSearch('shared', { question: 'okapi' })).total_sources).toBe(4);
     } finally {
@@ -47,7 +47,7 @@ describe('several processes on one data directory', () => {
   });
 
   it('processes work that another process queued and left', async () => {
-    const engine = LocalEngine.open({ dataDir: dir });
+    const engine = await LocalEngine.open({ dataDir: dir });
     try {
       await engine.createGuru({ slug: 'shared' });
       const added = await runCli(['add', 'shared', '--name', 'note', '--no-wait', '--data-dir', dir], {
@@ -64,7 +64,7 @@ describe('several processes on one data directory', () => {
   });
 
   it('takes over at once a job leased by a process of this machine that has died', async () => {
-    const first = LocalEngine.open({ dataDir: dir });
+    const first = await LocalEngine.open({ dataDir: dir });
     await first.createGuru({ slug: 'shared' });
     await first.close();
     // A finished child process stands in for a server that was killed mid-job.
@@ -80,7 +80,7 @@ describe('several processes on one data directory', () => {
     ).run(id, now, `${leaseOwner('x').host}/${deadPid}/x`, now + 600_000, now);
     db.close();
 
-    const second = LocalEngine.open({ dataDir: dir });
+    const second = await LocalEngine.open({ dataDir: dir });
     try {
       await second.whenIdle();
       const [source] = (await second.listDataSources('shared', { page: 1, page_size: 10 })).results;
@@ -102,13 +102,13 @@ describe('several processes on one data directory', () => {
         response.writeHead(200, { 'content-type': 'text/plain' }).end('The okapi reads slowly.');
       },
     });
-    const first = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, processing });
+    const first = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, processing });
     let second: LocalEngine | undefined;
     try {
       await first.createGuru({ slug: 'shared' });
       await first.createDataSources('shared', { website_urls: [site.url('/slow')] });
       await requested;
-      second = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, processing });
+      second = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, processing });
       await first.whenIdle();
       await second.whenIdle();
       const [source] = (await first.listDataSources('shared', { page: 1, page_size: 10 })).results;

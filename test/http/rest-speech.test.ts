@@ -35,7 +35,7 @@ interface Served {
 async function serve(dataDir: string, speech: Partial<VoiceSettings>, rateLimitPerMinute = 0, speechStreams?: SpeechStreamLimits): Promise<Served> {
   const logLines: string[] = [];
   const logger = createLogger('debug', (line) => logLines.push(line));
-  const engine = LocalEngine.open({ dataDir, logger, speech, processQueue: false, ...(speechStreams === undefined ? {} : { speechStreams }) });
+  const engine = await LocalEngine.open({ dataDir, logger, speech, processQueue: false, ...(speechStreams === undefined ? {} : { speechStreams }) });
   const backend: Backend = { kind: 'local', assistant: engine, admin: engine };
   const key = (await engine.createGuru({ slug: 'frob' })).api_key;
   const limiter = await openRateLimiter(Config.parse({ dataDir, rateLimitPerMinute }), silentLogger);

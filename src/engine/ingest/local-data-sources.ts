@@ -86,6 +86,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     this.#writer = new IngestionWriter(
       {
         dataDir: settings.dataDir,
+        ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
         allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
         ...(settings.youtubeBaseUrl === undefined ? {} : { youtubeBaseUrl: settings.youtubeBaseUrl }),
         ...(settings.extraction === undefined ? {} : { extraction: settings.extraction }),

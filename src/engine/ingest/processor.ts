@@ -16,6 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
+import type { FullText } from '../search/full-text.js';
+import { fullTextOf } from '../search/retriever.js';
 import { ChunkRepository } from '../store/chunks.js';
 import { LinkRepository, type NewLink } from '../store/links.js';
 import { isBusy } from '../store/database.js';
@@ -51,6 +53,7 @@ interface Stores {
   readonly sources: SourceRepository;
   readonly chunks: ChunkRepository;
   readonly links: LinkRepository;
+  readonly fullText: FullText;
 }
 
 export interface ProcessorLimits {
@@ -176,6 +179,7 @@ export class SourceProcessor {
       sources: new SourceRepository(sql),
       chunks: new ChunkRepository(sql),
       links: new LinkRepository(sql),
+      fullText: fullTextOf(sql),
     };
   }
 
@@ -454,7 +458,7 @@ export class SourceProcessor {
   }
 
   /** Runs inside one transaction (`stores` are on it): content, chunks, status and job change together or not at all. */
-  async #index({ sources, chunks, links, jobs }: Stores, job: JobRow, { text, title, pieces, links: outgoing }: Chunked): Promise<void> {
+  async #index({ sources, chunks, links, jobs, fullText }: Stores, job: JobRow, { text, title, pieces, links: outgoing }: Chunked): Promise<void> {
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
     if (!(await jobs.renew(job, this.#owner, Date.now() + this.#leaseMs))) return;
@@ -467,6 +471,7 @@ export class SourceProcessor {
       } else {
         await chunks.replace(source.id, source.guru_id, title, pieces);
         await links.replace(source.id, source.guru_id, outgoing);
+        await fullText.indexSources([source.id]);
         await sources.markSucceeded(source.id, source.url === null ? undefined : { title: text.title, content: text.markdown });
         if (this.#embedder) await jobs.enqueue('embed_source', [{ id: source.id, host: null }], Date.now());
       }

@@ -56,4 +56,9 @@ export interface FullText {
    * distinct pages (menus and headers; text compared ignoring case).
    */
   anchorTexts(guruId: number, query: TextQuery, sourceIds: readonly number[], navigation: number): Promise<AnchorText[]>;
+  /**
+   * Brings the index up to date with these sources' chunks and links, as just written in the
+   * transaction this FullText runs on (FTS5's triggers have done it already).
+   */
+  indexSources(sourceIds: readonly number[]): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type { DataSourceType } from '../../core/schemas.js';
 import { jsonValues } from '../store/dialect.js';
 import type { Sql } from '../store/sql.js';
 import { Fts5FullText } from './fts5.js';
+import { PostgresFullText } from './postgres/postgres-full-text.js';
 import type { FullText } from './full-text.js';
 import type { TextQuery } from './query.js';
 
@@ -83,9 +84,7 @@ const NEARBY = `SELECT n.id AS "chunkId", n.source_id AS "sourceId", s.type AS "
 
 /** The full-text search of the store. */
 export function fullTextOf(sql: Sql): FullText {
-  if (sql.dialect === 'sqlite') return new Fts5FullText(sql);
-  // PostgreSQL: a FullText over tsvector columns of chunks and links (the PG full-text module).
-  throw new Error('full-text search on PostgreSQL is not available yet');
+  return sql.dialect === 'sqlite' ? new Fts5FullText(sql) : new PostgresFullText(sql);
 }
 
 export class Retriever {

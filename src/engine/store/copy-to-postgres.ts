@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../log.js';
+import { PostgresFullText } from '../search/postgres/postgres-full-text.js';
 import { DATABASE_FILE, openDatabase, type Db } from './database.js';
 import { openStore } from './open-store.js';
 import type { Sql } from './sql.js';
@@ -197,7 +198,8 @@ export async function migrateDataDir(settings: DataDirMigration, options: CopyOp
   try {
     const to = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, ...(settings.logger ? { logger: settings.logger } : {}) });
     try {
-      return await copyToPostgres(from, to, options);
+      // The full-text postings are PostgreSQL's own: built from the copied chunks and links.
+      return await copyToPostgres(from, to, { ...options, rebuild: (tx) => new PostgresFullText(tx).indexAll() });
     } finally {
       await to.close();
     }

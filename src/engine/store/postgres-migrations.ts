@@ -12,9 +12,10 @@
  * sequence never gives a value out twice, so `retired_ids` is not needed for that here (it exists,
  * empty, for the shape of the schema).
  *
- * Left out: FTS5 (`chunks_fts`, `links_fts` and their triggers), which PostgreSQL's full-text
- * tables replace in a later migration.
+ * Left out of migration 1: FTS5 (`chunks_fts`, `links_fts` and their triggers); migration 2 creates
+ * PostgreSQL's full-text tables in their place (../search/postgres/schema.ts).
  */
+import { FULL_TEXT_SCHEMA } from '../search/postgres/schema.js';
 import { NewerSchemaError, type Migration } from './migrations.js';
 import type { Sql } from './sql.js';
 
@@ -242,6 +243,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  { version: 2, name: 'full-text postings and statistics (BM25 as FTS5 computes it)', sql: FULL_TEXT_SCHEMA },
 ];
 
 /** Held (for the migrating transaction) by the process applying migrations: "guru" in ASCII. */

@@ -119,7 +119,7 @@ function askingGuruOf(texts: readonly { name: string; content: string }[]): (que
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-answers-'));
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'docs', name: 'Docs' });
     await engine.createDataSources('docs', { text_sources: [...texts] });
     await engine.whenIdle();

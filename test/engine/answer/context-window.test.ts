@@ -51,7 +51,7 @@ describe('context selection', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-context-'));
-    const engine = LocalEngine.open({ dataDir: dir });
+    const engine = await LocalEngine.open({ dataDir: dir });
     try {
       await engine.createGuru({ slug: 'db', name: 'Db' });
       await engine.createDataSources('db', { text_sources: [{ name: 'Tuning', content: TUNING }, ...others] });

@@ -95,7 +95,7 @@ describe('declines and partial answers', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-declines-'));
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'docs', name: 'Docs' });
     await engine.createDataSources('docs', {
       text_sources: [

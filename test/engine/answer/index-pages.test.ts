@@ -117,7 +117,7 @@ describe('pages that are lists of links', () => {
       '/quickstart.html': html(QUICKSTART),
     });
     dir = mkdtempSync(join(tmpdir(), 'guru-index-pages-'));
-    engine = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
+    engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
     await engine.createGuru({ slug: 'flask', name: 'Flask' });
     await engine.createDataSources('flask', {
       website_urls: ['/genindex.html', '/py-modindex.html', '/api.html', '/quickstart.html'].map((path) => site.url(path)),

@@ -103,10 +103,10 @@ export async function openModelEngine(
     dir,
     model,
     replies,
-    engine: open(model.baseUrl),
+    engine: await open(model.baseUrl),
     async reopen(baseUrl) {
       await opened.engine.close();
-      opened.engine = open(baseUrl);
+      opened.engine = await open(baseUrl);
     },
     async close() {
       await opened.engine.close();

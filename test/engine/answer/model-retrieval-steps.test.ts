@@ -126,7 +126,7 @@ describe('with an embeddings endpoint', () => it('keeps hybrid retrieval: the ve
   replies.reword = () => jsonReply({ rewrites: ['automobile servicing'] });
   replies.answer = (call) => streamCiting(call, 'Workshop');
   const model = await startChatCompletionsStandIn({ respond: (call) => replies[stepOf(call)](call) });
-  const engine = LocalEngine.open({
+  const engine = await LocalEngine.open({
     dataDir: dir,
     embeddings: { baseUrl: vectors.baseUrl, model: 'concepts-v1' },
     llm: { baseUrl: model.baseUrl, model: 'stand-in', maxAttempts: 1 },

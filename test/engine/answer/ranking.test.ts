@@ -58,7 +58,7 @@ describe('page choice', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-ranking-'));
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'docs', name: 'Docs' });
     await engine.createDataSources('docs', {
       text_sources: [

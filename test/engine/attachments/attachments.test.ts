@@ -44,7 +44,7 @@ describe('attachments in ask', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-attachments-'));
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
     await engine.createDataSources('frob', { text_sources: [{ name: 'Guide', content: GUIDE }] });
     await engine.whenIdle();
@@ -174,7 +174,7 @@ describe('attachments in ask', () => {
         insert.run(questionId, 2, now);
         db.close();
 
-        const upgraded = LocalEngine.open({ dataDir: old, processQueue: false });
+        const upgraded = await LocalEngine.open({ dataDir: old, processQueue: false });
         try {
           const answer = await upgraded.ask('frob', { question: 'What about zorbexian modules?', session_id: 's-old', fetch_existing: false, log_files: [{ name: 'new.log', data: 'WARN zorbexian modules are deprecated' }] });
           expect(answer.references).toContainEqual({ title: 'new.log', link: 'guru://frob/sessions/s-old/attachments/3', icon: '' });
@@ -205,7 +205,7 @@ describe('attachments in ask', () => {
       await engine.deleteSession('frob', answer.session_id);
       expect(storedRows(dir, 'question_attachments')).toBe(0);
       await engine.close();
-      engine = LocalEngine.open({ dataDir: dir });
+      engine = await LocalEngine.open({ dataDir: dir });
       expect(fileBytes()).not.toContain('quasargrid.wasm');
     });
   });

@@ -63,7 +63,7 @@ describe('LocalEngine.open: crawls left running', () => {
   it('marks them FAILED without a request asking for them', async () => {
     const id = await leftByDeadProcess();
     const errors: string[] = [];
-    const engine = LocalEngine.open({ dataDir: dir, processQueue: false, logger: createLogger('error', (line) => errors.push(line)) });
+    const engine = await LocalEngine.open({ dataDir: dir, processQueue: false, logger: createLogger('error', (line) => errors.push(line)) });
     await engine.close();
     expect(statusOf(id)).toEqual({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
     expect(errors).toEqual([]);
@@ -75,7 +75,7 @@ describe('LocalEngine.open: crawls left running', () => {
     db.exec('DROP TABLE crawl_urls; DROP TABLE crawls;');
     db.close();
     const errors: string[] = [];
-    const engine = LocalEngine.open({ dataDir: dir, processQueue: false, logger: createLogger('error', (line) => errors.push(line)) });
+    const engine = await LocalEngine.open({ dataDir: dir, processQueue: false, logger: createLogger('error', (line) => errors.push(line)) });
     expect(await engine.listGurus()).toEqual([{ slug: 'docs', name: 'Docs', date_created: '2026-11-20T12:00:00Z' }]);
     await engine.close();
     expect(errors).toEqual([expect.stringMatching(/error could not end the crawls an earlier run left unfinished.*no such table: crawls/)]);

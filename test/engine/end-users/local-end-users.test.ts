@@ -29,7 +29,7 @@ describe('LocalEndUsers', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-endusers-'));
-    engine = open();
+    engine = await open();
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
     await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();
@@ -90,7 +90,7 @@ describe('LocalEndUsers', () => {
     await engine.close();
     for (const suffix of ['-wal', '-shm']) rmSync(join(dir, `${RECORDS_FILE}${suffix}`), { force: true });
     writeFileSync(join(dir, RECORDS_FILE), Buffer.alloc(8192, 'this is not a database '));
-    engine = open();
+    engine = await open();
 
     await expect(engine.getEndUserData('frob', USER, { limit: 100, offset: 0 })).rejects.toMatchObject({
       status: 500,

@@ -40,7 +40,7 @@ describe('follow-up examples with a language model', () => {
   });
 
   it('builds them from the knowledge, as without a model, when the model fails', async () => {
-    const plain = LocalEngine.open({ dataDir: opened.dir, processQueue: false });
+    const plain = await LocalEngine.open({ dataDir: opened.dir, processQueue: false });
     try {
       const withoutModel = await plain.ask('frob', { question: INSTALL, fetch_existing: false });
       const expected = (await plain.followUpExamples('frob', { question_slug: withoutModel.slug })).follow_up_examples;

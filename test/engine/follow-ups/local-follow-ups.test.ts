@@ -20,7 +20,7 @@ describe('LocalFollowUps', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-follow-ups-'));
     logLines.length = 0;
-    engine = LocalEngine.open({ dataDir: dir, logger: createLogger('error', (line) => logLines.push(line)) });
+    engine = await LocalEngine.open({ dataDir: dir, logger: createLogger('error', (line) => logLines.push(line)) });
     await engine.createGuru({ slug: 'frob' });
     await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();
@@ -90,7 +90,7 @@ describe('follow-ups in a guru of one document', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-follow-ups-one-'));
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'light', name: 'Lighthouse' });
     await engine.createDataSources('light', { text_sources: [{ name: 'Keeping the light', content: LIGHTHOUSE }] });
     await engine.whenIdle();

@@ -85,7 +85,7 @@ describe('deleting a guru', () => {
       },
     });
     errors.length = 0;
-    engine = LocalEngine.open({ dataDir, allowPrivateNetwork: true, logger: createLogger('error', (line) => errors.push(line)) });
+    engine = await LocalEngine.open({ dataDir, allowPrivateNetwork: true, logger: createLogger('error', (line) => errors.push(line)) });
     server = await startHttpServer({
       backend: { kind: 'local', assistant: engine, admin: engine },
       logger: silentLogger,

@@ -13,7 +13,7 @@ describe('guru settings', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-settings-'));
-    engine = LocalEngine.open({ dataDir: dir, processQueue: false });
+    engine = await LocalEngine.open({ dataDir: dir, processQueue: false });
     await engine.createGuru({ slug: 'docs' });
   });
 
@@ -50,7 +50,7 @@ describe('guru settings', () => {
     };
     expect(settings).toEqual(expected);
     await engine.close();
-    engine = LocalEngine.open({ dataDir: dir, processQueue: false });
+    engine = await LocalEngine.open({ dataDir: dir, processQueue: false });
     expect(await engine.guruSettings('docs')).toEqual(expected);
   });
 
@@ -87,7 +87,7 @@ describe('guru settings', () => {
 
   it('takes limits up to a raised ceiling, and clamps stored ones to a ceiling lowered later', async () => {
     await engine.close();
-    engine = LocalEngine.open({ dataDir: dir, processQueue: false, attachmentCeiling: { images: { count: 20, max_bytes: 50_000_000 } } });
+    engine = await LocalEngine.open({ dataDir: dir, processQueue: false, attachmentCeiling: { images: { count: 20, max_bytes: 50_000_000 } } });
     const raised = await engine.updateGuruSettings('docs', { attachment_limits: { images: { count: 20, max_bytes: 50_000_000 } } });
     expect(raised.attachment_limits.images).toEqual({ count: 20, max_bytes: 50_000_000 });
     // Other kinds keep the default limits as their ceiling.
@@ -95,7 +95,7 @@ describe('guru settings', () => {
     expect(isGuruError(error) && error.status).toBe(400);
 
     await engine.close();
-    engine = LocalEngine.open({ dataDir: dir, processQueue: false, attachmentCeiling: { images: { count: 2, max_bytes: 1_000_000 } } });
+    engine = await LocalEngine.open({ dataDir: dir, processQueue: false, attachmentCeiling: { images: { count: 2, max_bytes: 1_000_000 } } });
     expect((await engine.guruSettings('docs')).attachment_limits).toEqual({
       images: { count: 2, max_bytes: 1_000_000 },
       log_files: { count: 5, max_bytes: 1_000_000 },
@@ -118,7 +118,7 @@ describe('guru settings', () => {
       db.prepare('INSERT INTO speech_provider_gurus (guru_id, enabled_at) VALUES (?, ?)').run(guruId, now);
       db.close();
 
-      const upgraded = LocalEngine.open({ dataDir: old, processQueue: false });
+      const upgraded = await LocalEngine.open({ dataDir: old, processQueue: false });
       try {
         expect((await upgraded.guruSettings('loud')).speech_provider).toBe(true);
         expect((await upgraded.guruSettings('quiet')).speech_provider).toBe(false);

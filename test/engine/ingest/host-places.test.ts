@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 it('fetches and indexes the next page of a host while the one before it is still extracted', async () => {
-  engine = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, extraction: { threads: 2 }, processing: { concurrency: 2, perHost: 1 } });
+  engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, extraction: { threads: 2 }, processing: { concurrency: 2, perHost: 1 } });
   await engine.createGuru({ slug: 'docs' });
   const [huge, docs] = await engine.createDataSources('docs', { website_urls: [site.url('/huge'), site.url('/docs')] });
   const statuses = async () => {

@@ -61,7 +61,7 @@ describe('anchor texts of an ingested site', () => {
       '/faq': route('FAQ', () => '<p>See <a href="/reset">factory reset</a> and <a href="/home">Home</a>.</p>'),
       '/home': route('Home', () => '<p>Welcome.</p>'),
     });
-    engine = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
+    engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
     await engine.createGuru({ slug: 'frob' });
     await engine.createDataSources('frob', { website_urls: ['/reset', '/setup', '/faq', '/home'].map((path) => site.url(path)) });
     await engine.whenIdle();

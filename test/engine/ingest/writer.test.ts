@@ -41,7 +41,7 @@ describe('the writer thread', () => {
     threads = [];
     process.on('worker', onWorker);
     // An engine that takes no work: it creates the guru and queues sources, as another process would.
-    const setup = LocalEngine.open({ dataDir: dir, processQueue: false });
+    const setup = await LocalEngine.open({ dataDir: dir, processQueue: false });
     await setup.createGuru({ slug: 'docs' });
     await setup.close();
   });
@@ -61,7 +61,7 @@ describe('the writer thread', () => {
 
   /** Queues sources from an engine that does not process them. */
   async function queue(request: Parameters<LocalEngine['createDataSources']>[1]): Promise<number[]> {
-    const queueing = LocalEngine.open({ dataDir: dir, processQueue: false, allowPrivateNetwork: true });
+    const queueing = await LocalEngine.open({ dataDir: dir, processQueue: false, allowPrivateNetwork: true });
     try {
       return (await queueing.createDataSources('docs', request)).map((created) => created.id);
     } finally {
@@ -204,7 +204,7 @@ describe('the writer thread', () => {
         served();
       },
     });
-    engine = LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
+    engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
     await engine.createDataSources('docs', { text_sources: [{ name: 'first', content: 'The aardvark digs at night.' }] });
     await engine.whenIdle();
     const [page] = await engine.createDataSources('docs', { website_urls: [site.url('/page')] });

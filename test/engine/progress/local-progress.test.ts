@@ -39,7 +39,7 @@ describe('answer progress in the engine', () => {
         return json(200, { object: 'list', data: input.map((_text, index) => ({ object: 'embedding', index, embedding: [1, 0.5] })) });
       }),
     );
-    engine = LocalEngine.open({ dataDir: dir, clock: () => NOW, embeddings: { baseUrl: `${embeddings.origin}/v1`, model: 'flat' } });
+    engine = await LocalEngine.open({ dataDir: dir, clock: () => NOW, embeddings: { baseUrl: `${embeddings.origin}/v1`, model: 'flat' } });
     await engine.createGuru({ slug: 'frob' });
     await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();
@@ -64,7 +64,7 @@ describe('answer progress in the engine', () => {
   });
 
   it('shows the line to every engine on the data directory (server instances of one deployment)', async () => {
-    const other = LocalEngine.open({ dataDir: dir, clock: () => NOW });
+    const other = await LocalEngine.open({ dataDir: dir, clock: () => NOW });
     try {
       await engine.ask('frob', { question: 'Where are the settings?', external_user_id: 'shared', fetch_existing: false });
       await expect(progressOf(other, 'shared')).resolves.toMatchObject({ status_text: 'Writing the answer…' });

@@ -19,7 +19,7 @@ describe('search log', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-search-log-'));
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
     await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();

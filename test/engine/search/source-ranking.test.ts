@@ -20,7 +20,7 @@ describe('semantic search ranking of sources', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-ranking-'));
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     for (const slug of ['loud', 'quiet', 'same', 'few']) await engine.createGuru({ slug });
     const text = (name: string, content: string) => ({ name, content });
     // `loud` fills the index's best chunks for "lamp": `quiet`'s matches all rank below them.

@@ -17,7 +17,7 @@ describe('writes while the write lock is taken', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-turn-lock-'));
-    engine = LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir });
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
     await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();

@@ -19,7 +19,7 @@ describe('LocalSpeech', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'guru-local-speech-'));
     held = espeakStandIn(root, { holdWord: 'Finale' });
-    engine = LocalEngine.open({
+    engine = await LocalEngine.open({
       dataDir: join(root, 'data'),
       processQueue: false,
       speech: { program: held.program },

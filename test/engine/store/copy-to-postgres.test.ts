@@ -24,7 +24,7 @@ let source: Database.Database;
 beforeAll(async () => {
   postgres = await startPostgres();
   dataDir = mkdtempSync(join(tmpdir(), 'guru-copy-'));
-  const engine = LocalEngine.open({ dataDir });
+  const engine = await LocalEngine.open({ dataDir });
   try {
     key = (await engine.createGuru({ slug: 'docs', name: 'Docs' })).api_key;
     await engine.createGuru({ slug: 'gone' });

@@ -16,7 +16,7 @@ describe('LocalVotes', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-votes-'));
-    engine = LocalEngine.open({ dataDir: dir, clock: () => new Date('2026-11-20T12:00:00Z') });
+    engine = await LocalEngine.open({ dataDir: dir, clock: () => new Date('2026-11-20T12:00:00Z') });
     await engine.createGuru({ slug: 'frob' });
     await engine.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
     await engine.whenIdle();
@@ -44,7 +44,7 @@ describe('LocalVotes', () => {
 
   it('takes only the first of two votes from two engines on the same data (two server processes)', async () => {
     const answer = await engine.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
-    const second = LocalEngine.open({ dataDir: dir });
+    const second = await LocalEngine.open({ dataDir: dir });
     try {
       const outcomes = await Promise.all([
         engine.recordVote('frob', { content_slug: answer.slug, vote_type: 'upvote' }),

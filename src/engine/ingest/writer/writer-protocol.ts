@@ -10,6 +10,8 @@ import type { ProcessorLimits } from '../processor.js';
 /** What the writer thread is started with (its workerData): plain data, copied to the thread. */
 export interface WriterSettings {
   readonly dataDir: string;
+  /** The PostgreSQL store's URL, when the engine runs on one (else the data directory's SQLite file). */
+  readonly databaseUrl?: string;
   readonly allowPrivateNetwork: boolean;
   readonly youtubeBaseUrl?: string;
   readonly extraction?: ExtractionSettings;

@@ -8,11 +8,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Logger, LogLevel } from '../../../log.js';
 import type { SemanticSearch } from '../../search/semantic.js';
-import { openDatabase } from '../../store/database.js';
 import { IntegrationRepository } from '../../store/integrations.js';
 import { JobRepository } from '../../store/jobs.js';
 import { SecretBox } from '../../store/secrets.js';
-import { SqliteSql } from '../../store/sqlite-sql.js';
+import { openStore } from '../../store/open-store.js';
 import { SourceProcessor, type Embedder } from '../processor.js';
 import { SourceReading } from '../reading.js';
 import type { FromWriter, ToWriter, WriterSettings } from './writer-protocol.js';
@@ -31,9 +30,8 @@ const logAt =
     send({ type: 'log', level, message, ...(fields === undefined ? {} : { fields }) });
 const logger: Logger = { error: logAt('error'), warn: logAt('warn'), info: logAt('info'), debug: logAt('debug') };
 
-const db = openDatabase(settings.dataDir);
-// PostgreSQL: the thread would open a pool of its own (PostgresSql.connect) instead.
-const sql = new SqliteSql(db);
+// A connection of its own (SQLite), or a pool of its own (PostgreSQL).
+const sql = await openStore({ dataDir: settings.dataDir, ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }), logger });
 const queue = { privateNetwork: settings.allowPrivateNetwork };
 const jobs = new JobRepository(sql, queue);
 for (const owner of settings.takeOver) {
@@ -54,7 +52,7 @@ const embeddings = settings.embeddings;
 const semantic: Promise<SemanticSearch> | undefined =
   embeddings &&
   Promise.all([import('../../../providers/embeddings.js'), import('../../search/semantic.js')]).then(([{ EmbeddingsProvider }, { SemanticSearch }]) =>
-    SemanticSearch.open(new SqliteSql(db), new EmbeddingsProvider(embeddings), logger),
+    SemanticSearch.open(sql, new EmbeddingsProvider(embeddings), logger),
   );
 const embedder: Embedder | undefined = semantic && { embedSource: async (sourceId, signal) => (await semantic).embedSource(sourceId, signal) };
 const processor = new SourceProcessor(sql, queue, reading, logger, settings.processing, embedder);
@@ -83,7 +81,7 @@ async function stop(): Promise<void> {
     send({ type: 'stopping' });
     await Promise.all([reading.close(), semantic?.then((it) => it.close())]);
   } finally {
-    db.close();
+    await sql.close();
     port.close();
   }
 }

@@ -15,14 +15,12 @@
  *
  * Indexing runs in the caller's transaction, on rows already in `chunks` and `links`.
  */
-import { COLUMN_WEIGHTS, type ChunkHit, type MarkedChunk, type RetrieveOptions, type SourceHit } from '../retriever.js';
+import { COLUMN_WEIGHTS, type AnchorText, type FullText, type TopChunk } from '../full-text.js';
+import type { ChunkHit, MarkedChunk, SourceHit } from '../retriever.js';
 import type { TextQuery } from '../query.js';
 import type { Sql } from '../../store/sql.js';
 import { marked, spanPairs, spansByColumn } from './marks.js';
 import { Fts5Tokenizer, type Token } from './tokenizer.js';
-
-/** A link made with the same words by more than this share of a site's pages is navigation (as the retriever). */
-const NAVIGATION_SHARE = 0.05;
 
 /** Sources indexed together by indexAll (their chunks are read at once). */
 const SOURCES_PER_BATCH = 100;
@@ -147,19 +145,18 @@ const MARKED_CHUNKS = `
  * lower(text), source_id) serve (store/postgres-migrations.ts).
  */
 const ANCHORS = `
-  WITH navigation AS (SELECT greatest(1::float8, ${NAVIGATION_SHARE}::float8 * count(*)) AS most FROM data_sources WHERE guru_id = @guruId AND url IS NOT NULL),
-  wanted AS MATERIALIZED (SELECT DISTINCT url FROM data_sources WHERE id = ANY(@sources::bigint[]) AND url IS NOT NULL),
+  WITH wanted AS MATERIALIZED (SELECT DISTINCT url FROM data_sources WHERE id = ANY(@sources::bigint[]) AND url IS NOT NULL),
   matched AS (
     SELECT l.id, l.text, l.target, s.id AS source_id,
       (SELECT jsonb_agg(t.spans) FROM link_terms t WHERE t.link_id = l.id AND t.term = ANY(@terms::text[])) AS spans
     FROM wanted w
     JOIN links l ON l.guru_id = @guruId AND md5(l.target) = md5(w.url) AND l.target = w.url
     JOIN data_sources s ON s.guru_id = l.guru_id AND md5(s.url) = md5(l.target) AND s.url = l.target)
-  SELECT m.source_id AS "sourceId", m.text AS text, m.spans AS spans FROM matched m, navigation
+  SELECT m.source_id AS "sourceId", m.text AS text, m.spans AS spans FROM matched m
   WHERE m.spans IS NOT NULL
     AND (SELECT count(DISTINCT x.source_id) FROM links x
          WHERE x.guru_id = @guruId AND md5(x.target) = md5(m.target) AND x.target = m.target
-           AND lower(x.text) = lower(m.text) AND ${asciiLower('x.text')} = ${asciiLower('m.text')}) <= navigation.most
+           AND lower(x.text) = lower(m.text) AND ${asciiLower('x.text')} = ${asciiLower('m.text')}) <= @navigation::float8
   ORDER BY m.id`;
 
 function asciiLower(expression: string): string {
@@ -192,7 +189,7 @@ interface Postings {
   spans: string[];
 }
 
-export class PostgresFullText {
+export class PostgresFullText implements FullText {
   readonly #sql: Sql;
 
   /** Queries and writes run on `sql`: a transaction's handle (`tx`) for indexing in the caller's transaction. */
@@ -201,23 +198,21 @@ export class PostgresFullText {
   }
 
   /** The guru's best chunks for the query, best first (only sources with one of `labels`, case ignored, when given). */
-  async search(guruId: number, query: TextQuery, options: RetrieveOptions): Promise<ChunkHit[]> {
+  async chunkHits(guruId: number, query: TextQuery, limit: number, labels: readonly string[]): Promise<ChunkHit[]> {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    const labels = options.labels?.map((label) => label.toLowerCase()) ?? [];
-    return this.#sql.all<ChunkHit>(chunkHits(labels.length > 0), { terms, guruId, limit: options.limit, ...(labels.length > 0 ? { labels } : {}) });
+    return this.#sql.all<ChunkHit>(chunkHits(labels.length > 0), { terms, guruId, limit, ...(labels.length > 0 ? { labels: [...labels] } : {}) });
   }
 
   /** The guru's best sources, each once, ranked by their best chunk. */
-  async searchSources(guruId: number, query: TextQuery, options: RetrieveOptions): Promise<SourceHit[]> {
+  async sourceHits(guruId: number, query: TextQuery, limit: number, labels: readonly string[]): Promise<SourceHit[]> {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    const labels = options.labels?.map((label) => label.toLowerCase()) ?? [];
-    return this.#sql.all<SourceHit>(sourceHits(labels.length > 0), { terms, guruId, limit: options.limit, ...(labels.length > 0 ? { labels } : {}) });
+    return this.#sql.all<SourceHit>(sourceHits(labels.length > 0), { terms, guruId, limit, ...(labels.length > 0 ? { labels: [...labels] } : {}) });
   }
 
   /** The best chunks of the whole index (every guru), with their guru and source. */
-  async topChunks(query: TextQuery, limit: number): Promise<{ chunkId: number; guruId: number; sourceId: number; score: number }[]> {
+  async topChunks(query: TextQuery, limit: number): Promise<TopChunk[]> {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
     return this.#sql.all(TOP_CHUNKS, { terms, limit });
@@ -227,7 +222,7 @@ export class PostgresFullText {
    * How many of the guru's chunks contain each word (as FTS5 counts the matches of the quoted
    * word), in the order given; one statement for all of them.
    */
-  async documentFrequencies(guruId: number, words: readonly string[]): Promise<number[]> {
+  async documentFrequencies(guruId: number, words: readonly string[]): Promise<Map<string, number>> {
     const termsOf = words.map((word) => tokenizer().terms(word));
     const single = [...new Set(termsOf.flatMap((terms) => (terms.length === 1 ? terms : [])))];
     const counts = new Map<string, number>();
@@ -239,7 +234,10 @@ export class PostgresFullText {
       for (const { term, n } of rows) counts.set(term, n);
     }
     // A word of several tokens is a phrase for FTS5; counted here as the chunks with its first token.
-    return termsOf.map((terms) => (terms.length === 0 ? 0 : (counts.get(terms[0]!) ?? 0)));
+    return new Map(words.map((word, index) => {
+      const terms = termsOf[index]!;
+      return [word, terms.length === 0 ? 0 : (counts.get(terms[0]!) ?? 0)];
+    }));
   }
 
   /** Title, headings and body of each given chunk that matches, every matched word marked. */
@@ -249,7 +247,7 @@ export class PostgresFullText {
   }
 
   /** Bodies of the given chunks that match, every matched word marked. */
-  async highlighted(query: TextQuery, chunkIds: readonly number[]): Promise<Map<number, string>> {
+  async highlightedBodies(query: TextQuery, chunkIds: readonly number[]): Promise<Map<number, string>> {
     const rows = await this.#markedRows(query, chunkIds);
     return new Map(rows.map(({ id, body, columns }) => [id, marked(body, columns[2]!)]));
   }
@@ -272,19 +270,15 @@ export class PostgresFullText {
    * The anchor texts other pages link each of these sources with, matched words marked, by
    * source: only those that match the query, and not those of menus and headers.
    */
-  async anchorTexts(guruId: number, query: TextQuery, sourceIds: readonly number[]): Promise<Map<number, string[]>> {
-    const texts = new Map<number, string[]>();
+  async anchorTexts(guruId: number, query: TextQuery, sourceIds: readonly number[], navigation: number): Promise<AnchorText[]> {
     const terms = queryTerms(query);
-    if (terms.length === 0 || sourceIds.length === 0) return texts;
-    const rows = await this.#sql.all<{ sourceId: number; text: string; spans: number[][] }>(ANCHORS, { terms, guruId, sources: [...sourceIds] });
-    for (const { sourceId, text, spans } of rows) {
+    if (terms.length === 0 || sourceIds.length === 0) return [];
+    const rows = await this.#sql.all<{ sourceId: number; text: string; spans: number[][] }>(ANCHORS, { terms, guruId, sources: [...sourceIds], navigation });
+    return rows.map(({ sourceId, text, spans }) => {
       const pairs: [number, number][] = [];
       for (const flat of spans) spanPairs(flat, pairs);
-      const ofSource = texts.get(sourceId);
-      if (ofSource) ofSource.push(marked(text, pairs));
-      else texts.set(sourceId, [marked(text, pairs)]);
-    }
-    return texts;
+      return { sourceId, marked: marked(text, pairs) };
+    });
   }
 
   /**
