@@ -38,6 +38,7 @@ const GUIDE = '# Frobnicator installation\n\n## Installing\n\nRun npm install -g
 const OPTIONAL = new Map([
   ['cssstyle', "cssom's richer style declarations, in a try (linkedom works without)"],
   ['canvas', "linkedom's canvas element, in a try"],
+  ['pg-native', "pg's native bindings, required in a try only when asked for (`pg.native`), never here"],
   ['node-readable-to-web-readable-stream', "pdf.js's fallback for a Node without Readable.toWeb"],
   ['pdfjs-dist/package.json', "unpdf's standard fonts, looked up in a try (its own pdf.js is bundled)"],
   ['ajv/dist/runtime/validation_error', "text of ajv's standalone code generation, never loaded"],

@@ -5,7 +5,7 @@
  * SQLite gives them.
  */
 import pg from 'pg';
-import type { Params, RunResult, Sql, Store } from './sql.js';
+import { MAX_PREPARED, type Params, type RunResult, type Sql, type Store } from './sql.js';
 
 /** int8 (counts, bigserial ids) and numeric (sums) as numbers, the rest as pg parses them. */
 const NUMERIC_TYPES = new Set([20, 1700]);
@@ -16,7 +16,8 @@ const types = {
 
 /** A statement numbered for PostgreSQL: its text and, for `@name` placeholders, which name each `$n` is. */
 interface Numbered {
-  readonly name: string;
+  /** Its prepared statement's name on every connection; undefined for a text not kept (run unprepared). */
+  readonly name: string | undefined;
   readonly text: string;
   readonly names: readonly string[] | undefined;
 }
@@ -80,10 +81,12 @@ class Statements {
 
   numbered(statement: string): Numbered {
     let numbered = this.#numbered.get(statement);
-    if (!numbered) {
-      numbered = { name: `guru_${this.#numbered.size + 1}`, ...numberPlaceholders(statement) };
-      this.#numbered.set(statement, numbered);
-    }
+    if (numbered) return numbered;
+    // The engine's statements are constants; a text built per call beyond the cap is not kept
+    // prepared on every connection of the pool.
+    const kept = this.#numbered.size < MAX_PREPARED;
+    numbered = { name: kept ? `guru_${this.#numbered.size + 1}` : undefined, ...numberPlaceholders(statement) };
+    if (kept) this.#numbered.set(statement, numbered);
     return numbered;
   }
 }
@@ -100,7 +103,8 @@ class PostgresHandle implements Sql {
 
   async #query<Row>(statement: string, params: Params | undefined): Promise<pg.QueryResult<Row & pg.QueryResultRow>> {
     const numbered = this.statements.numbered(statement);
-    return this.#on.query<Row & pg.QueryResultRow>({ name: numbered.name, text: numbered.text, values: valuesOf(numbered, params) });
+    const values = valuesOf(numbered, params);
+    return this.#on.query<Row & pg.QueryResultRow>(numbered.name === undefined ? { text: numbered.text, values } : { name: numbered.name, text: numbered.text, values });
   }
 
   async all<Row>(statement: string, params?: Params): Promise<Row[]> {

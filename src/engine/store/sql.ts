@@ -11,6 +11,12 @@
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * Statement texts an implementation keeps prepared. The engine's are constants (a few hundred at
+ * most); a text built per call beyond this is prepared each time rather than kept for ever.
+ */
+export const MAX_PREPARED = 1_000;
+
 /** A statement's parameters: positional for `?`, or named for `@name`. */
 export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
 

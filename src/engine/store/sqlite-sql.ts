@@ -8,7 +8,7 @@
 import type { Statement } from 'better-sqlite3';
 import { setTimeout as delay } from 'node:timers/promises';
 import { BUSY_TIMEOUT_MS, isBusy, withoutWaiting, type Db } from './database.js';
-import type { Params, RunResult, Sql, Store } from './sql.js';
+import { MAX_PREPARED, type Params, type RunResult, type Sql, type Store } from './sql.js';
 
 /** While another connection holds the write lock, a transaction waiting for it tries again this often. */
 const RETRY_MS = 4;
@@ -25,7 +25,7 @@ class Statements {
     let statement = this.#prepared.get(text);
     if (!statement) {
       statement = this.db.prepare(text);
-      this.#prepared.set(text, statement);
+      if (this.#prepared.size < MAX_PREPARED) this.#prepared.set(text, statement);
     }
     return statement;
   }
