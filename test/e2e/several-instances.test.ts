@@ -176,6 +176,9 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
     const { pid } = first.child;
     const urls = Array.from({ length: PAGES }, (_, i) => site.url(`/held/${i}`));
     expect((await call(first.base, 'POST', 'docs/data-sources/', { website_urls: urls })).status).toBe(200);
+    // And a crawl, running on the first process (its start page is held too).
+    const crawl = await call(first.base, 'POST', 'docs/crawl/start/', { url: site.url('/held/0') });
+    expect(crawl.body.status).toBe('RUNNING');
     // Both processes hold jobs (their pages are not answered yet) when the first is killed.
     await vi.waitFor(
       async () => {
@@ -204,6 +207,16 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
     expect(chunks.every(({ n }) => n === 1)).toBe(true);
     const found = await call(second.base, 'POST', 'docs/semantic-search/', { question: 'held okapi number 37' });
     expect(found.body.total_sources).toBeGreaterThan(0);
+    // The crawl of the process that died reads as failed (once its lease ran out), through the other.
+    const ended = await vi.waitFor(
+      async () => {
+        const status = await call(second.base, 'GET', `docs/crawl/${crawl.body.id}/status/`);
+        expect(status.body.status).not.toBe('RUNNING');
+        return status.body;
+      },
+      { timeout: 60_000, interval: 100 },
+    );
+    expect(ended).toMatchObject({ status: 'FAILED', error_message: 'Interrupted: the server stopped during the crawl; start it again.' });
   }, 240_000);
 
   it('serves an MCP client whose requests alternate between the processes, in the stateless 2026-07-28 era', async () => {
