@@ -24,7 +24,7 @@ import { answerOf } from '../support/mcp-answer.js';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
-import { listeningOn } from '../support/serve.js';
+import { listeningOn, stop } from '../support/serve.js';
 
 const run = promisify(execFile);
 
@@ -86,14 +86,7 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
 
   afterAll(async () => {
     openGate();
-    await Promise.all(
-      children.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((done) => child.once('exit', done));
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await Promise.all(children.map(stop));
     await store?.close();
     await site?.close();
     await redis?.stop();
@@ -122,6 +115,27 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
       },
       { timeout: 120_000, interval: 100 },
     );
+
+  /** The crawl once it is no longer RUNNING, as read through `base`. */
+  const crawlEnded = (base: string, id: number) =>
+    vi.waitFor(
+      async () => {
+        const status = await call(base, 'GET', `docs/crawl/${id}/status/`);
+        expect(status.body.status).not.toBe('RUNNING');
+        return status.body;
+      },
+      { timeout: 60_000, interval: 100 },
+    );
+  /** A fetch for an MCP client transport that sends each request to the next of `bases` in turn (a round-robin balancer), noting where in `sent`. */
+  const roundRobin = (sent: string[] = []): typeof fetch => {
+    let next = 0;
+    return (url, init) => {
+      const base = bases[next++ % bases.length]!;
+      sent.push(base);
+      const target = new URL(String(url));
+      return fetch(new URL(target.pathname + target.search, base), init);
+    };
+  };
 
   it('serves every operation through either process: sources, search, answers, sessions, votes, deletion, crawls', async () => {
     const urls = Array.from({ length: 10 }, (_, i) => site.url(`/once/${i}`));
@@ -161,14 +175,7 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
 
     const crawl = await call(first.base, 'POST', 'docs/crawl/start/', { url: site.url('/once/0') });
     expect(crawl.status).toBe(200);
-    const ended = await vi.waitFor(
-      async () => {
-        const status = await call(second.base, 'GET', `docs/crawl/${crawl.body.id}/status/`);
-        expect(status.body.status).not.toBe('RUNNING');
-        return status.body;
-      },
-      { timeout: 60_000, interval: 100 },
-    );
+    const ended = await crawlEnded(second.base, crawl.body.id as number);
     expect(ended.status).toBe('COMPLETED');
   }, 240_000);
 
@@ -208,14 +215,7 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
     const found = await call(second.base, 'POST', 'docs/semantic-search/', { question: 'held okapi number 37' });
     expect(found.body.total_sources).toBeGreaterThan(0);
     // The crawl of the process that died reads as failed (once its lease ran out), through the other.
-    const ended = await vi.waitFor(
-      async () => {
-        const status = await call(second.base, 'GET', `docs/crawl/${crawl.body.id}/status/`);
-        expect(status.body.status).not.toBe('RUNNING');
-        return status.body;
-      },
-      { timeout: 60_000, interval: 100 },
-    );
+    const ended = await crawlEnded(second.base, crawl.body.id as number);
     expect(ended).toMatchObject({ status: 'FAILED', error_message: 'Interrupted: the server stopped during the crawl; start it again.' });
   }, 240_000);
 
@@ -225,17 +225,9 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
     if (bases.length === 1) bases.push((await serve(dirs[0]!)).base);
     // A guru of its own, made through the CLI on the shared database.
     await run(process.execPath, [BIN, 'guru', 'create', 'wibble', '--json', '--data-dir', dirs[1]!], { env });
-    let next = 0;
     const sent: string[] = [];
     const client = newClient('2026-07-28');
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', bases[0]), {
-      fetch: (url, init) => {
-        const base = bases[next++ % bases.length]!;
-        sent.push(base);
-        const target = new URL(String(url));
-        return fetch(new URL(target.pathname + target.search, base), init);
-      },
-    });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', bases[0]), { fetch: roundRobin(sent) });
     await client.connect(transport);
     try {
       const added = (await client.callTool({
@@ -254,15 +246,8 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
 
   it('needs sticky sessions in the 2025 era: a session opened on one process is unknown to the other', async () => {
     expect(bases).toHaveLength(2);
-    let next = 0;
     const client = newClient('2025-11-25');
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', bases[0]), {
-      fetch: (url, init) => {
-        const base = bases[next++ % bases.length]!;
-        const target = new URL(String(url));
-        return fetch(new URL(target.pathname + target.search, base), init);
-      },
-    });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', bases[0]), { fetch: roundRobin() });
     const failed = await client
       .connect(transport)
       .then(() => client.listTools())
