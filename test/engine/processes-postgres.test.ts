@@ -106,6 +106,49 @@ describe('the job queue of several processes on PostgreSQL', () => {
   });
 });
 
+describe('ingestion by several processes on PostgreSQL', () => {
+  it("lets a process whose clock runs ten minutes ahead take the next job, not the one another process is reading", async () => {
+    const databaseUrl = await freshDatabase(postgres);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const site = await startLoopbackServer({
+      '/held': async (_request, response) => {
+        await held;
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('The okapi reads slowly.');
+      },
+    });
+    // One source at a time: the first process is busy with the held page while the second works.
+    const first = await LocalEngine.open({ dataDir, databaseUrl, allowPrivateNetwork: true, processing: { concurrency: 1, perHost: 1 } });
+    let second: LocalEngine | undefined;
+    try {
+      await first.createGuru({ slug: 'docs' });
+      await first.createDataSources('docs', { website_urls: [site.url('/held')] });
+      await vi.waitFor(() => expect(site.requests).toHaveLength(1), { timeout: 30_000, interval: 20 });
+      second = await LocalEngine.open({ dataDir, databaseUrl, allowPrivateNetwork: true, processing: { concurrency: 1, perHost: 1, clockOffsetMs: 600_000 } });
+      // Queued after the held page: a claim that took expired-looking leases would take the held page first.
+      const [text] = await second.createDataSources('docs', { text_sources: [{ name: 'Tapir', content: 'The tapir wades.' }] });
+      await vi.waitFor(
+        async () => {
+          const listed = (await second!.listDataSources('docs', { page: 1, page_size: 10 })).results;
+          expect(listed.find((source) => source.id === text!.id)?.status).toBe('SUCCESS');
+        },
+        { timeout: 60_000, interval: 50 },
+      );
+      release();
+      await first.whenIdle();
+      await second.whenIdle();
+      const listed = (await first.listDataSources('docs', { page: 1, page_size: 10 })).results;
+      expect(listed.map((source) => source.status)).toEqual(['SUCCESS', 'SUCCESS']);
+      expect(site.requests.map((request) => request.path)).toEqual(['/held']);
+    } finally {
+      release();
+      await second?.close();
+      await first.close();
+      await site.close();
+    }
+  });
+});
+
 describe('crawls of several processes on PostgreSQL', () => {
   it('starts one crawl of two started at once, and answers the other "already running"', async () => {
     const databaseUrl = await freshDatabase(postgres);
