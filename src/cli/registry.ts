@@ -11,7 +11,7 @@ export const COMMON_OPTIONS: OptionSpecs = {
     type: 'string',
     value: 'URL',
     description:
-      'postgres:// or postgresql:// URL of PostgreSQL 15+ for the durable store (in progress: the engine does not use it yet) (env GURU_DATABASE_URL; give a password there, flags show in process lists)',
+      'postgres:// or postgresql:// URL of PostgreSQL 15+ for the durable store, shared by several processes (env GURU_DATABASE_URL; give a password there, flags show in process lists)',
   },
   config: { type: 'string', value: 'FILE', description: 'JSON settings file (env GURU_CONFIG)' },
   'log-level': { type: 'string', value: 'LEVEL', description: 'error, warn, info or debug (env GURU_LOG_LEVEL)' },

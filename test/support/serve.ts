@@ -50,8 +50,9 @@ export function listeningOn(child: ChildProcess): Promise<string> {
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+/** Stops a `serve` (SIGTERM) and waits until it has exited; one that has exited already (or was killed) is left as it is. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((done) => child.once('exit', done));
   child.kill('SIGTERM');
   await exited;

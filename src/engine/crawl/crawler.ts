@@ -11,6 +11,7 @@ import { describeError, type Logger } from '../../log.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { CrawlRepository, isAbandoned, type CrawlRow } from './repository.js';
 import { isBusy, withoutWaiting } from '../store/database.js';
+import { storeClock, type StoreClock } from '../store/clock.js';
 import { leaseOwner } from '../store/jobs.js';
 import type { Sql } from '../store/sql.js';
 import { sqliteOf } from '../store/sqlite-sql.js';
@@ -46,9 +47,18 @@ export const INTERRUPTED_MESSAGE = 'Interrupted: the server stopped during the c
 
 /** How often found pages are stored and progress reported. */
 const TICK_MS = 250;
-/** A running crawl's lease: renewed every RENEW_MS; one not renewed for LEASE_MS belongs to nobody. */
-const LEASE_MS = 60_000;
-const RENEW_MS = 10_000;
+/**
+ * A running crawl's lease: renewed every `renewMs`; one not renewed for `leaseMs` belongs to nobody
+ * and reads as FAILED (INTERRUPTED_MESSAGE). On SQLite a crawl whose process died on this machine is
+ * seen at once (its PID), and a long lease spares a live process starved of the file's one write
+ * lock; on PostgreSQL the lease is all there is across machines, short enough that a crawl of a
+ * process that died reads as FAILED within 10 s (the goal: 15 s), and nothing there holds a
+ * write back for long.
+ */
+const LEASES = {
+  sqlite: { leaseMs: 60_000, renewMs: 10_000 },
+  postgres: { leaseMs: 10_000, renewMs: 2_000 },
+} as const;
 /** How often finished() looks at a crawl another process runs. */
 const POLL_MS = 500;
 
@@ -78,6 +88,10 @@ export class CrawlService {
   readonly #fetcher: () => Promise<HttpFetcher>;
   readonly #logger: Logger;
   readonly #clock: () => Date;
+  /** Lease times: this machine's clock on SQLite, the database's on PostgreSQL (store/clock.ts). */
+  readonly #leaseClock: StoreClock;
+  readonly #leaseMs: number;
+  readonly #renewMs: number;
   readonly #linkLimit: number;
   readonly #perHost: number;
   readonly #allSlots: Slots;
@@ -98,6 +112,8 @@ export class CrawlService {
     this.#fetcher = fetcher;
     this.#logger = logger;
     this.#clock = options.clock ?? (() => new Date());
+    this.#leaseClock = storeClock(sql);
+    ({ leaseMs: this.#leaseMs, renewMs: this.#renewMs } = LEASES[sql.dialect]);
     this.#linkLimit = positive(options.linkLimit, LINK_LIMIT);
     this.#perHost = positive(options.perHost, 4);
     this.#allSlots = new Slots(positive(options.concurrency, 8));
@@ -113,13 +129,14 @@ export class CrawlService {
     if (startUrl === undefined) throw Errors.invalidRequest('start_crawl', INVALID_URL_HINT);
     const scope = new CrawlScope(startUrl, ignoreQueryParams);
     let id: number | undefined;
+    const leasedAt = await this.#leaseClock.now();
     try {
-      // PostgreSQL: two starts at once both find no running crawl; the second then fails on the
-      // unique index crawls_one_running, which is to be answered as crawlAlreadyRunning there.
       const row = await this.#sql.transaction(async (tx) => {
         const crawls = new CrawlRepository(tx);
         const running = await crawls.runningOf(guruId);
         if (running !== undefined && !(await this.#endIfAbandoned(running, crawls))) throw Errors.crawlAlreadyRunning();
+        // Two starts at once (processes on PostgreSQL) may both find none running: the second's
+        // insert then meets the first's row in the unique index crawls_one_running and stores nothing.
         const created = await crawls.create({
           guruId,
           url: scope.prefix,
@@ -127,8 +144,9 @@ export class CrawlService {
           linkLimit: this.#linkLimit,
           startTime: this.#now(),
           owner: this.#owner,
-          leaseExpiresAt: Date.now() + LEASE_MS,
+          leaseExpiresAt: leasedAt + this.#leaseMs,
         });
+        if (created === undefined) throw Errors.crawlAlreadyRunning();
         // Between the commit and the launch, the crawl is this process's, not abandoned.
         this.#starting.add((id = created.id));
         return created;
@@ -331,11 +349,12 @@ export class CrawlService {
   async #write(active: ActiveCrawl, waitForLock: boolean): Promise<boolean | undefined> {
     const { found } = active.run;
     const now = Date.now();
-    if (active.stored === found.length && now - active.renewedAt < RENEW_MS) return this.#crawls.isRunningFor(active.id, this.#owner);
+    if (active.stored === found.length && now - active.renewedAt < this.#renewMs) return this.#crawls.isRunningFor(active.id, this.#owner);
     if (!waitForLock && !this.#writeLockFree()) return undefined;
     const position = active.stored;
     const fresh = found.slice(position);
-    if (!(await this.#crawls.record(active.id, this.#owner, position, fresh, now + LEASE_MS))) return false;
+    const leasedAt = await this.#leaseClock.now();
+    if (!(await this.#crawls.record(active.id, this.#owner, position, fresh, leasedAt + this.#leaseMs))) return false;
     active.stored = position + fresh.length;
     active.renewedAt = now;
     return true;
@@ -410,8 +429,12 @@ export class CrawlService {
   /** Marks a RUNNING crawl FAILED if nobody runs it any more (through `crawls`: the caller's transaction, if any); true when it did. */
   async #endIfAbandoned(row: CrawlRow, crawls = this.#crawls): Promise<boolean> {
     if (row.status !== 'RUNNING') return false;
+    // Inside the caller's transaction, no statement of the clock's own (see StoreClock.current).
+    const now = crawls === this.#crawls ? await this.#leaseClock.now() : this.#leaseClock.current();
     const abandoned =
-      row.lease_owner === this.#owner.id ? !this.#active.has(row.id) && !this.#starting.has(row.id) : isAbandoned(row, this.#owner, Date.now());
+      row.lease_owner === this.#owner.id
+        ? !this.#active.has(row.id) && !this.#starting.has(row.id)
+        : isAbandoned(row, this.#owner, now, this.#sql.dialect === 'sqlite');
     if (!abandoned) return false;
     const ended = await crawls.finish(row.id, 'FAILED', this.#now(), INTERRUPTED_MESSAGE);
     if (ended) this.#logger.warn('crawl left running by a stopped process marked FAILED', { crawl: row.id, owner: row.lease_owner ?? undefined });

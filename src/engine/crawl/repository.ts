@@ -55,14 +55,19 @@ export class CrawlRepository {
     return this.#sql.all(`SELECT ${COLUMNS} FROM crawls c JOIN gurus g ON g.id = c.guru_id WHERE c.status = 'RUNNING'`);
   }
 
-  /** Stores a new RUNNING crawl; the caller has made sure the guru has none running (see the unique index). */
-  async create(crawl: NewCrawl): Promise<CrawlRow> {
-    const { id } = (await this.#sql.get<{ id: number }>(
+  /**
+   * Stores a new RUNNING crawl; undefined when the guru has one running already (the unique index
+   * crawls_one_running: a start by another process that committed, or is about to, since the
+   * caller looked). No error: on PostgreSQL a failed statement would abort the caller's transaction.
+   */
+  async create(crawl: NewCrawl): Promise<CrawlRow | undefined> {
+    const created = await this.#sql.get<{ id: number }>(
       `INSERT INTO crawls (guru_id, url, ignore_query_params, link_limit, status, start_time, lease_owner, lease_expires_at)
-       VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?) RETURNING id`,
+       VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?)
+       ON CONFLICT (guru_id) WHERE status = 'RUNNING' DO NOTHING RETURNING id`,
       [crawl.guruId, crawl.url, crawl.ignoreQueryParams ? 1 : 0, crawl.linkLimit, crawl.startTime, crawl.owner.id, crawl.leaseExpiresAt],
-    ))!;
-    return (await this.find(id))!;
+    );
+    return created === undefined ? undefined : this.find(created.id);
   }
 
   /** Whether the crawl is still RUNNING under this owner's lease (false once stopped elsewhere or taken over). */
@@ -132,12 +137,14 @@ const appendUrls = (dialect: Dialect): string =>
        ON CONFLICT DO NOTHING`;
 
 /**
- * A RUNNING crawl nobody is running any more: its lease ran out, or its process on this machine
- * has died. (A crawl leased by `self` is judged by the caller, which knows what it runs.)
+ * A RUNNING crawl nobody is running any more: its lease ran out, or (with `samePids`, where every
+ * process runs on this machine: SQLite) its process on this machine has died. (A crawl leased by
+ * `self` is judged by the caller, which knows what it runs.)
  */
-export function isAbandoned(row: CrawlRow, self: LeaseOwner, now: number): boolean {
+export function isAbandoned(row: CrawlRow, self: LeaseOwner, now: number, samePids = true): boolean {
   if (row.status !== 'RUNNING' || row.lease_owner === self.id) return false;
   if (row.lease_owner === null || row.lease_expires_at === null || row.lease_expires_at < now) return true;
+  if (!samePids) return false;
   const [host, pid] = row.lease_owner.split('/');
   return host === self.host && !isAlive(Number(pid));
 }

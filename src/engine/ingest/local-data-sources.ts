@@ -23,6 +23,7 @@ import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
 import { checkpoint } from '../store/database.js';
 import { deletingText } from '../store/fts.js';
+import { storeClock, type StoreClock } from '../store/clock.js';
 import { JobRepository, type JobQueueSettings, type QueuedSource } from '../store/jobs.js';
 import { SourceRepository, toListedSource, type NewDocumentSource, type SourceRow } from '../store/sources.js';
 import type { Sql } from '../store/sql.js';
@@ -63,6 +64,8 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   readonly #queue: JobQueueSettings;
   readonly #sources: SourceRepository;
   readonly #jobs: JobRepository;
+  /** When queued work becomes available: this machine's clock on SQLite, the database's on PostgreSQL. */
+  readonly #clock: StoreClock;
   readonly #reading: SourceReading;
   /** Reads and indexes the queued sources, in a thread of its own. */
   readonly #writer: IngestionWriter;
@@ -75,6 +78,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     this.#queue = { privateNetwork: settings.allowPrivateNetwork ?? false };
     this.#sources = new SourceRepository(sql);
     this.#jobs = new JobRepository(sql, this.#queue);
+    this.#clock = storeClock(sql);
     this.#reading = new SourceReading(
       {
         allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
@@ -104,6 +108,8 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const planned = await this.#planUrlSources(guru, request);
     const texts = await this.#readTexts(request.text_sources ?? []);
     const now = timestamp(this.#context);
+    // The clock's offset measured now if due, not inside the transaction (its queue times use current()).
+    await this.#clock.now();
     const created = await this.#context.sql.transaction(async (tx) => {
       const stores = this.#storesOn(tx);
       const results: CreatedDataSource[] = [];
@@ -121,7 +127,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
         queued.push({ id: row.id, host: plan.host });
         results.push({ type: plan.created, url: plan.url, status: 'success', id: row.id, title: row.title });
       }
-      await stores.jobs.enqueue('process_source', queued, Date.now());
+      await stores.jobs.enqueue('process_source', queued, this.#clock.current());
       for (const { name, content, error } of texts) {
         const { row, status } = await this.#store(stores, { guruId: guru.id, type: 'TEXT', name, title: name, content, labels: sourceLabels('Text', request.labels), now }, error);
         results.push({ type: 'Text', status, id: row.id, title: row.title, content: row.content ?? content });
@@ -192,13 +198,14 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     if (missing.length > 0) throw Errors.invalidRequest('reindex_sources', `no data source with id ${missing.join(', ')} in this guru`);
     const rows = ids.map((id) => found.get(id) as SourceRow);
     const now = timestamp(this.#context);
+    const queuedAt = await this.#clock.now();
     await this.#context.sql.transaction(async (tx) => {
       const { sources, jobs } = this.#storesOn(tx);
       await sources.markForReindex(rows.map((row) => row.id), now);
       await jobs.enqueue(
         'process_source',
         rows.map((row) => ({ id: row.id, host: row.url === null ? null : new URL(row.url).host })),
-        Date.now(),
+        queuedAt,
       );
     });
     this.#writer.kick();
@@ -258,6 +265,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       const type = kind.kind === 'document' ? kind.document : 'TEXT';
       const read = await this.#readFile(file, kind);
       const title = read.title || file.name;
+      await this.#clock.now();
       const { row, status } = await this.#context.sql.transaction((tx) =>
         this.#store(
           this.#storesOn(tx),
@@ -338,7 +346,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       ? await sources.replaceStored(existing.id, { title: source.title, content: source.content, private: isPrivate, labels: source.labels })
       : await sources.insertDocument({ ...source, private: isPrivate });
     if (error !== undefined) await sources.markFailed(row.id, error);
-    else await jobs.enqueue('process_source', [{ id: row.id, host: null }], Date.now());
+    else await jobs.enqueue('process_source', [{ id: row.id, host: null }], this.#clock.current());
     return { row, status: 'success' };
   }
 
@@ -367,7 +375,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
 
   /** Queues making the vectors of these sources (in one statement). */
   async queueEmbedding(sourceIds: readonly number[]): Promise<void> {
-    await this.#jobs.enqueue('embed_source', sourceIds.map((id) => ({ id, host: null })), Date.now());
+    await this.#jobs.enqueue('embed_source', sourceIds.map((id) => ({ id, host: null })), await this.#clock.now());
     this.#writer.kick();
   }
 

@@ -21,6 +21,7 @@ import { fullTextOf } from '../search/retriever.js';
 import { ChunkRepository } from '../store/chunks.js';
 import { LinkRepository, type NewLink } from '../store/links.js';
 import { isBusy } from '../store/database.js';
+import { storeClock, type StoreClock } from '../store/clock.js';
 import { JobRepository, leaseOwner, type JobQueueSettings, type JobRow } from '../store/jobs.js';
 import { SourceRepository } from '../store/sources.js';
 import type { Sql } from '../store/sql.js';
@@ -63,6 +64,8 @@ export interface ProcessorLimits {
   readonly perHost: number;
   /** How long a claim holds unless renewed (renewed every fifth of it); 10 s unless set. */
   readonly leaseMs?: number;
+  /** Tests only: this process's clock set off by this much (ms), as a machine's clock may be. */
+  readonly clockOffsetMs?: number;
 }
 
 /**
@@ -119,6 +122,8 @@ export class SourceProcessor {
   readonly #logger: Logger;
   readonly #limits: ProcessorLimits;
   readonly #leaseMs: number;
+  /** Lease and queue times: this machine's clock on SQLite, the database's on PostgreSQL (see store/clock.ts). */
+  readonly #clock: StoreClock;
   readonly #owner = leaseOwner(randomUUID());
   readonly #embedder: Embedder | undefined;
   readonly #poll: NodeJS.Timeout;
@@ -164,6 +169,8 @@ export class SourceProcessor {
     this.#logger = logger;
     this.#limits = limits;
     this.#leaseMs = limits.leaseMs ?? LEASE_MS;
+    const offset = limits.clockOffsetMs ?? 0;
+    this.#clock = storeClock(sql, offset === 0 ? Date.now : () => Date.now() + offset);
     void this.#releaseDeadLeases().catch((error: unknown) =>
       this.#logger.error('could not take over work left by stopped processes', { reason: messageOf(error) }),
     );
@@ -219,7 +226,7 @@ export class SourceProcessor {
     this.#inFlight.clear();
     this.#fetching.clear();
     await committed;
-    const now = Date.now();
+    const now = await this.#clock.now();
     for (const job of unread) await this.#stores.jobs.release(job, this.#owner, now);
   }
 
@@ -230,7 +237,7 @@ export class SourceProcessor {
       const at = await this.#stores.jobs.nextAvailableAt();
       if (at === null) return;
       const released = await this.#releaseDeadLeases();
-      if (released > 0 || at <= Date.now()) this.kick();
+      if (released > 0 || at <= (await this.#clock.now())) this.kick();
     } catch (error) {
       this.#logger.error('could not look for work in the queue', { reason: messageOf(error) });
     }
@@ -246,7 +253,7 @@ export class SourceProcessor {
   async #renewLeases(): Promise<void> {
     if (this.#inFlight.size === 0) return;
     try {
-      await this.#stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+      await this.#stores.jobs.renewAll(this.#owner, (await this.#clock.now()) + this.#leaseMs);
     } catch (error) {
       this.#logger.warn('could not renew the leases of jobs under way', { reason: messageOf(error) });
     }
@@ -263,7 +270,7 @@ export class SourceProcessor {
       while (!this.#closed && this.#inFlight.size < this.#limits.concurrency) {
         const busyHosts = this.#busyHosts();
         if (this.#exhaustedWith?.every((host) => busyHosts.includes(host))) break;
-        const job = await this.#stores.jobs.claim(this.#owner, Date.now(), this.#leaseMs, busyHosts);
+        const job = await this.#stores.jobs.claim(this.#owner, await this.#clock.now(), this.#leaseMs, busyHosts);
         if (!job) {
           this.#exhaustedWith = busyHosts;
           await this.#scheduleWakeUp();
@@ -271,7 +278,7 @@ export class SourceProcessor {
         }
         if (this.#closed) {
           // Closed while claiming: the job goes back at once.
-          await this.#stores.jobs.release(job, this.#owner, Date.now());
+          await this.#stores.jobs.release(job, this.#owner, await this.#clock.now());
           break;
         }
         this.#inFlight.set(job.id, job);
@@ -300,8 +307,10 @@ export class SourceProcessor {
     if (this.#closed) return;
     const at = await this.#stores.jobs.nextAvailableAt();
     if (at === null || this.#closed) return;
+    const now = await this.#clock.now();
+    if (this.#closed) return;
     clearTimeout(this.#wakeUp);
-    this.#wakeUp = setTimeout(() => this.kick(), Math.max(0, at - Date.now()) + 5);
+    this.#wakeUp = setTimeout(() => this.kick(), Math.max(0, at - now) + 5);
     this.#wakeUp.unref();
   }
 
@@ -415,14 +424,14 @@ export class SourceProcessor {
    * waits for the transaction).
    */
   #renewAllIn(stores: Stores): Promise<void> {
-    return stores.jobs.renewAll(this.#owner, Date.now() + this.#leaseMs);
+    return stores.jobs.renewAll(this.#owner, this.#clock.current() + this.#leaseMs);
   }
 
   /** Completes a job whose work is done, unless its claim is stale. */
   #finish(job: JobRow): Promise<void> {
     return this.#sql.transaction(async (tx) => {
       const { jobs } = this.#storesOn(tx);
-      if (await jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) await jobs.complete(job.id);
+      if (await jobs.renew(job, this.#owner, this.#clock.current() + this.#leaseMs)) await jobs.complete(job.id);
     });
   }
 
@@ -430,7 +439,7 @@ export class SourceProcessor {
   #giveUp(job: JobRow, reason: string): Promise<void> {
     return this.#sql.transaction(async (tx) => {
       const { jobs, sources } = this.#storesOn(tx);
-      if (await jobs.renew(job, this.#owner, Date.now() + this.#leaseMs)) {
+      if (await jobs.renew(job, this.#owner, this.#clock.current() + this.#leaseMs)) {
         await sources.markFailed(job.source_id, reason);
         await jobs.complete(job.id);
       }
@@ -444,7 +453,7 @@ export class SourceProcessor {
       this.#logger.warn('reading a data source failed; will retry', { source: job.source_id, attempt: job.attempts, in_ms: verdict.afterMs, reason });
       // Work that comes due later: the wake-up must know of it.
       this.#exhaustedWith = undefined;
-      await this.#stores.jobs.release(job, this.#owner, Date.now() + verdict.afterMs);
+      await this.#stores.jobs.release(job, this.#owner, (await this.#clock.now()) + verdict.afterMs);
       return;
     }
     if (job.kind === 'embed_source') {
@@ -461,7 +470,7 @@ export class SourceProcessor {
   async #index({ sources, chunks, links, jobs, fullText }: Stores, job: JobRow, { text, title, pieces, links: outgoing }: Chunked): Promise<void> {
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
-    if (!(await jobs.renew(job, this.#owner, Date.now() + this.#leaseMs))) return;
+    if (!(await jobs.renew(job, this.#owner, this.#clock.current() + this.#leaseMs))) return;
     const source = await sources.get(job.source_id);
     if (source) {
       if (pieces.length === 0) {
@@ -473,7 +482,7 @@ export class SourceProcessor {
         await links.replace(source.id, source.guru_id, outgoing);
         await fullText.indexSources([source.id]);
         await sources.markSucceeded(source.id, source.url === null ? undefined : { title: text.title, content: text.markdown });
-        if (this.#embedder) await jobs.enqueue('embed_source', [{ id: source.id, host: null }], Date.now());
+        if (this.#embedder) await jobs.enqueue('embed_source', [{ id: source.id, host: null }], this.#clock.current());
       }
     }
     await jobs.complete(job.id);

@@ -67,6 +67,9 @@ function isAlive(pid: number): boolean {
  * The durable work queue. A job is leased by one process at a time; a lease
  * that runs out, or whose process on this machine has died, makes the job
  * available again, so a restart resumes whatever was left unfinished.
+ *
+ * Times are epoch ms of the store's clock (store/clock.ts): on PostgreSQL the database's, so that
+ * processes on machines whose clocks disagree judge each other's leases alike.
  */
 export class JobRepository {
   readonly #sql: Sql;
@@ -98,15 +101,16 @@ export class JobRepository {
 
   /** Leases the next available job to `owner`, skipping jobs for the busy hosts; undefined when none is ready. */
   claim(owner: LeaseOwner, now: number, leaseMs: number, busyHosts: readonly string[] = []): Promise<JobRow | undefined> {
-    // PostgreSQL: the subquery needs FOR UPDATE SKIP LOCKED, so that processes claiming at once
-    // take different jobs instead of waiting for each other's row lock (SQLite has one writer).
+    // On PostgreSQL, processes claiming at once take different jobs (SKIP LOCKED) instead of
+    // waiting for each other's row lock and then all but one finding the job taken; SQLite has one writer.
+    const locked = this.#sql.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
     return this.#sql.get(
       `UPDATE jobs SET lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1
        WHERE id = (
          SELECT id FROM jobs
          WHERE available_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at < ?)
            AND (host IS NULL OR host NOT IN ${jsonValues(this.#sql.dialect, 'text')})
-         ORDER BY available_at, id LIMIT 1)
+         ORDER BY available_at, id LIMIT 1${locked})
        RETURNING id, kind, source_id, attempts, host, private_network`,
       [owner.id, now + leaseMs, now, now, JSON.stringify(busyHosts)],
     );
@@ -143,8 +147,15 @@ export class JobRepository {
     );
   }
 
-  /** Frees the leases of processes on this machine that are no longer running. */
+  /**
+   * Frees the leases of processes on this machine that are no longer running. On PostgreSQL nothing:
+   * the processes may run on several machines, and two of them may have the same host name and
+   * PID namespace (`myhost:pid:[4026531836]` is the same on every machine that runs in its initial
+   * namespace), so a PID of this machine says nothing of theirs; a lease there ends only when it
+   * runs out (10 s).
+   */
   async releaseDeadLeases(self: LeaseOwner): Promise<number> {
+    if (this.#sql.dialect === 'postgres') return 0;
     const owners = await this.#sql.all<{ owner: string }>('SELECT DISTINCT lease_owner AS owner FROM jobs WHERE lease_owner IS NOT NULL');
     const dead = owners
       .map(({ owner }) => owner)

@@ -605,7 +605,7 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
     const left = (guruId: number, owner = dead, leaseExpiresAt = Date.now() + 60_000) =>
       crawls.create({ guruId, url: 'https://example.com/', ignoreQueryParams: true, linkLimit: 1500, startTime: new Date().toISOString(), owner, leaseExpiresAt });
 
-    const first = await left(h.guruId);
+    const first = (await left(h.guruId))!;
     await crawls.record(first.id, dead, 0, ['https://example.com/', 'https://example.com/a'], Date.now() + 60_000);
     const service = h.service();
     expect(await service.recover()).toBe(1);
@@ -615,10 +615,10 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
       discovered_urls: ['https://example.com/', 'https://example.com/a'],
     });
 
-    const second = await left(h.guruId);
+    const second = (await left(h.guruId))!;
     expect(await service.get(h.guruId, second.id)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
 
-    const third = await left(h.guruId);
+    const third = (await left(h.guruId))!;
     const site = await serve(pages({ '/': [] }));
     const fresh = await service.start(h.guruId, site.url('/'), true);
     expect(await crawls.find(third.id)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
@@ -629,7 +629,7 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
     const h = harness();
     const remote = { id: 'another-machine/4242/y', host: 'another-machine', pid: 4242 };
     const crawls = new CrawlRepository(h.sql);
-    const crawl = await crawls.create({
+    const crawl = (await crawls.create({
       guruId: h.guruId,
       url: 'https://example.com/',
       ignoreQueryParams: true,
@@ -637,7 +637,7 @@ describe('CrawlService: stopping, shutting down, and processes that died', () =>
       startTime: new Date().toISOString(),
       owner: remote,
       leaseExpiresAt: Date.now() + 60_000,
-    });
+    }))!;
     const service = h.service();
     expect(await service.recover()).toBe(0);
     expect((await service.get(h.guruId, crawl.id)).status).toBe('RUNNING');

@@ -45,7 +45,7 @@ describe('LocalEngine.open: crawls left running', () => {
         owner: { id: `${host}/${child.pid}/x`, host, pid: child.pid! },
         leaseExpiresAt: Date.now() + 60_000,
       });
-      return crawl.id;
+      return crawl!.id;
     } finally {
       db.close();
     }
