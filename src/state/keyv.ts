@@ -4,7 +4,8 @@
  * namespace per use, so that several server instances on one data directory share
  * it; with a Redis URL (GURU_REDIS_URL) it lives in Redis instead (./redis.ts), so
  * that processes on several machines share it. End users' profiles and memories
- * are durable records in `<dataDir>/endusers.sqlite`, never in Redis.
+ * are durable records in `<dataDir>/endusers.sqlite`, or with a database URL in the
+ * PostgreSQL store (./keyv-sql.ts), never in Redis.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,9 @@ import KeyvSqlite, { type SqliteDriver } from '@keyv/sqlite';
 import Database from 'better-sqlite3';
 import Keyv from 'keyv';
 import { ensureDataDir, preparePrivateDatabase } from '../data-dir.js';
+import type { Sql } from '../engine/store/sql.js';
 import { createLogger, describeError, type Logger } from '../log.js';
+import { KeyvSqlStore } from './keyv-sql.js';
 
 /** How long a connection waits for another instance's write lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -189,6 +192,26 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
       connection?.close();
       connection = undefined;
     },
+  };
+}
+
+/**
+ * The record store in the engine's durable store (`sql`): PostgreSQL's table `end_user_records`
+ * (./keyv-sql.ts), shared by every process on the database. Like the file's store, a failure
+ * rejects and nothing expires; erased rows are deleted in the statement that erases them. The
+ * connections are the engine's: closing the record store leaves them open.
+ */
+export function openSqlRecordStore(sql: Sql): RecordStore {
+  return {
+    namespace(name) {
+      const keyv = new Keyv({ store: new KeyvSqlStore(sql), namespace: name });
+      keyv.throwOnEmitError = true;
+      return keyv;
+    },
+    // PostgreSQL: a deleted row's bytes stay in the table's pages and the write-ahead log until
+    // VACUUM and later writes reuse the space (docs/security.md says what an operator does about it).
+    async compact() {},
+    async close() {},
   };
 }
 

@@ -197,7 +197,11 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
   }
 
   async #records(): Promise<EndUserRecords> {
-    this.#store ??= import('../../state/keyv.js').then(({ openRecordStore }) => openRecordStore(this.#context.settings.dataDir));
+    const { sql, settings } = this.#context;
+    // On PostgreSQL the records are in its table end_user_records, shared by every process; else in <dataDir>/endusers.sqlite.
+    this.#store ??= import('../../state/keyv.js').then(({ openRecordStore, openSqlRecordStore }) =>
+      sql.dialect === 'postgres' ? openSqlRecordStore(sql) : openRecordStore(settings.dataDir),
+    );
     return new EndUserRecords(await this.#store);
   }
 
