@@ -15,7 +15,7 @@ import Keyv from 'keyv';
 import { ensureDataDir, preparePrivateDatabase } from '../data-dir.js';
 import type { Sql } from '../engine/store/sql.js';
 import { createLogger, describeError, type Logger } from '../log.js';
-import { KeyvSqlStore } from './keyv-sql.js';
+import { KeyvSqlStore, RECORDS_TABLE } from './keyv-sql.js';
 
 /** How long a connection waits for another instance's write lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -208,9 +208,15 @@ export function openSqlRecordStore(sql: Sql): RecordStore {
       keyv.throwOnEmitError = true;
       return keyv;
     },
-    // PostgreSQL: a deleted row's bytes stay in the table's pages and the write-ahead log until
-    // VACUUM and later writes reuse the space (docs/security.md says what an operator does about it).
-    async compact() {},
+    /**
+     * A plain VACUUM of the table (it blocks no reader or writer): the erased rows' space and index
+     * entries are freed for reuse. It does not wipe their bytes: PostgreSQL overwrites freed space
+     * only as later writes reuse it, and the write-ahead log (and its archives, replicas and backups)
+     * keeps them until recycled; docs/security.md says what an operator can do.
+     */
+    async compact() {
+      if (sql.dialect === 'postgres') await sql.exec(`VACUUM ${RECORDS_TABLE}`);
+    },
     async close() {},
   };
 }

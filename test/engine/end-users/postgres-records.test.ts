@@ -77,8 +77,13 @@ describe("end users' records on the PostgreSQL store", () => {
     data = (await engine.getEndUserData('frob', USER, { limit: 10, offset: 0 })).data;
     expect(data.profile).toEqual([{ profile_data: { plan: 'platinum' }, created_at: NOW, updated_at: NOW }]);
 
+    const vacuumed = async () =>
+      (await store.get<{ at: string | null }>("SELECT last_vacuum AS at FROM pg_stat_user_tables WHERE relname = 'end_user_records'"))?.at ?? null;
+    expect(await vacuumed()).toBeNull();
     const erased = await engine.eraseEndUserData('frob', USER);
     expect(erased.deleted).toMatchObject({ profile: 1, memories: 2 });
+    // The erased rows' space is freed at once (VACUUM), not left for autovacuum.
+    expect(await vacuumed()).not.toBeNull();
     expect(await rows()).toEqual([{ namespace: 'profiles:frob', key: 'other' }]);
     data = (await engine.getEndUserData('frob', USER, { limit: 10, offset: 0 })).data;
     expect(data.profile).toEqual([]);
