@@ -7,13 +7,18 @@
  * table's count is compared with its source.
  *
  * Derived tables (full-text postings and statistics) are not copied: `rebuild` fills them from the
- * copied rows inside the same transaction.
+ * copied rows inside the same transaction. End users' profiles and memories, which the embedded
+ * engine keeps in another file (endusers.sqlite), go to `end_user_records` in that transaction too.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Logger } from '../../log.js';
+import { RECORDS_TABLE } from '../../state/keyv-sql.js';
+import { RECORDS_FILE } from '../../state/keyv.js';
 import { PostgresFullText } from '../search/postgres/postgres-full-text.js';
 import { DATABASE_FILE, openDatabase, type Db } from './database.js';
+import { jsonRows } from './dialect.js';
 import { openStore } from './open-store.js';
 import type { Sql } from './sql.js';
 
@@ -30,6 +35,11 @@ export interface CopyOptions {
   readonly signal?: AbortSignal;
   /** Fills what PostgreSQL derives from the copied rows (its full-text tables), in the copy's transaction. */
   readonly rebuild?: (tx: Sql) => Promise<void>;
+  /**
+   * The end users' record store of the data directory (endusers.sqlite), whose Keyv rows (profiles
+   * and memories) go to `end_user_records` in the same transaction, counted and checked alike.
+   */
+  readonly records?: Db;
 }
 
 export interface CopiedTable {
@@ -64,7 +74,8 @@ export async function copyToPostgres(from: Db, to: Sql, options: CopyOptions = {
   if ((held?.n ?? 0) > 0) throw new TargetNotEmptyError(held!.n);
   const tables = await sharedTables(from, to);
   const counts = tables.map(({ table }) => (from.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
-  const progress = { copied: 0, total: counts.reduce((sum, n) => sum + n, 0) };
+  const records = options.records === undefined ? 0 : recordCount(options.records);
+  const progress = { copied: 0, total: counts.reduce((sum, n) => sum + n, 0) + records };
   return to.transaction(async (tx) => {
     const copied: CopiedTable[] = [];
     for (const [index, { table, columns }] of tables.entries()) {
@@ -76,6 +87,16 @@ export async function copyToPostgres(from: Db, to: Sql, options: CopyOptions = {
       const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
       if (rows !== counts[index] || after?.n !== rows) throw new CountMismatchError(table, counts[index]!, after?.n ?? 0);
       copied.push({ table, rows });
+    }
+    if (options.records !== undefined) {
+      options.signal?.throwIfAborted();
+      const rows = await copyRecords(options.records, tx, (batch) => {
+        progress.copied += batch;
+        options.onProgress?.({ table: RECORDS_TABLE, ...progress });
+      }, options.signal);
+      const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${RECORDS_TABLE}`);
+      if (rows !== records || after?.n !== rows) throw new CountMismatchError(RECORDS_TABLE, records, after?.n ?? 0);
+      copied.push({ table: RECORDS_TABLE, rows });
     }
     await continueSequences(from, tx, tables);
     await options.rebuild?.(tx);
@@ -160,6 +181,41 @@ async function copyTable(
   return copied;
 }
 
+/** @keyv/sqlite's table in endusers.sqlite: key, value, namespace, expires (never set: records do not expire). */
+const KEYV_TABLE = 'keyv';
+
+/** The rows of the record store to copy: none when Keyv never made its table. */
+function recordCount(records: Db): number {
+  if (records.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(KEYV_TABLE) === undefined) return 0;
+  return (records.prepare(`SELECT count(*) AS n FROM ${KEYV_TABLE}`).get() as { n: number }).n;
+}
+
+/** The record store's rows into end_user_records, as they are (Keyv's JSON), in batches of one parameter each. */
+async function copyRecords(records: Db, tx: Sql, onBatch: (rows: number) => void, signal: AbortSignal | undefined): Promise<number> {
+  if (recordCount(records) === 0) return 0;
+  let copied = 0;
+  let batch: unknown[][] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    await tx.run(
+      `INSERT INTO ${RECORDS_TABLE} (namespace, key, value) SELECT value ->> 0, value ->> 1, value ->> 2 FROM ${jsonRows(tx.dialect)}`,
+      [JSON.stringify(batch)],
+    );
+    copied += batch.length;
+    onBatch(batch.length);
+    batch = [];
+  };
+  for (const row of records.prepare(`SELECT namespace, key, value FROM ${KEYV_TABLE} ORDER BY rowid`).raw().iterate() as Iterable<unknown[]>) {
+    batch.push(row);
+    if (batch.length >= MAX_BATCH_ROWS) {
+      signal?.throwIfAborted();
+      await flush();
+    }
+  }
+  await flush();
+  return copied;
+}
+
 function hasRowid(from: Db, table: string): boolean {
   const sql = (from.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) as { sql: string } | undefined)?.sql;
   return sql !== undefined && !/WITHOUT\s+ROWID/i.test(sql);
@@ -195,15 +251,19 @@ export async function migrateDataDir(settings: DataDirMigration, options: CopyOp
   if (!existsSync(file)) throw new NothingToCopyError(file);
   // Opened as the engine opens it: an older file is brought to the schema PostgreSQL's copy has.
   const from = openDatabase(settings.dataDir);
+  // End users' profiles and memories, if any were ever kept.
+  const recordsFile = join(settings.dataDir, RECORDS_FILE);
+  const records = existsSync(recordsFile) ? new Database(recordsFile, { fileMustExist: true }) : undefined;
   try {
     const to = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, ...(settings.logger ? { logger: settings.logger } : {}) });
     try {
       // The full-text postings are PostgreSQL's own: built from the copied chunks and links.
-      return await copyToPostgres(from, to, { ...options, rebuild: (tx) => new PostgresFullText(tx).indexAll() });
+      return await copyToPostgres(from, to, { ...options, ...(records ? { records } : {}), rebuild: (tx) => new PostgresFullText(tx).indexAll() });
     } finally {
       await to.close();
     }
   } finally {
+    records?.close();
     from.close();
   }
 }
