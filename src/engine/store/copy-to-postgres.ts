@@ -18,7 +18,6 @@ import { RECORDS_TABLE } from '../../state/keyv-sql.js';
 import { RECORDS_FILE } from '../../state/keyv.js';
 import { PostgresFullText } from '../search/postgres/postgres-full-text.js';
 import { DATABASE_FILE, openDatabase, type Db } from './database.js';
-import { jsonRows } from './dialect.js';
 import { openStore } from './open-store.js';
 import type { Sql } from './sql.js';
 
@@ -90,10 +89,12 @@ export async function copyToPostgres(from: Db, to: Sql, options: CopyOptions = {
     }
     if (options.records !== undefined) {
       options.signal?.throwIfAborted();
-      const rows = await copyRecords(options.records, tx, (batch) => {
+      // As they are: Keyv's JSON, in the namespace and under the key Keyv gave them.
+      const onBatch = (batch: number): void => {
         progress.copied += batch;
         options.onProgress?.({ table: RECORDS_TABLE, ...progress });
-      }, options.signal);
+      };
+      const rows = records === 0 ? 0 : await copyTable(options.records, tx, KEYV_TABLE, ['namespace', 'key', 'value'], onBatch, options.signal, RECORDS_TABLE);
       const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${RECORDS_TABLE}`);
       if (rows !== records || after?.n !== rows) throw new CountMismatchError(RECORDS_TABLE, records, after?.n ?? 0);
       copied.push({ table: RECORDS_TABLE, rows });
@@ -148,6 +149,7 @@ async function sharedTables(from: Db, to: Sql): Promise<Table[]> {
   return ordered;
 }
 
+/** Copies `columns` of `table` in `from` into the table of that name in `tx` (or into `target`). */
 async function copyTable(
   from: Db,
   tx: Sql,
@@ -155,6 +157,7 @@ async function copyTable(
   columns: readonly string[],
   onBatch: (rows: number) => void,
   signal: AbortSignal | undefined,
+  target = table,
 ): Promise<number> {
   const list = columns.join(', ');
   const batchRows = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMS / columns.length)));
@@ -163,7 +166,7 @@ async function copyTable(
   let batch: unknown[][] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    await tx.run(`INSERT INTO ${table} (${list}) VALUES ${batch.map(() => row).join(', ')}`, batch.flat());
+    await tx.run(`INSERT INTO ${target} (${list}) VALUES ${batch.map(() => row).join(', ')}`, batch.flat());
     copied += batch.length;
     onBatch(batch.length);
     batch = [];
@@ -188,32 +191,6 @@ const KEYV_TABLE = 'keyv';
 function recordCount(records: Db): number {
   if (records.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(KEYV_TABLE) === undefined) return 0;
   return (records.prepare(`SELECT count(*) AS n FROM ${KEYV_TABLE}`).get() as { n: number }).n;
-}
-
-/** The record store's rows into end_user_records, as they are (Keyv's JSON), in batches of one parameter each. */
-async function copyRecords(records: Db, tx: Sql, onBatch: (rows: number) => void, signal: AbortSignal | undefined): Promise<number> {
-  if (recordCount(records) === 0) return 0;
-  let copied = 0;
-  let batch: unknown[][] = [];
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    await tx.run(
-      `INSERT INTO ${RECORDS_TABLE} (namespace, key, value) SELECT value ->> 0, value ->> 1, value ->> 2 FROM ${jsonRows(tx.dialect)}`,
-      [JSON.stringify(batch)],
-    );
-    copied += batch.length;
-    onBatch(batch.length);
-    batch = [];
-  };
-  for (const row of records.prepare(`SELECT namespace, key, value FROM ${KEYV_TABLE} ORDER BY rowid`).raw().iterate() as Iterable<unknown[]>) {
-    batch.push(row);
-    if (batch.length >= MAX_BATCH_ROWS) {
-      signal?.throwIfAborted();
-      await flush();
-    }
-  }
-  await flush();
-  return copied;
 }
 
 function hasRowid(from: Db, table: string): boolean {
