@@ -27,6 +27,7 @@ import type { LocalProgress } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
 import type { LocalSessions } from '../sessions/local-sessions.js';
 import { checkpoint } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 import { sqliteOf } from '../store/sqlite-sql.js';
 import { EndUserRecords, type ProfileUpdate } from './records.js';
 
@@ -165,6 +166,17 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
   /** Erases every end user's profile and memories in the guru (the guru is being deleted). */
   async forgetGuru(slug: string): Promise<void> {
     await (await this.#records()).eraseGuru(slug);
+  }
+
+  /**
+   * On PostgreSQL, deletes the guru's profiles and memories in `tx`, the transaction that deletes
+   * the guru: both go or neither, so a new guru of the same name never finds them. (On SQLite they
+   * are in another file: `forgetGuru`, after the deletion.)
+   */
+  async forgetGuruWith(tx: Sql, slug: string): Promise<void> {
+    if (tx.dialect !== 'postgres') return;
+    const { openSqlRecordStore } = await import('../../state/keyv.js');
+    await new EndUserRecords(openSqlRecordStore(tx)).clearGuru(slug);
   }
 
   /** The end user's profile and memories in the guru, for the prompt of their answers. */

@@ -71,9 +71,14 @@ export class EndUserRecords {
 
   /** Deletes every profile and memory kept in the guru (the guru is being deleted). */
   async eraseGuru(guru: string): Promise<void> {
+    await this.clearGuru(guru);
+    await this.#store.compact();
+  }
+
+  /** Deletes them without compacting the store: inside a transaction, which PostgreSQL's VACUUM cannot run in. */
+  async clearGuru(guru: string): Promise<void> {
     await this.#profiles(guru).clear();
     await this.#memories(guru).clear();
-    await this.#store.compact();
   }
 
   #profiles(guru: string) {

@@ -106,6 +106,21 @@ describe("end users' records on the PostgreSQL store", () => {
     expect((await engine.getEndUserData('frob', USER, { limit: 10, offset: 0 })).data).toMatchObject({ profile: [], memories: [] });
   });
 
+  it('deletes a guru and its records together: when the records cannot go, the guru stays', async () => {
+    await engine.upsertProfiles('frob', { users: [{ external_user_id: USER, memory: { plan: 'gold' } }] });
+    await store.exec('ALTER TABLE end_user_records RENAME TO end_user_records_away');
+    try {
+      await expect(engine.deleteGuru('frob')).rejects.toThrow(/end_user_records/);
+    } finally {
+      await store.exec('ALTER TABLE end_user_records_away RENAME TO end_user_records');
+    }
+    expect((await engine.getEndUserData('frob', USER, { limit: 10, offset: 0 })).data.profile).toMatchObject([{ profile_data: { plan: 'gold' } }]);
+    await engine.deleteGuru('frob');
+    await engine.createGuru({ slug: 'frob', name: 'Frobnicator again' });
+    expect((await engine.getEndUserData('frob', USER, { limit: 10, offset: 0 })).data.profile).toEqual([]);
+    expect(await rows()).toEqual([]);
+  });
+
   it('shows two engines on one database the same records', async () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'guru-pg-records-2-'));
     const second = await LocalEngine.open({ dataDir: otherDir, databaseUrl });
