@@ -120,7 +120,8 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     await this.#progress.erase(guru.id, id);
     await this.#forgetRateLimitWindow(guru.slug, id);
     // Erased rows leave the write-ahead log too. PostgreSQL: deleted rows stay in the table's pages until
-    // VACUUM reclaims them; the PostgreSQL store will want one (of questions, binges, question_attachments) here.
+    // VACUUM reclaims them; the records' table is vacuumed by the erase above, questions, binges and
+    // question_attachments are left to autovacuum (docs/security.md says what an erase leaves there).
     const db = sqliteOf(this.#context.sql);
     if (db) checkpoint(db);
     this.#context.logger.info('end-user data erased', { guru: guru.slug });
