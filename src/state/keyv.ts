@@ -147,6 +147,12 @@ export interface RecordStore {
    * other processes' readers; if they outlast it, the log is emptied by a later call.
    */
   compact(): Promise<void>;
+  /**
+   * Runs `work` (a read, then a write) with the record `key` of `namespace` held against every
+   * other writer of it going through here, other processes on the database included, so that two
+   * at once do not lose one's write. Inside, use only the store `work` is given.
+   */
+  exclusively<T>(namespace: string, key: string, work: (store: RecordStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -188,6 +194,11 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
     async compact() {
       connection?.pragma('wal_checkpoint(TRUNCATE)');
     },
+    // One file, one writer at a time per statement; a read and a write of two processes may still
+    // interleave (the embedded store serves one process, as it always has).
+    async exclusively(_namespace, _key, work) {
+      return work(this);
+    },
     async close() {
       connection?.close();
       connection = undefined;
@@ -202,7 +213,7 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
  * connections are the engine's: closing the record store leaves them open.
  */
 export function openSqlRecordStore(sql: Sql): RecordStore {
-  return {
+  const store: RecordStore = {
     namespace(name) {
       const keyv = new Keyv({ store: new KeyvSqlStore(sql), namespace: name });
       keyv.throwOnEmitError = true;
@@ -217,8 +228,16 @@ export function openSqlRecordStore(sql: Sql): RecordStore {
     async compact() {
       if (sql.dialect === 'postgres') await sql.exec(`VACUUM ${RECORDS_TABLE}`);
     },
+    /** In a transaction holding an advisory lock named by the record: released when it ends, whichever process held it. */
+    async exclusively(namespace, key, work) {
+      return sql.transaction(async (tx) => {
+        if (tx.dialect === 'postgres') await tx.get('SELECT pg_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [`${RECORDS_TABLE} ${namespace} ${key}`]);
+        return work(openSqlRecordStore(tx));
+      });
+    },
     async close() {},
   };
+  return store;
 }
 
 /**

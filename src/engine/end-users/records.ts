@@ -54,10 +54,15 @@ export class EndUserRecords {
 
   /** Adds durable facts about the end user, skipping ones already kept (answers keep what the end user states, with a language model). */
   async remember(guru: string, externalUserId: string, memories: readonly string[], now: string): Promise<void> {
-    const kept = await this.memories(guru, externalUserId);
-    const known = new Set(kept.map((item) => item.memory));
-    const added = [...new Set(memories)].filter((memory) => !known.has(memory)).map((memory) => ({ memory, created_at: now }));
-    if (added.length > 0) await this.#memories(guru).set(externalUserId, [...kept, ...added]);
+    // The list is read, then written whole: two answers for one end user at once (in two processes)
+    // must not each write the list without the other's facts.
+    await this.#store.exclusively(`memories:${guru}`, externalUserId, async (store) => {
+      const records = new EndUserRecords(store);
+      const kept = await records.memories(guru, externalUserId);
+      const known = new Set(kept.map((item) => item.memory));
+      const added = [...new Set(memories)].filter((memory) => !known.has(memory)).map((memory) => ({ memory, created_at: now }));
+      if (added.length > 0) await records.#memories(guru).set(externalUserId, [...kept, ...added]);
+    });
   }
 
   /** Deletes the end user's profile and memories in the guru; returns how many of each there were. */

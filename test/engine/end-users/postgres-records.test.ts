@@ -137,6 +137,19 @@ describe("end users' records on the PostgreSQL store", () => {
     }
   });
 
+  it('keeps every fact that answers in two processes remember for one end user at once', async () => {
+    const other = await openStore({ dataDir: dir, databaseUrl });
+    try {
+      const facts = Array.from({ length: 12 }, (_, n) => `fact ${n}`);
+      // Each reads the list and writes it back whole: unheld, most writes would drop the others' facts.
+      await Promise.all(facts.map((fact, n) => new EndUserRecords(openSqlRecordStore(n % 2 === 0 ? store : other)).remember('frob', USER, [fact], NOW)));
+      const { memories } = (await engine.getEndUserData('frob', USER, { limit: 10, offset: 0 })).data;
+      expect(memories.map(({ memory }) => memory).sort()).toEqual([...facts].sort());
+    } finally {
+      await other.close();
+    }
+  });
+
   it('fails with 500 when the table cannot be read, never as "nothing held", and works again once it can', async () => {
     await engine.upsertProfiles('frob', { users: [{ external_user_id: USER, memory: { plan: 'gold' } }] });
     await store.exec('ALTER TABLE end_user_records RENAME TO end_user_records_away');
