@@ -213,7 +213,7 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
  * connections are the engine's: closing the record store leaves them open.
  */
 export function openSqlRecordStore(sql: Sql): RecordStore {
-  const store: RecordStore = {
+  return {
     namespace(name) {
       const keyv = new Keyv({ store: new KeyvSqlStore(sql), namespace: name });
       keyv.throwOnEmitError = true;
@@ -237,7 +237,6 @@ export function openSqlRecordStore(sql: Sql): RecordStore {
     },
     async close() {},
   };
-  return store;
 }
 
 /**
