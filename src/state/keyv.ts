@@ -4,7 +4,8 @@
  * namespace per use, so that several server instances on one data directory share
  * it; with a Redis URL (GURU_REDIS_URL) it lives in Redis instead (./redis.ts), so
  * that processes on several machines share it. End users' profiles and memories
- * are durable records in `<dataDir>/endusers.sqlite`, never in Redis.
+ * are durable records in `<dataDir>/endusers.sqlite`, or with a database URL in the
+ * PostgreSQL store (./keyv-sql.ts), never in Redis.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,9 @@ import KeyvSqlite, { type SqliteDriver } from '@keyv/sqlite';
 import Database from 'better-sqlite3';
 import Keyv from 'keyv';
 import { ensureDataDir, preparePrivateDatabase } from '../data-dir.js';
+import type { Sql } from '../engine/store/sql.js';
 import { createLogger, describeError, type Logger } from '../log.js';
+import { KeyvSqlStore, RECORDS_TABLE } from './keyv-sql.js';
 
 /** How long a connection waits for another instance's write lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -144,6 +147,12 @@ export interface RecordStore {
    * other processes' readers; if they outlast it, the log is emptied by a later call.
    */
   compact(): Promise<void>;
+  /**
+   * Runs `work` (a read, then a write) with the record `key` of `namespace` held against every
+   * other writer of it going through here, other processes on the database included, so that two
+   * at once do not lose one's write. Inside, use only the store `work` is given.
+   */
+  exclusively<T>(namespace: string, key: string, work: (store: RecordStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -185,10 +194,48 @@ export function openRecordStore(dataDir: string, file: string = RECORDS_FILE): R
     async compact() {
       connection?.pragma('wal_checkpoint(TRUNCATE)');
     },
+    // One file, one writer at a time per statement; a read and a write of two processes may still
+    // interleave (the embedded store serves one process, as it always has).
+    async exclusively(_namespace, _key, work) {
+      return work(this);
+    },
     async close() {
       connection?.close();
       connection = undefined;
     },
+  };
+}
+
+/**
+ * The record store in the engine's durable store (`sql`): PostgreSQL's table `end_user_records`
+ * (./keyv-sql.ts), shared by every process on the database. Like the file's store, a failure
+ * rejects and nothing expires; erased rows are deleted in the statement that erases them. The
+ * connections are the engine's: closing the record store leaves them open.
+ */
+export function openSqlRecordStore(sql: Sql): RecordStore {
+  return {
+    namespace(name) {
+      const keyv = new Keyv({ store: new KeyvSqlStore(sql), namespace: name });
+      keyv.throwOnEmitError = true;
+      return keyv;
+    },
+    /**
+     * A plain VACUUM of the table (it blocks no reader or writer): the erased rows' space and index
+     * entries are freed for reuse. It does not wipe their bytes: PostgreSQL overwrites freed space
+     * only as later writes reuse it, and the write-ahead log (and its archives, replicas and backups)
+     * keeps them until recycled; docs/security.md says what an operator can do.
+     */
+    async compact() {
+      if (sql.dialect === 'postgres') await sql.exec(`VACUUM ${RECORDS_TABLE}`);
+    },
+    /** In a transaction holding an advisory lock named by the record: released when it ends, whichever process held it. */
+    async exclusively(namespace, key, work) {
+      return sql.transaction(async (tx) => {
+        if (tx.dialect === 'postgres') await tx.get('SELECT pg_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [`${RECORDS_TABLE} ${namespace} ${key}`]);
+        return work(openSqlRecordStore(tx));
+      });
+    },
+    async close() {},
   };
 }
 

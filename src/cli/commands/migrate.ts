@@ -16,6 +16,7 @@ const SHOWN: Readonly<Record<string, string>> = {
   questions: 'answers',
   crawls: 'crawls',
   integrations: 'integrations',
+  end_user_records: "end users' profiles and memory lists",
 };
 
 export async function run(context: CommandContext): Promise<number> {

@@ -27,6 +27,7 @@ import type { LocalProgress } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
 import type { LocalSessions } from '../sessions/local-sessions.js';
 import { checkpoint } from '../store/database.js';
+import type { Sql } from '../store/sql.js';
 import { sqliteOf } from '../store/sqlite-sql.js';
 import { EndUserRecords, type ProfileUpdate } from './records.js';
 
@@ -119,7 +120,8 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     await this.#progress.erase(guru.id, id);
     await this.#forgetRateLimitWindow(guru.slug, id);
     // Erased rows leave the write-ahead log too. PostgreSQL: deleted rows stay in the table's pages until
-    // VACUUM reclaims them; the PostgreSQL store will want one (of questions, binges, question_attachments) here.
+    // VACUUM reclaims them; the records' table is vacuumed by the erase above, questions, binges and
+    // question_attachments are left to autovacuum (docs/security.md says what an erase leaves there).
     const db = sqliteOf(this.#context.sql);
     if (db) checkpoint(db);
     this.#context.logger.info('end-user data erased', { guru: guru.slug });
@@ -167,6 +169,17 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     await (await this.#records()).eraseGuru(slug);
   }
 
+  /**
+   * On PostgreSQL, deletes the guru's profiles and memories in `tx`, the transaction that deletes
+   * the guru: both go or neither, so a new guru of the same name never finds them. (On SQLite they
+   * are in another file: `forgetGuru`, after the deletion.)
+   */
+  async forgetGuruWith(tx: Sql, slug: string): Promise<void> {
+    if (tx.dialect !== 'postgres') return;
+    const { openSqlRecordStore } = await import('../../state/keyv.js');
+    await new EndUserRecords(openSqlRecordStore(tx)).clearGuru(slug);
+  }
+
   /** The end user's profile and memories in the guru, for the prompt of their answers. */
   async recall(guru: string, externalUserId: string): Promise<Recollection> {
     const records = await this.#records();
@@ -197,7 +210,11 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
   }
 
   async #records(): Promise<EndUserRecords> {
-    this.#store ??= import('../../state/keyv.js').then(({ openRecordStore }) => openRecordStore(this.#context.settings.dataDir));
+    const { sql, settings } = this.#context;
+    // On PostgreSQL the records are in its table end_user_records, shared by every process; else in <dataDir>/endusers.sqlite.
+    this.#store ??= import('../../state/keyv.js').then(({ openRecordStore, openSqlRecordStore }) =>
+      sql.dialect === 'postgres' ? openSqlRecordStore(sql) : openRecordStore(settings.dataDir),
+    );
     return new EndUserRecords(await this.#store);
   }
 

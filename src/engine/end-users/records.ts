@@ -54,10 +54,15 @@ export class EndUserRecords {
 
   /** Adds durable facts about the end user, skipping ones already kept (answers keep what the end user states, with a language model). */
   async remember(guru: string, externalUserId: string, memories: readonly string[], now: string): Promise<void> {
-    const kept = await this.memories(guru, externalUserId);
-    const known = new Set(kept.map((item) => item.memory));
-    const added = [...new Set(memories)].filter((memory) => !known.has(memory)).map((memory) => ({ memory, created_at: now }));
-    if (added.length > 0) await this.#memories(guru).set(externalUserId, [...kept, ...added]);
+    // The list is read, then written whole: two answers for one end user at once (in two processes)
+    // must not each write the list without the other's facts.
+    await this.#store.exclusively(`memories:${guru}`, externalUserId, async (store) => {
+      const records = new EndUserRecords(store);
+      const kept = await records.memories(guru, externalUserId);
+      const known = new Set(kept.map((item) => item.memory));
+      const added = [...new Set(memories)].filter((memory) => !known.has(memory)).map((memory) => ({ memory, created_at: now }));
+      if (added.length > 0) await records.#memories(guru).set(externalUserId, [...kept, ...added]);
+    });
   }
 
   /** Deletes the end user's profile and memories in the guru; returns how many of each there were. */
@@ -71,9 +76,14 @@ export class EndUserRecords {
 
   /** Deletes every profile and memory kept in the guru (the guru is being deleted). */
   async eraseGuru(guru: string): Promise<void> {
+    await this.clearGuru(guru);
+    await this.#store.compact();
+  }
+
+  /** Deletes them without compacting the store: inside a transaction, which PostgreSQL's VACUUM cannot run in. */
+  async clearGuru(guru: string): Promise<void> {
     await this.#profiles(guru).clear();
     await this.#memories(guru).clear();
-    await this.#store.compact();
   }
 
   #profiles(guru: string) {

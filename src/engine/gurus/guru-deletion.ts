@@ -64,6 +64,7 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
         await tx.all<{ id: string }>('SELECT DISTINCT external_user_id AS id FROM binges WHERE guru_id = ? AND external_user_id IS NOT NULL', [guru.id])
       ).map((row) => row.id);
       await tx.run('DELETE FROM gurus WHERE id = ?', [guru.id]);
+      await this.#endUsers.forgetGuruWith(tx, guru.slug);
       // The rows are gone above; this merges the full-text indexes so that their words leave them.
       // PostgreSQL: no FTS5 indexes; its full-text index and VACUUM will need their own step here.
       const db = sqliteOf(tx);

@@ -7,11 +7,15 @@
  * table's count is compared with its source.
  *
  * Derived tables (full-text postings and statistics) are not copied: `rebuild` fills them from the
- * copied rows inside the same transaction.
+ * copied rows inside the same transaction. End users' profiles and memories, which the embedded
+ * engine keeps in another file (endusers.sqlite), go to `end_user_records` in that transaction too.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Logger } from '../../log.js';
+import { RECORDS_TABLE } from '../../state/keyv-sql.js';
+import { RECORDS_FILE } from '../../state/keyv.js';
 import { PostgresFullText } from '../search/postgres/postgres-full-text.js';
 import { DATABASE_FILE, openDatabase, type Db } from './database.js';
 import { openStore } from './open-store.js';
@@ -30,6 +34,11 @@ export interface CopyOptions {
   readonly signal?: AbortSignal;
   /** Fills what PostgreSQL derives from the copied rows (its full-text tables), in the copy's transaction. */
   readonly rebuild?: (tx: Sql) => Promise<void>;
+  /**
+   * The end users' record store of the data directory (endusers.sqlite), whose Keyv rows (profiles
+   * and memories) go to `end_user_records` in the same transaction, counted and checked alike.
+   */
+  readonly records?: Db;
 }
 
 export interface CopiedTable {
@@ -64,7 +73,8 @@ export async function copyToPostgres(from: Db, to: Sql, options: CopyOptions = {
   if ((held?.n ?? 0) > 0) throw new TargetNotEmptyError(held!.n);
   const tables = await sharedTables(from, to);
   const counts = tables.map(({ table }) => (from.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
-  const progress = { copied: 0, total: counts.reduce((sum, n) => sum + n, 0) };
+  const records = options.records === undefined ? 0 : recordCount(options.records);
+  const progress = { copied: 0, total: counts.reduce((sum, n) => sum + n, 0) + records };
   return to.transaction(async (tx) => {
     const copied: CopiedTable[] = [];
     for (const [index, { table, columns }] of tables.entries()) {
@@ -76,6 +86,18 @@ export async function copyToPostgres(from: Db, to: Sql, options: CopyOptions = {
       const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
       if (rows !== counts[index] || after?.n !== rows) throw new CountMismatchError(table, counts[index]!, after?.n ?? 0);
       copied.push({ table, rows });
+    }
+    if (options.records !== undefined) {
+      options.signal?.throwIfAborted();
+      // As they are: Keyv's JSON, in the namespace and under the key Keyv gave them.
+      const onBatch = (batch: number): void => {
+        progress.copied += batch;
+        options.onProgress?.({ table: RECORDS_TABLE, ...progress });
+      };
+      const rows = records === 0 ? 0 : await copyTable(options.records, tx, KEYV_TABLE, ['namespace', 'key', 'value'], onBatch, options.signal, RECORDS_TABLE);
+      const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${RECORDS_TABLE}`);
+      if (rows !== records || after?.n !== rows) throw new CountMismatchError(RECORDS_TABLE, records, after?.n ?? 0);
+      copied.push({ table: RECORDS_TABLE, rows });
     }
     await continueSequences(from, tx, tables);
     await options.rebuild?.(tx);
@@ -127,6 +149,7 @@ async function sharedTables(from: Db, to: Sql): Promise<Table[]> {
   return ordered;
 }
 
+/** Copies `columns` of `table` in `from` into the table of that name in `tx` (or into `target`). */
 async function copyTable(
   from: Db,
   tx: Sql,
@@ -134,6 +157,7 @@ async function copyTable(
   columns: readonly string[],
   onBatch: (rows: number) => void,
   signal: AbortSignal | undefined,
+  target = table,
 ): Promise<number> {
   const list = columns.join(', ');
   const batchRows = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_PARAMS / columns.length)));
@@ -142,7 +166,7 @@ async function copyTable(
   let batch: unknown[][] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    await tx.run(`INSERT INTO ${table} (${list}) VALUES ${batch.map(() => row).join(', ')}`, batch.flat());
+    await tx.run(`INSERT INTO ${target} (${list}) VALUES ${batch.map(() => row).join(', ')}`, batch.flat());
     copied += batch.length;
     onBatch(batch.length);
     batch = [];
@@ -158,6 +182,15 @@ async function copyTable(
   }
   await flush();
   return copied;
+}
+
+/** @keyv/sqlite's table in endusers.sqlite: key, value, namespace, expires (never set: records do not expire). */
+const KEYV_TABLE = 'keyv';
+
+/** The rows of the record store to copy: none when Keyv never made its table. */
+function recordCount(records: Db): number {
+  if (records.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(KEYV_TABLE) === undefined) return 0;
+  return (records.prepare(`SELECT count(*) AS n FROM ${KEYV_TABLE}`).get() as { n: number }).n;
 }
 
 function hasRowid(from: Db, table: string): boolean {
@@ -195,15 +228,19 @@ export async function migrateDataDir(settings: DataDirMigration, options: CopyOp
   if (!existsSync(file)) throw new NothingToCopyError(file);
   // Opened as the engine opens it: an older file is brought to the schema PostgreSQL's copy has.
   const from = openDatabase(settings.dataDir);
+  // End users' profiles and memories, if any were ever kept.
+  const recordsFile = join(settings.dataDir, RECORDS_FILE);
+  const records = existsSync(recordsFile) ? new Database(recordsFile, { fileMustExist: true }) : undefined;
   try {
     const to = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, ...(settings.logger ? { logger: settings.logger } : {}) });
     try {
       // The full-text postings are PostgreSQL's own: built from the copied chunks and links.
-      return await copyToPostgres(from, to, { ...options, rebuild: (tx) => new PostgresFullText(tx).indexAll() });
+      return await copyToPostgres(from, to, { ...options, ...(records ? { records } : {}), rebuild: (tx) => new PostgresFullText(tx).indexAll() });
     } finally {
       await to.close();
     }
   } finally {
+    records?.close();
     from.close();
   }
 }

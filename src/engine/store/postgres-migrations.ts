@@ -13,7 +13,9 @@
  * empty, for the shape of the schema).
  *
  * Left out of migration 1: FTS5 (`chunks_fts`, `links_fts` and their triggers); migration 2 creates
- * PostgreSQL's full-text tables in their place (../search/postgres/schema.ts).
+ * PostgreSQL's full-text tables in their place (../search/postgres/schema.ts). Migration 3 adds what
+ * the embedded engine keeps in another file: end users' records (endusers.sqlite). Tables only
+ * PostgreSQL has are listed in POSTGRES_ONLY_TABLES.
  */
 import { FULL_TEXT_SCHEMA } from '../search/postgres/schema.js';
 import { NewerSchemaError, type Migration } from './migrations.js';
@@ -244,6 +246,32 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   { version: 2, name: 'full-text postings and statistics (BM25 as FTS5 computes it)', sql: FULL_TEXT_SCHEMA },
+  {
+    version: 3,
+    name: "end users' profiles and memories (the Keyv records of endusers.sqlite)",
+    // Not a table of guru.sqlite: on SQLite these records live in endusers.sqlite, @keyv/sqlite's
+    // table `keyv` (key, value, namespace, expires). Here they are kept by src/state/keyv-sql.ts with
+    // the same columns but `expires` (records never expire); the namespace is `profiles:<guru>` or
+    // `memories:<guru>`, the key the end user's id, the value Keyv's JSON.
+    sql: `
+      CREATE TABLE end_user_records (
+        namespace text NOT NULL,
+        key text NOT NULL,
+        value text NOT NULL,
+        PRIMARY KEY (namespace, key)
+      );
+    `,
+  },
+];
+
+/**
+ * The tables of the PostgreSQL schema that guru.sqlite does not have, each on purpose: the schema
+ * test allows these and no other (test/engine/store/postgres-schema.test.ts).
+ */
+export const POSTGRES_ONLY_TABLES: readonly string[] = [
+  'schema_migrations', // the ledger of these migrations (SQLite keeps user_version)
+  'chunk_index', 'chunk_terms', 'link_terms', 'full_text_stats', // full-text search, in place of FTS5 (migration 2)
+  'end_user_records', // end users' profiles and memories, endusers.sqlite's records on SQLite (migration 3)
 ];
 
 /** Held (for the migrating transaction) by the process applying migrations: "guru" in ASCII. */

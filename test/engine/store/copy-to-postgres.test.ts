@@ -7,12 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EndUserRecords } from '../../../src/engine/end-users/records.js';
 import { GuruRepository } from '../../../src/engine/gurus/repository.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
-import { copyToPostgres, TargetNotEmptyError, type CopyProgress } from '../../../src/engine/store/copy-to-postgres.js';
+import { copyToPostgres, migrateDataDir, TargetNotEmptyError, type CopyProgress } from '../../../src/engine/store/copy-to-postgres.js';
 import { DATABASE_FILE } from '../../../src/engine/store/database.js';
 import { openStore } from '../../../src/engine/store/open-store.js';
 import type { Store } from '../../../src/engine/store/sql.js';
+import { openRecordStore, RECORDS_FILE } from '../../../src/state/keyv.js';
 import { freshDatabase } from '../../support/postgres-databases.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
 
@@ -37,6 +39,18 @@ beforeAll(async () => {
     await engine.whenIdle();
     const answer = await engine.ask('docs', { question: 'Which port does the server listen on?', fetch_existing: false });
     await engine.recordVote('docs', { content_slug: answer.slug, vote_type: 'upvote' });
+    await engine.upsertProfiles('docs', {
+      users: [
+        { external_user_id: 'ada', memory: { plan: 'team' } },
+        { external_user_id: 'bob', memory: { plan: 'solo' } },
+      ],
+    });
+    const records = openRecordStore(dataDir);
+    try {
+      await new EndUserRecords(records).remember('docs', 'ada', ['runs PostgreSQL 15', 'deploys with Docker'], new Date().toISOString());
+    } finally {
+      await records.close();
+    }
     await engine.createGuru({ slug: 'newest' });
     await engine.deleteGuru('newest');
   } finally {
@@ -82,21 +96,40 @@ describe('copyToPostgres', () => {
     }
   });
 
+  it("copies end users' profiles and memories (endusers.sqlite) in the same transaction, counted, and the engine on PostgreSQL reads them", async () => {
+    const databaseUrl = await freshDatabase(postgres);
+    const copied = await migrateDataDir({ dataDir, databaseUrl });
+    // Two profiles and one list of memories.
+    expect(copied.find(({ table }) => table === 'end_user_records')).toEqual({ table: 'end_user_records', rows: 3 });
+    const engine = await LocalEngine.open({ dataDir, databaseUrl });
+    try {
+      const { data } = await engine.getEndUserData('docs', 'ada', { limit: 10, offset: 0 });
+      expect(data.profile).toMatchObject([{ profile_data: { plan: 'team' } }]);
+      expect(data.memories).toEqual([{ memory: 'runs PostgreSQL 15' }, { memory: 'deploys with Docker' }]);
+      expect((await engine.getEndUserData('docs', 'bob', { limit: 10, offset: 0 })).data.profile).toMatchObject([{ profile_data: { plan: 'solo' } }]);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('refuses a database that already holds gurus, and keeps nothing of a copy that fails', async () => {
     const store = await openStore({ dataDir, databaseUrl: await freshDatabase(postgres) });
+    const records = new Database(join(dataDir, RECORDS_FILE), { readonly: true });
     try {
       const failing = copyToPostgres(source, store, {
+        records,
         rebuild: async () => {
           throw new Error('the full-text rebuild failed');
         },
       });
       await expect(failing).rejects.toThrow('the full-text rebuild failed');
-      for (const table of ['gurus', 'api_keys', 'chunks', 'questions', 'retired_ids']) {
+      for (const table of ['gurus', 'api_keys', 'chunks', 'questions', 'retired_ids', 'end_user_records']) {
         expect((await store.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))?.n, table).toBe(0);
       }
       await copyToPostgres(source, store);
       await expect(copyToPostgres(source, store)).rejects.toBeInstanceOf(TargetNotEmptyError);
     } finally {
+      records.close();
       await store.close();
     }
   });

@@ -5,6 +5,7 @@
  * and its migration, applied once when two processes start at once.
  */
 import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +15,10 @@ import { GuruRepository } from '../../../src/engine/gurus/repository.js';
 import { nextIdOf } from '../../../src/engine/store/ids.js';
 import { openDatabase, type Db } from '../../../src/engine/store/database.js';
 import { MIGRATIONS, NewerSchemaError } from '../../../src/engine/store/migrations.js';
-import { MIGRATION_LOCK, migratePostgres, POSTGRES_MIGRATIONS } from '../../../src/engine/store/postgres-migrations.js';
+import { MIGRATION_LOCK, migratePostgres, POSTGRES_MIGRATIONS, POSTGRES_ONLY_TABLES } from '../../../src/engine/store/postgres-migrations.js';
 import { PostgresSql } from '../../../src/engine/store/postgres-sql.js';
 import type { Sql } from '../../../src/engine/store/sql.js';
+import { openRecordStore, RECORDS_FILE } from '../../../src/state/keyv.js';
 import { freshDatabase } from '../../support/postgres-databases.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
 
@@ -171,6 +173,31 @@ describe('the PostgreSQL schema against the SQLite one', () => {
       for (const column of expected) {
         expect(actual.find((each) => each.name === column.name), `${table}.${column.name}`).toEqual(column);
       }
+    }
+  });
+
+  it('has no table SQLite lacks but the ones it keeps on purpose (POSTGRES_ONLY_TABLES)', async () => {
+    const tables = (await migrated.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")).map((row) => row.name);
+    const sqliteOnes = sqliteTables(sqlite);
+    expect(tables.filter((table) => !sqliteOnes.includes(table)).sort()).toEqual([...POSTGRES_ONLY_TABLES].sort());
+  });
+
+  it("keeps end users' records with the columns of endusers.sqlite's Keyv table, one row per namespace and key", async () => {
+    const store = openRecordStore(dir);
+    try {
+      await store.namespace('profiles:schema').set('someone', { a: 1 });
+    } finally {
+      await store.close();
+    }
+    const records = new Database(join(dir, RECORDS_FILE), { readonly: true });
+    try {
+      // @keyv/sqlite's table; `expires` is left out on PostgreSQL, where records never expire.
+      const expected = sqliteColumns(records, 'keyv').filter((column) => column.name !== 'expires');
+      const actual = await postgresColumns(migrated, 'end_user_records');
+      expect(actual.map((column) => column.name).sort()).toEqual(expected.map((column) => column.name).sort());
+      expect(await postgresUniqueKeys(migrated, 'end_user_records')).toEqual([{ table: 'end_user_records', columns: 'namespace, key', where: '' }]);
+    } finally {
+      records.close();
     }
   });
 
