@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { URL } from 'node:url';
 import { transformSync } from 'esbuild';
 import pg from 'pg';
 import { repoRoot } from './common.js';
