@@ -385,62 +385,62 @@ async function run() {
     return { skipped: missing };
   }
   const result = { steps, loadAverage: { before: loadavg() } };
+  // What cannot run here is said and skipped before any server starts.
+  const corpus = join(process.env.GURU_BENCH_DATA ?? join(repoRoot, '..', 'shared', 'bench', 'nfcorpus'), 'corpus.jsonl');
+  const retrieval = steps.includes('retrieval') && existsSync(corpus);
+  if (steps.includes('retrieval') && !retrieval) {
+    console.log(`\nNote: ${corpus} is missing (GURU_BENCH_DATA); skipping the stores' retrieval step.`);
+    result.retrieval = { skipped: `${corpus} is missing` };
+  }
+  let manualSteps = steps.filter((step) => step !== 'retrieval');
+  const absent = manualSteps.length > 0 ? ensureManual() : undefined;
+  if (absent !== undefined) {
+    console.log(`\nNote: ${absent}; skipping the stores' ${manualSteps.join(', ')} steps.`);
+    for (const step of manualSteps) result[step] = { skipped: absent };
+    manualSteps = [];
+  }
+  if (!retrieval && manualSteps.length === 0) return { skipped: result.retrieval?.skipped ?? absent };
+
   const started = performance.now();
   const postgres = await startPostgres();
-  const redis = await startRedis();
-  const services = { postgres, redis };
+  const services = { postgres, redis: undefined };
   try {
-    if (steps.includes('retrieval')) {
-      const corpus = join(process.env.GURU_BENCH_DATA ?? join(repoRoot, '..', 'shared', 'bench', 'nfcorpus'), 'corpus.jsonl');
-      if (existsSync(corpus)) {
-        console.log('Stores: NFCorpus indexed into SQLite and PostgreSQL, searched in turns...');
-        result.retrieval = await runIsolated(import.meta.url, 'runRetrieval', [await postgres.freshDatabase()]);
-      } else {
-        console.log(`\nNote: ${corpus} is missing (GURU_BENCH_DATA); skipping the stores' retrieval step.`);
-        result.retrieval = { skipped: `${corpus} is missing` };
+    services.redis = await startRedis();
+    if (retrieval) {
+      console.log('Stores: NFCorpus indexed into SQLite and PostgreSQL, searched in turns...');
+      result.retrieval = await runIsolated(import.meta.url, 'runRetrieval', [await postgres.freshDatabase()]);
+    }
+    if (manualSteps.includes('ingestion') || manualSteps.includes('throughput')) {
+      result.ingestion = [];
+      if (manualSteps.includes('throughput')) result.throughput = [];
+      const site = await serveFolderInChild(manualDir);
+      try {
+        for (const [store, processes] of [
+          ['sqlite', 1],
+          ['postgres', 2],
+        ]) {
+          console.log(`Stores: the PostgreSQL manual through ${processes} serve on ${store}...`);
+          const setup = await startSetup(store, processes, services);
+          try {
+            result.ingestion.push(await ingestManual(setup, site, services));
+            if (manualSteps.includes('throughput')) result.throughput.push(...(await measureThroughput(setup)));
+          } finally {
+            await stopSetup(setup);
+          }
+        }
+      } finally {
+        await site.close();
       }
     }
-    const manualSteps = steps.filter((step) => step !== 'retrieval');
-    if (manualSteps.length > 0) {
-      const absent = ensureManual();
-      if (absent !== undefined) {
-        console.log(`\nNote: ${absent}; skipping the stores' ${manualSteps.join(', ')} steps.`);
-        for (const step of manualSteps) result[step] = { skipped: absent };
-      } else {
-        const site = await serveFolderInChild(manualDir);
-        try {
-          if (steps.includes('ingestion') || steps.includes('throughput')) {
-            result.ingestion = [];
-            result.throughput = [];
-            for (const [store, processes] of [
-              ['sqlite', 1],
-              ['postgres', 2],
-            ]) {
-              console.log(`Stores: the PostgreSQL manual through ${processes} serve on ${store}...`);
-              const setup = await startSetup(store, processes, services);
-              try {
-                result.ingestion.push(await ingestManual(setup, site, services));
-                if (steps.includes('throughput')) result.throughput.push(...(await measureThroughput(setup)));
-              } finally {
-                await stopSetup(setup);
-              }
-            }
-            if (!steps.includes('throughput')) delete result.throughput;
-          }
-          if (steps.includes('kill')) {
-            result.kill = [];
-            for (let index = 0; index < kills; index += 1) {
-              console.log(`Stores: kill -9 during ingestion of ${killPages} pages, run ${index + 1} of ${kills}...`);
-              result.kill.push(await killRun(index, services));
-            }
-          }
-        } finally {
-          await site.close();
-        }
+    if (manualSteps.includes('kill')) {
+      result.kill = [];
+      for (let index = 0; index < kills; index += 1) {
+        console.log(`Stores: kill -9 during ingestion of ${killPages} pages, run ${index + 1} of ${kills}...`);
+        result.kill.push(await killRun(index, services));
       }
     }
   } finally {
-    await redis.stop();
+    await services.redis?.stop();
     await postgres.stop();
   }
   result.seconds = (performance.now() - started) / 1000;
