@@ -4,7 +4,7 @@
 // on top of the built dist/. Each part is a module of bench/parts/ (see bench/lib/part.js to add one).
 //
 // Settings (environment):
-//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup,listing,asks,evidence
+//   GURU_BENCH_PARTS     comma list of parts to run: nfcorpus,manual,crawl,under-load,qa,llm,speech,speech-load,startup,listing,asks,evidence,stores
 //                        (default: all)
 //   GURU_BENCH_CRAWLS    timed crawls of the PostgreSQL manual (default: 3)
 //   GURU_BENCH_DATA      NFCorpus folder (default: ../shared/bench/nfcorpus from the repo root)
@@ -51,6 +51,12 @@
 //   GURU_BENCH_LLM_LATENCY_MS  the stand-in's wait before each reply (default: 300)
 //   GURU_BENCH_LLM_TOKEN_MS    the stand-in's wait between streamed words (default: 10)
 //   GURU_BENCH_LISTING_ASKS  asks before resources/list is counted again, in the listing part (default: 50)
+//   GURU_BENCH_STORES_STEPS  steps of the stores part (SQLite against PostgreSQL + Redis, started on
+//                        127.0.0.1 from Debian's postgresql-15 and redis-server; the part is skipped
+//                        without them): retrieval,ingestion,throughput,kill (default: all four)
+//   GURU_BENCH_STORES_KILLS       kill -9 runs (default: 5); GURU_BENCH_STORES_KILL_PAGES pages each (default: 300)
+//   GURU_BENCH_STORES_CONCURRENCY clients at once in the throughput step (default: 4)
+//   GURU_BENCH_STORES_SEARCHES / GURU_BENCH_STORES_ANSWERS  requests per series (default: 400 / 200)
 //   GURU_BENCH_ASKS_CONCURRENT  asks of the largest default size sent at once to one server (default: 4)
 //
 // Parts that measure memory or CPU run their work in child processes of their own; the manual's
@@ -69,13 +75,14 @@ import qa from './parts/qa.js';
 import speech from './parts/speech.js';
 import speechLoad from './parts/speech-load.js';
 import startup from './parts/startup.js';
+import stores from './parts/stores.js';
 import asks from './parts/asks.js';
 import evidence from './parts/evidence.js';
 import listing from './parts/listing.js';
 import underLoad from './parts/under-load.js';
 
 /** Every part, in the order they run. @type {import('./lib/part.js').BenchPart[]} */
-const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup, listing, asks, evidence];
+const PARTS = [nfcorpus, manual, crawl, underLoad, qa, llm, speech, speechLoad, startup, listing, asks, evidence, stores];
 
 /** The parts GURU_BENCH_PARTS asks for, in their fixed order. */
 function selectedParts() {

@@ -67,12 +67,15 @@ const CONTENT_TYPES = {
 /**
  * A small static file server for `root` on 127.0.0.1: GET and HEAD, a content type by extension,
  * index.html for folders, 404 for anything missing or outside the folder.
- * @returns {Promise<{ origin: string, requests: () => number, close: () => Promise<void> }>}
+ * `fetches()` counts the GET requests of each path.
+ * @returns {Promise<{ origin: string, requests: () => number, fetches: () => Map<string, number>, close: () => Promise<void> }>}
  */
 export async function serveFolder(root) {
   let requests = 0;
+  const fetches = new Map();
   const server = createServer(async (request, response) => {
     requests += 1;
+    if (request.method === 'GET') fetches.set(request.url, (fetches.get(request.url) ?? 0) + 1);
     const notFound = () => response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
@@ -108,6 +111,7 @@ export async function serveFolder(root) {
   return {
     origin: `http://127.0.0.1:${server.address().port}`,
     requests: () => requests,
+    fetches: () => fetches,
     close: () =>
       new Promise((done) => {
         server.closeAllConnections();

@@ -26,7 +26,8 @@ export async function startServe(cli, env, { detached = false, nodeFlags = [] } 
     pid: child.pid,
     stderr: () => stderr,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // A process killed by a signal (the stores part's kill -9) has no exit code, only a signal.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((done) => child.once('exit', done));
       child.kill('SIGTERM');
       await exited;

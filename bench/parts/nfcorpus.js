@@ -43,12 +43,12 @@ const VARIANTS = {
 // Data
 
 /** @returns {CorpusDoc[]} */
-function readCorpus() {
+export function readCorpus() {
   return readJsonLines(join(dataPath, 'corpus.jsonl'));
 }
 
 /** @returns {Map<string, string>} query id -> text, test queries only */
-function readTestQueries(qrels) {
+export function readTestQueries(qrels) {
   const all = new Map(readJsonLines(join(dataPath, 'queries.jsonl')).map((q) => [q._id, q.text]));
   const queries = new Map();
   for (const id of qrels.keys()) {
@@ -60,7 +60,7 @@ function readTestQueries(qrels) {
 }
 
 /** @returns {Map<string, Map<string, number>>} query id -> (doc id -> graded relevance) */
-function readQrels() {
+export function readQrels() {
   const qrels = new Map();
   const lines = readFileSync(join(dataPath, 'qrels-test.tsv'), 'utf8').split('\n');
   for (const raw of lines.slice(1)) {
@@ -84,7 +84,7 @@ function readJsonLines(path) {
 // Metrics
 
 /** nDCG@10 as trec_eval computes it: gain = rel, discount log2(rank + 1), ideal from all judged docs. */
-function ndcgAt10(ranked, judged) {
+export function ndcgAt10(ranked, judged) {
   let dcg = 0;
   ranked.slice(0, 10).forEach((id, index) => {
     dcg += (judged.get(id) ?? 0) / Math.log2(index + 2);

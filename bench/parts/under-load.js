@@ -25,7 +25,7 @@ const CLI = join(repoRoot, 'dist', 'bin', 'guru-mcp.js');
 const GOALS = { seconds: 5, searchP99Ms: 50, p99Ratio: 3, rssMb: 400 };
 
 /** What the client asks, in turn: each question once as a search and once as a question. */
-const QUESTIONS = [
+export const QUESTIONS = [
   'CREATE INDEX CONCURRENTLY',
   'How do I vacuum a table?',
   'pg_dump custom archive format',
