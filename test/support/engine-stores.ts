@@ -4,7 +4,7 @@
  */
 import { describe } from 'vitest';
 import { postgresSuite, onDatabase } from './postgres-suite.js';
-import { storedRows, storedRowsInPostgres, type StoredTable } from './stored-rows.js';
+import { filesHolding, storedRows, storedRowsInPostgres, tablesHoldingInPostgres, type StoredTable } from './stored-rows.js';
 
 export interface EngineDatabase {
   /** The engine's `databaseUrl`: none on SQLite. */
@@ -13,6 +13,13 @@ export interface EngineDatabase {
   rows(table: StoredTable | 'binges'): Promise<number>;
   /** The first row a statement (both stores' SQL, `?` parameters) returns, read apart from the engine. */
   get<Row>(statement: string, params?: readonly unknown[]): Promise<Row | undefined>;
+  /** Every row a statement returns, read apart from the engine. */
+  all<Row>(statement: string, params?: readonly unknown[]): Promise<Row[]>;
+  /**
+   * Where the engine keeps bytes containing `text`: the files of its data directory, and on
+   * PostgreSQL the tables with a row holding it (`table NAME`).
+   */
+  holding(text: string): Promise<string[]>;
   /** Drops it once its engine has closed. */
   drop(): Promise<void>;
 }
@@ -32,15 +39,23 @@ const sqlite: StoreUnderTest = {
       settings: {},
       rows: async (table) => (table === 'binges' ? ((await get<{ n: number }>('SELECT count(*) AS n FROM binges'))?.n ?? 0) : storedRows(dataDir, table)),
       get,
+      all,
+      holding: async (text) => filesHolding(dataDir, text),
       drop: async () => undefined,
     };
-    async function get<Row>(statement: string, params: readonly unknown[] = []): Promise<Row | undefined> {
+    function reading<T>(read: (db: InstanceType<typeof Database>) => T): T {
       const db = new Database(join(dataDir, 'guru.sqlite'), { readonly: true, fileMustExist: true });
       try {
-        return db.prepare(statement).get(...params) as Row | undefined;
+        return read(db);
       } finally {
         db.close();
       }
+    }
+    async function get<Row>(statement: string, params: readonly unknown[] = []): Promise<Row | undefined> {
+      return reading((db) => db.prepare(statement).get(...params) as Row | undefined);
+    }
+    async function all<Row>(statement: string, params: readonly unknown[] = []): Promise<Row[]> {
+      return reading((db) => db.prepare(statement).all(...params) as Row[]);
     }
   },
 };
@@ -52,13 +67,16 @@ export function onEachStore(body: (store: StoreUnderTest) => void): void {
     const suite = postgresSuite();
     body({
       kind: 'postgres',
-      database: async () => {
+      database: async (dataDir) => {
         const fresh = await suite.freshDatabase();
         const get = <Row>(statement: string, params: readonly unknown[] = []) => onDatabase(fresh.url, (sql) => sql.get<Row>(statement, params));
+        const all = <Row>(statement: string, params: readonly unknown[] = []) => onDatabase(fresh.url, (sql) => sql.all<Row>(statement, params));
         return {
           settings: { databaseUrl: fresh.url },
           rows: async (table) => (table === 'binges' ? ((await get<{ n: number }>('SELECT count(*) AS n FROM binges'))?.n ?? 0) : storedRowsInPostgres(fresh.url, table)),
           get,
+          all,
+          holding: async (text) => [...filesHolding(dataDir, text), ...(await tablesHoldingInPostgres(fresh.url, text)).map((table) => `table ${table}`)],
           drop: fresh.drop,
         };
       },

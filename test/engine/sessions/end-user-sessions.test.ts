@@ -34,4 +34,14 @@ onEachStore((store) => {
     expect(data.data.conversations.map((conversation) => conversation.id)).toEqual(opened);
     expect(await database.rows('binges')).toBe(8);
   });
+
+  it('clears the end user from the tombstones of sessions deleted before the erase', async () => {
+    const user = 'user-7f3e9d2a-secret';
+    const answered = await engine.ask('frob', { fetch_existing: false, question: 'How do I install frobnicator?', external_user_id: user });
+    await engine.deleteSession('frob', answered.session_id);
+    expect(await database.holding(user)).not.toEqual([]);
+    const erased = await engine.eraseEndUserData('frob', user);
+    expect(erased.deleted).toMatchObject({ questions: 0, conversations: 0 });
+    expect(await database.holding(user)).toEqual([]);
+  });
 });
