@@ -13,6 +13,8 @@ export interface EngineDatabase {
   rows(table: StoredTable | 'binges'): Promise<number>;
   /** The first row a statement (both stores' SQL, `?` parameters) returns, read apart from the engine. */
   get<Row>(statement: string, params?: readonly unknown[]): Promise<Row | undefined>;
+  /** Changes rows apart from the engine (a test breaking what it stored). */
+  run(statement: string, params?: readonly unknown[]): Promise<void>;
   /** Every row a statement returns, read apart from the engine. */
   all<Row>(statement: string, params?: readonly unknown[]): Promise<Row[]>;
   /**
@@ -40,6 +42,14 @@ const sqlite: StoreUnderTest = {
       rows: async (table) => (table === 'binges' ? ((await get<{ n: number }>('SELECT count(*) AS n FROM binges'))?.n ?? 0) : storedRows(dataDir, table)),
       get,
       all,
+      run: async (statement, params = []) => {
+        const db = new Database(join(dataDir, 'guru.sqlite'), { fileMustExist: true });
+        try {
+          db.prepare(statement).run(...params);
+        } finally {
+          db.close();
+        }
+      },
       holding: async (text) => filesHolding(dataDir, text),
       drop: async () => undefined,
     };
@@ -76,6 +86,7 @@ export function onEachStore(body: (store: StoreUnderTest) => void): void {
           rows: async (table) => (table === 'binges' ? ((await get<{ n: number }>('SELECT count(*) AS n FROM binges'))?.n ?? 0) : storedRowsInPostgres(fresh.url, table)),
           get,
           all,
+          run: (statement, params = []) => onDatabase(fresh.url, async (sql) => void (await sql.run(statement, params))),
           holding: async (text) => [...filesHolding(dataDir, text), ...(await tablesHoldingInPostgres(fresh.url, text)).map((table) => `table ${table}`)],
           drop: fresh.drop,
         };
