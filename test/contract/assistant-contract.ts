@@ -143,7 +143,7 @@ export function assistantContract(open: OpenHarness): void {
           message: `Invalid request parameters: ${problem}`,
         });
       }
-      expect(harness.storedRows('data_sources')).toBe(0);
+      expect(await harness.storedRows('data_sources')).toBe(0);
     });
 
     it('refuses a request with a bad URL as a whole, storing nothing', async () => {
@@ -269,7 +269,7 @@ export function assistantContract(open: OpenHarness): void {
     });
 
     it('says what is wrong with a request that has a question, storing no search', async () => {
-      const before = harness.storedRows('searches');
+      const before = await harness.storedRows('searches');
       const refusals = [
         { request: { question: 'q', labels: 'docs' }, message: 'labels must be an array of strings' },
         { request: { question: 'q', external_user_id: 42 }, message: 'external_user_id must be a string' },
@@ -279,18 +279,18 @@ export function assistantContract(open: OpenHarness): void {
         const call = assistant.semanticSearch('frob', request as unknown as SemanticSearchRequest);
         await expect(call).rejects.toMatchObject({ status: 400, field: 'error', message });
       }
-      expect(harness.storedRows('searches')).toBe(before);
+      expect(await harness.storedRows('searches')).toBe(before);
     });
 
     it('refuses a 3.9 MB question before any search, storing nothing', async () => {
-      const before = harness.storedRows('searches');
+      const before = await harness.storedRows('searches');
       // The engine refuses it when parsing; over REST the body is refused while it is read, before that.
       const expected =
         harness.kind === 'local'
           ? { status: 400, message: 'question must be at most 10000 characters' }
           : { status: 413, message: 'Request body too large (limit 256 KiB)' };
       await expect(assistant.semanticSearch('frob', { question: 'x'.repeat(3_900_000) })).rejects.toMatchObject({ ...expected, field: 'error' });
-      expect(harness.storedRows('searches')).toBe(before);
+      expect(await harness.storedRows('searches')).toBe(before);
     });
 
     it('caps results at ten sources', async () => {
@@ -677,13 +677,13 @@ export function assistantContract(open: OpenHarness): void {
     });
 
     it('refuses a start URL over 4096 characters, storing no crawl', async () => {
-      const before = harness.storedRows('crawls');
+      const before = await harness.storedRows('crawls');
       await expect(assistant.startCrawl('frob', { url: site.url(`/docs/${'a'.repeat(4096)}`), ignore_query_params: true })).rejects.toMatchObject({
         status: 400,
         field: 'msg',
         message: 'url must be at most 4096 characters',
       });
-      expect(harness.storedRows('crawls')).toBe(before);
+      expect(await harness.storedRows('crawls')).toBe(before);
     });
 
     it("answers for an unknown guru with the operation's error", async () => {

@@ -64,8 +64,8 @@ export function attachmentsContract(current: CurrentHarness): void {
         status: 400,
         message: 'Too many PDF files: 4 attached, this guru takes at most 3 PDF files per question. No answer was generated.',
       });
-      expect(current().storedRows('questions')).toBe(0);
-      expect(current().storedRows('question_attachments')).toBe(0);
+      expect(await current().storedRows('questions')).toBe(0);
+      expect(await current().storedRows('question_attachments')).toBe(0);
     });
 
     it('refuses a malformed data URL with 400 naming the file', async () => {

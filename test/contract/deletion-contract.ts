@@ -100,9 +100,9 @@ export function deletionContract(open: OpenHarness): void {
     for (let i = 0; i < 3; i += 1) await add(`Before ${i}`, `The zorblax runs nightly, run ${i}.`);
     const secret = await add('Secret', `# Launch codes\n\nThe ${MARKER} opens the vault.\n\nSee [the ${MARKER} page](https://example.com/${MARKER}).`);
     for (let i = 0; i < 3; i += 1) await add(`After ${i}`, `The quuxinator runs hourly, run ${i}.`);
-    expect(harness.filesHolding(MARKER)).not.toEqual([]);
+    expect(await harness.filesHolding(MARKER)).not.toEqual([]);
     await assistant.deleteDataSources('frob', { ids: [secret.id] });
-    expect(harness.filesHolding(MARKER)).toEqual([]);
+    expect(await harness.filesHolding(MARKER)).toEqual([]);
     expect(await titles('frob')).not.toContain('Secret');
   });
 
@@ -139,7 +139,7 @@ export function deletionContract(open: OpenHarness): void {
       release();
       await harness.whenIdle();
       expect(await titles('frob')).toEqual([]);
-      expect(harness.filesHolding(MARKER)).toEqual([]);
+      expect(await harness.filesHolding(MARKER)).toEqual([]);
       // Searched for by another of its words: the search log keeps the question asked.
       expect((await assistant.semanticSearch('frob', { question: 'zorblax' })).total_sources).toBe(0);
     } finally {

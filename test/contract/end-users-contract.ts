@@ -233,9 +233,9 @@ export function endUsersContract(open: OpenHarness): void {
       await expect(assistant.getSession('frob', first.session_id)).rejects.toMatchObject({ message: 'Binge not found' });
       const sessions = await assistant.listSessions('frob', { page_num: 1, search_query: '' });
       expect([...sessions.today, ...sessions.last_week, ...sessions.older]).toEqual([]);
-      expect(harness.storedRows('questions')).toBe(0);
-      expect(harness.storedRows('searches')).toBe(0);
-      expect(harness.storedRows('question_attachments')).toBe(0);
+      expect(await harness.storedRows('questions')).toBe(0);
+      expect(await harness.storedRows('searches')).toBe(0);
+      expect(await harness.storedRows('question_attachments')).toBe(0);
       expect((await assistant.eraseEndUserData('frob', USER)).deleted).toEqual({
         questions: 0,
         rejected_questions: 0,

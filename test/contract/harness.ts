@@ -18,7 +18,8 @@ import { startHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/log.js';
 import { RemoteAssistant } from '../../src/remote/remote-assistant.js';
 import { startYouTubeDataApiStandIn, type YouTubeDataApiStandIn } from '../stand-ins/youtube-data-api.js';
-import { filesHolding, storedRows, type StoredTable } from '../support/stored-rows.js';
+import type { FreshDatabase } from '../support/postgres-suite.js';
+import { filesHolding, storedRows, storedRowsInPostgres, tablesHoldingInPostgres, type StoredTable } from '../support/stored-rows.js';
 import { VIDEO_LISTS } from './fixtures.js';
 
 export interface ContractHarness {
@@ -30,10 +31,15 @@ export interface ContractHarness {
   whenIdle(): Promise<void>;
   /** Sets the serving side's idea of now. */
   setClock(at: Date): void;
+  /** The serving side's durable store. */
+  readonly store: 'sqlite' | 'postgres';
   /** Rows the serving side holds in one of its tables: what a call stored. */
-  storedRows(table: StoredTable): number;
-  /** The files of the serving side's data directory whose bytes contain `text` (UTF-8). */
-  filesHolding(text: string): string[];
+  storedRows(table: StoredTable): Promise<number>;
+  /**
+   * Where the serving side keeps bytes containing `text` (UTF-8): the files of its data directory,
+   * and on PostgreSQL also the tables with a row holding it.
+   */
+  filesHolding(text: string): Promise<string[]>;
   /** The YouTube Data API the serving engine reads channels and playlists from (fixtures: VIDEO_LISTS). */
   readonly youtubeDataApi: YouTubeDataApiStandIn;
   /** The speech provider (text-to-speech v2) of the serving engine. */
@@ -50,9 +56,17 @@ export interface HarnessOptions {
 
 export type OpenHarness = (options?: HarnessOptions) => Promise<ContractHarness>;
 
+/** Where the serving engine keeps its durable data: SQLite in its data directory, or a fresh PostgreSQL database. */
+export interface HarnessStore {
+  /** A PostgreSQL database of its own for each engine (test/support/postgres-suite.ts); SQLite without it. */
+  readonly freshDatabase?: () => Promise<FreshDatabase>;
+}
+
 /** A data directory and an engine whose clock the test moves, reading video lists from a stand-in. */
-async function openEngine(prefix: string, options: HarnessOptions) {
+async function openEngine(prefix: string, options: HarnessOptions, store: HarnessStore) {
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const database = await store.freshDatabase?.();
+  const databaseUrl = database?.url;
   let now = new Date('2026-11-20T12:00:00Z');
   const youtubeDataApi = await startYouTubeDataApiStandIn(VIDEO_LISTS);
   const youtubeApi = { baseUrl: youtubeDataApi.baseUrl, ...(options.withoutYouTubeApiKey ? {} : { apiKey: youtubeDataApi.apiKey }) };
@@ -60,6 +74,7 @@ async function openEngine(prefix: string, options: HarnessOptions) {
   // The suite's web pages and the stand-ins are served on 127.0.0.1.
   const engine = await LocalEngine.open({
     dataDir,
+    ...(databaseUrl === undefined ? {} : { databaseUrl }),
     clock: () => now,
     allowPrivateNetwork: true,
     youtubeApi,
@@ -68,6 +83,12 @@ async function openEngine(prefix: string, options: HarnessOptions) {
   return {
     dataDir,
     engine,
+    store: databaseUrl === undefined ? ('sqlite' as const) : ('postgres' as const),
+    storedRows: async (table: StoredTable) => (databaseUrl === undefined ? storedRows(dataDir, table) : storedRowsInPostgres(databaseUrl, table)),
+    filesHolding: async (text: string) => [
+      ...filesHolding(dataDir, text),
+      ...(databaseUrl === undefined ? [] : (await tablesHoldingInPostgres(databaseUrl, text)).map((table) => `table ${table}`)),
+    ],
     youtubeDataApi,
     speechProvider,
     enableProviderSpeech: async (slug: string) => void (await engine.updateGuruSettings(slug, { speech_provider: true })),
@@ -78,21 +99,26 @@ async function openEngine(prefix: string, options: HarnessOptions) {
       await engine.close();
       await youtubeDataApi.close();
       await speechProvider.close();
+      await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-export const openLocalHarness: OpenHarness = async (options = {}) => {
-  const { dataDir, engine, setClock, youtubeDataApi, speechProvider, enableProviderSpeech, close } = await openEngine('guru-contract-local-', options);
+/** The local engine called directly, on SQLite (by default) or on PostgreSQL. */
+export const localHarness =
+  (store: HarnessStore = {}): OpenHarness =>
+  async (options = {}) => {
+  const { engine, store: kind, storedRows, filesHolding, setClock, youtubeDataApi, speechProvider, enableProviderSpeech, close } = await openEngine('guru-contract-local-', options, store);
   return {
     kind: 'local',
+    store: kind,
     assistant: engine,
     createGuru: async (slug, name) => (await engine.createGuru({ slug, ...(name === undefined ? {} : { name }) })).slug,
     whenIdle: () => engine.whenIdle(),
     setClock,
-    storedRows: (table) => storedRows(dataDir, table),
-    filesHolding: (text) => filesHolding(dataDir, text),
+    storedRows,
+    filesHolding,
     youtubeDataApi,
     speechProvider,
     enableProviderSpeech,
@@ -100,8 +126,10 @@ export const openLocalHarness: OpenHarness = async (options = {}) => {
   };
 };
 
+export const openLocalHarness: OpenHarness = localHarness();
+
 export const openRemoteHarness: OpenHarness = async (options = {}) => {
-  const { dataDir, engine, setClock, youtubeDataApi, speechProvider, enableProviderSpeech, close } = await openEngine('guru-contract-remote-', options);
+  const { dataDir, engine, store, storedRows, filesHolding, setClock, youtubeDataApi, speechProvider, enableProviderSpeech, close } = await openEngine('guru-contract-remote-', options, {});
   const server = await startHttpServer({
     backend: { kind: 'local', assistant: engine, admin: engine },
     logger: silentLogger,
@@ -121,6 +149,7 @@ export const openRemoteHarness: OpenHarness = async (options = {}) => {
   });
   return {
     kind: 'remote',
+    store,
     assistant,
     async createGuru(slug, name) {
       const created = await engine.createGuru({ slug, ...(name === undefined ? {} : { name }) });
@@ -129,8 +158,8 @@ export const openRemoteHarness: OpenHarness = async (options = {}) => {
     },
     whenIdle: () => engine.whenIdle(),
     setClock,
-    storedRows: (table) => storedRows(dataDir, table),
-    filesHolding: (text) => filesHolding(dataDir, text),
+    storedRows,
+    filesHolding,
     youtubeDataApi,
     speechProvider,
     enableProviderSpeech,

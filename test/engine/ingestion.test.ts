@@ -1,6 +1,6 @@
 /**
  * URL sources and uploads through the engine, against real loopback servers:
- * fetched, extracted, indexed, retried, refused and reindexed.
+ * fetched, extracted, indexed, retried, refused and reindexed, on each store.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../src/engine/local-engine.js';
 import { startJiraStandIn } from '../stand-ins/jira.js';
 import { startYouTubeStandIn } from '../stand-ins/youtube.js';
+import { onEachStore, type EngineDatabase } from '../support/engine-stores.js';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback-server.js';
 
 const page = (title: string, body: string) =>
@@ -18,8 +19,9 @@ const page = (title: string, body: string) =>
    <main><article><h1>${title}</h1>${body}</article></main>
    <footer>© Example Corp. All rights reserved. Imprint, privacy and cookie settings.</footer></body></html>`;
 
-describe('ingestion through the engine', () => {
+describe('ingestion through the engine', () => onEachStore((store) => {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
   let site: LoopbackServer;
   let flaky = 0;
@@ -27,6 +29,7 @@ describe('ingestion through the engine', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-ingest-'));
+    database = await store.database(dir);
     flaky = 0;
     manual = 'The wibble setting defaults to three.';
     site = await startLoopbackServer({
@@ -55,13 +58,14 @@ describe('ingestion through the engine', () => {
         response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64));
       },
     });
-    engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings, allowPrivateNetwork: true });
     await engine.createGuru({ slug: 'frob' });
   });
 
   afterEach(async () => {
     await engine.close();
     await site.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -106,7 +110,7 @@ describe('ingestion through the engine', () => {
 
   it('refuses loopback addresses unless allowed, when they are added, storing nothing', async () => {
     await engine.close();
-    engine = await LocalEngine.open({ dataDir: dir });
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings });
     for (const url of [site.url('/guide'), `http://localhost:${site.port}/guide`, 'http://[::1]/x', 'http://10.0.0.7/wiki']) {
       await expect(engine.createDataSources('frob', { website_urls: [url] }), url).rejects.toMatchObject({
         status: 400,
@@ -126,7 +130,7 @@ describe('ingestion through the engine', () => {
 
     // Another process on the data directory, without the permission, queues the source again: this one,
     // which has the permission, does the work, and refuses what the other could not have fetched.
-    const without = await LocalEngine.open({ dataDir: dir, processQueue: false });
+    const without = await LocalEngine.open({ dataDir: dir, ...database.settings, processQueue: false });
     try {
       await without.reindexDataSources('frob', { ids: [created!.id] });
     } finally {
@@ -200,7 +204,7 @@ describe('ingestion through the engine', () => {
     ]);
     try {
       await engine.close();
-      engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true, youtubeBaseUrl: youtube.baseUrl });
+      engine = await LocalEngine.open({ dataDir: dir, ...database.settings, allowPrivateNetwork: true, youtubeBaseUrl: youtube.baseUrl });
       await engine.createDataSources('frob', { youtube_urls: ['https://youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/watch?v=aaaaaaaaaaa'] });
       await engine.whenIdle();
       const byUrl = new Map((await sources()).map((source) => [source.url, source]));
@@ -240,4 +244,4 @@ describe('ingestion through the engine', () => {
     expect(byTitle.get('broken.pdf')).toMatchObject({ status: 'FAIL', error: expect.any(String) });
     expect((await engine.semanticSearch('frob', { question: 'okapi Ituri' })).sources[0]?.title).toBe('Okapi field notes');
   });
-});
+}));

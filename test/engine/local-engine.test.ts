@@ -1,7 +1,7 @@
 /**
- * What only the embedded engine does: keys at rest, its database, resuming
- * work, its answer stages. The behaviour every Assistant shares is held by the
- * contract suite in test/contract/, against this engine and the remote adapter.
+ * What only the local engine does: keys at rest, resuming work, its answer stages, on each store
+ * (SQLite and PostgreSQL); and its SQLite database file. The behaviour every Assistant shares is
+ * held by the contract suite in test/contract/, against this engine and the remote adapter.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,19 +11,23 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GuruError } from '../../src/core/errors.js';
 import { LocalEngine } from '../../src/engine/local-engine.js';
 import { CONFIG_GUIDE, INSTALL_GUIDE } from '../contract/fixtures.js';
+import { onEachStore, type EngineDatabase } from '../support/engine-stores.js';
 
-describe('LocalEngine', () => {
+describe('LocalEngine', () => onEachStore((store) => {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-engine-'));
-    engine = await LocalEngine.open({ dataDir: dir, clock: () => new Date('2026-11-20T12:00:00Z') });
+    database = await store.database(dir);
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings, clock: () => new Date('2026-11-20T12:00:00Z') });
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
   });
 
   afterEach(async () => {
     await engine.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -37,14 +41,7 @@ describe('LocalEngine', () => {
     await engine.whenIdle();
   }
 
-  const countRows = (table: 'questions' | 'binges') => {
-    const db = new Database(join(dir, 'guru.sqlite'), { readonly: true });
-    try {
-      return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  };
+  const countRows = (table: 'questions' | 'binges') => database.rows(table);
 
   describe('gurus and keys', () => {
     it('stores keys only as hashes and resolves them to their guru', async () => {
@@ -56,9 +53,7 @@ describe('LocalEngine', () => {
       expect(extra.api_key).not.toBe(created.api_key);
       expect(await engine.authenticate(extra.api_key)).toBe('other');
 
-      const db = new Database(join(dir, 'guru.sqlite'), { readonly: true });
-      const dump = JSON.stringify(db.prepare('SELECT * FROM api_keys').all());
-      db.close();
+      const dump = JSON.stringify(await database.all('SELECT * FROM api_keys'));
       expect(dump).not.toContain(created.api_key);
       expect(dump).not.toContain(extra.api_key);
     });
@@ -78,7 +73,9 @@ describe('LocalEngine', () => {
     it('resumes processing left unfinished by a stopped process', async () => {
       await engine.createDataSources('frob', { text_sources: [{ name: 'Install guide', content: INSTALL_GUIDE }] });
       await engine.close(); // closed before the worker ran
-      engine = await LocalEngine.open({ dataDir: dir });
+      // Whatever it had claimed it gave back: a new process takes it up at once, not when a lease runs out.
+      expect(await database.get('SELECT count(*) AS n FROM jobs WHERE lease_owner IS NOT NULL')).toEqual({ n: 0 });
+      engine = await LocalEngine.open({ dataDir: dir, ...database.settings });
       await engine.whenIdle();
       const [source] = (await engine.listDataSources('frob', { page: 1, page_size: 10 })).results;
       expect(source?.status).toBe('SUCCESS');
@@ -110,30 +107,31 @@ describe('LocalEngine', () => {
         { signal: controller.signal, onText: () => controller.abort() },
       );
       await expect(ask).rejects.toThrow();
-      expect(countRows('questions')).toBe(1);
+      expect(await countRows('questions')).toBe(1);
       const fetched = await engine.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: true });
       expect(fetched.content).toContain('npm install -g frobnicator');
-      expect(countRows('questions')).toBe(1);
+      expect(await countRows('questions')).toBe(1);
     });
 
     it('stores nothing when the caller aborted before asking', async () => {
       const controller = new AbortController();
       controller.abort();
       await expect(engine.ask('frob', { question: 'hello', fetch_existing: false }, { signal: controller.signal })).rejects.toThrow();
-      expect(countRows('questions')).toBe(0);
+      expect(await countRows('questions')).toBe(0);
     });
   });
 
   describe('sessions', () => {
     it('keeps no conversation text of a deleted session', async () => {
       const answer = await engine.ask('frob', { question: 'hello', fetch_existing: false });
-      expect(countRows('questions')).toBe(1);
+      expect(await countRows('questions')).toBe(1);
       await engine.deleteSession('frob', answer.session_id);
-      expect(countRows('questions')).toBe(0);
+      expect(await countRows('questions')).toBe(0);
     });
   });
-});
+}));
 
+/** SQLite only: several engines on one file, and its user_version (PostgreSQL's: test/engine/store/postgres-schema.test.ts). */
 describe('database', () => {
   it('opens one data directory from several engines at once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'guru-shared-'));

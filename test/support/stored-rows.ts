@@ -22,3 +22,28 @@ export function filesHolding(dataDir: string, text: string): string[] {
     .filter((entry) => entry.isFile() && readFileSync(join(dataDir, entry.name)).includes(wanted))
     .map((entry) => entry.name);
 }
+
+/** Rows of a table in the engine's PostgreSQL database at `url`. */
+export async function storedRowsInPostgres(url: string, table: StoredTable): Promise<number> {
+  const { onDatabase } = await import('./postgres-suite.js');
+  return onDatabase(url, async (sql) => (await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n);
+}
+
+/**
+ * The tables of the engine's PostgreSQL database at `url` with a row whose text holds `text`:
+ * where a deleted text might linger, as `filesHolding` looks in the files of the embedded store.
+ */
+export async function tablesHoldingInPostgres(url: string, text: string): Promise<string[]> {
+  const { onDatabase } = await import('./postgres-suite.js');
+  return onDatabase(url, async (sql) => {
+    const tables = await sql.all<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name",
+    );
+    const holding: string[] = [];
+    for (const { name } of tables) {
+      const row = await sql.get(`SELECT 1 AS found FROM "${name}" AS t WHERE strpos(t::text, ?) > 0 LIMIT 1`, [text]);
+      if (row !== undefined) holding.push(name);
+    }
+    return holding;
+  });
+}

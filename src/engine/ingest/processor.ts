@@ -140,6 +140,8 @@ export class SourceProcessor {
    */
   #exhaustedWith: readonly string[] | undefined;
   #claiming = false;
+  /** Settles when the claim last started has ended. */
+  #claimed: Promise<void> | undefined;
   #closed = false;
   #wakeUp: NodeJS.Timeout | undefined;
   /** Sources read and not committed yet, with their Markdown's length. */
@@ -210,7 +212,7 @@ export class SourceProcessor {
   #claimSoon(): void {
     if (this.#claiming || this.#closed) return;
     this.#claiming = true;
-    setImmediate(() => void this.#claimJobs());
+    this.#claimed = new Promise((resolve) => setImmediate(() => void this.#claimJobs().finally(resolve)));
   }
 
   /** Stops taking work, abandons reads under way and gives their jobs back for another process. */
@@ -222,6 +224,9 @@ export class SourceProcessor {
     clearInterval(this.#renew);
     clearTimeout(this.#wakeUp);
     this.#stopping.abort(new Error('the engine is closing'));
+    // A claim under way (an awaited statement on PostgreSQL) ends first: a job it takes now goes
+    // back at once, before the caller closes the store under it.
+    await this.#claimed;
     const unread = [...this.#inFlight.values()];
     this.#inFlight.clear();
     this.#fetching.clear();

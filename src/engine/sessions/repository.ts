@@ -205,8 +205,8 @@ export class SessionRepository {
   /** The end user's live sessions in the guru, oldest first. */
   endUserBinges(guruId: number, externalUserId: string, limit: number, offset: number): Promise<BingeRow[]> {
     // Sessions opened in the same millisecond come in the order they were stored: SQLite's rowid.
-    // PostgreSQL: binges has no rowid; its schema needs a column that orders them (an identity) in its place.
-    const stored = this.#sql.dialect === 'sqlite' ? 'rowid' : 'id';
+    // PostgreSQL has no rowid (ids are random): there, the order their first questions were stored.
+    const stored = this.#sql.dialect === 'sqlite' ? 'rowid' : '(SELECT min(q.id) FROM questions q WHERE q.binge_id = binges.id), id';
     return this.#sql.all(
       `SELECT * FROM binges WHERE guru_id = ? AND external_user_id = ? AND deleted_at IS NULL
        ORDER BY date_created, ${stored} LIMIT ? OFFSET ?`,

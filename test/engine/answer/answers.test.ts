@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { onEachStore, type EngineDatabase, type StoreUnderTest } from '../../support/engine-stores.js';
 import { wordCount } from '../../../src/engine/answer/markdown.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 
@@ -113,13 +114,15 @@ The clause takes any expression over the row.
 `;
 
 /** Asks a guru holding these texts, in an engine opened before each test and removed after it. */
-function askingGuruOf(texts: readonly { name: string; content: string }[]): (question: string) => ReturnType<LocalEngine['ask']> {
+function askingGuruOf(store: StoreUnderTest, texts: readonly { name: string; content: string }[]): (question: string) => ReturnType<LocalEngine['ask']> {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-answers-'));
-    engine = await LocalEngine.open({ dataDir: dir });
+    database = await store.database(dir);
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings });
     await engine.createGuru({ slug: 'docs', name: 'Docs' });
     await engine.createDataSources('docs', { text_sources: [...texts] });
     await engine.whenIdle();
@@ -127,14 +130,16 @@ function askingGuruOf(texts: readonly { name: string; content: string }[]): (que
 
   afterEach(async () => {
     await engine.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   return (question) => engine.ask('docs', { question, fetch_existing: false });
 }
 
+function extractiveAnswers(store: StoreUnderTest): void {
 describe('extractive answers', () => {
-  const ask = askingGuruOf([
+  const ask = askingGuruOf(store, [
     { name: 'Indexes', content: INDEXES },
     { name: 'Release notes', content: RELEASES },
     { name: 'Server', content: SERVER },
@@ -193,6 +198,7 @@ describe('extractive answers', () => {
     expect(answer.content).toMatch(/^The knowledge base covers this only in part: none of the passages found mention “solaris”/);
   });
 });
+}
 
 /** The README's example: one document whose sections each answer one question, and mention refunds in passing. */
 const BILLING = `# Billing
@@ -212,8 +218,9 @@ ${['Annual plans', 'Add-ons', 'Seats', 'Taxes', 'Currencies', 'Discounts', 'Tria
   .map((topic) => `\n## ${topic}\n\n${topic} follow the general billing terms; a refund for them is handled like any other payment.\n`)
   .join('')}`;
 
+function oneDocument(store: StoreUnderTest): void {
 describe('extractive answers from a knowledge base of one document', () => {
-  const ask = askingGuruOf([{ name: 'billing.md', content: BILLING }]);
+  const ask = askingGuruOf(store, [{ name: 'billing.md', content: BILLING }]);
 
   // Every passage comes from the one page there is: that is no sign of a catch-all page.
   it('trusts the section that answers as more likely right than not', async () => {
@@ -228,4 +235,10 @@ describe('extractive answers from a knowledge base of one document', () => {
     expect(answer.trust_score).toBe(0);
     expect(answer.references).toEqual([]);
   });
+});
+}
+
+onEachStore((store) => {
+  extractiveAnswers(store);
+  oneDocument(store);
 });

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onEachStore, type EngineDatabase } from '../../support/engine-stores.js';
 import type { Answer } from '../../../src/core/schemas.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 
@@ -88,14 +89,16 @@ The handler receives the error and returns a response like any view.
 const DECLINED = /^I could not find anything about this/;
 const PARTIAL = /^The knowledge base covers this only in part/;
 
-describe('declines and partial answers', () => {
+describe('declines and partial answers', () => onEachStore((store) => {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
   const ask = (question: string): Promise<Answer> => engine.ask('docs', { question, fetch_existing: false });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-declines-'));
-    engine = await LocalEngine.open({ dataDir: dir });
+    database = await store.database(dir);
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings });
     await engine.createGuru({ slug: 'docs', name: 'Docs' });
     await engine.createDataSources('docs', {
       text_sources: [
@@ -111,6 +114,7 @@ describe('declines and partial answers', () => {
 
   afterAll(async () => {
     await engine.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -160,4 +164,4 @@ describe('declines and partial answers', () => {
     expect(lacking.content).toContain('“kubernetes”');
     expect(lacking.trust_score).toBeLessThan(50);
   });
-});
+}));

@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onEachStore, type EngineDatabase } from '../../support/engine-stores.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 
@@ -100,8 +101,9 @@ const QUICKSTART = page(
   template, use the render_template method with the name of the template and the variables to pass to it.</p></section>`,
 );
 
-describe('pages that are lists of links', () => {
+describe('pages that are lists of links', () => onEachStore((store) => {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
   let site: LoopbackServer;
 
@@ -117,7 +119,8 @@ describe('pages that are lists of links', () => {
       '/quickstart.html': html(QUICKSTART),
     });
     dir = mkdtempSync(join(tmpdir(), 'guru-index-pages-'));
-    engine = await LocalEngine.open({ dataDir: dir, allowPrivateNetwork: true });
+    database = await store.database(dir);
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings, allowPrivateNetwork: true });
     await engine.createGuru({ slug: 'flask', name: 'Flask' });
     await engine.createDataSources('flask', {
       website_urls: ['/genindex.html', '/py-modindex.html', '/api.html', '/quickstart.html'].map((path) => site.url(path)),
@@ -128,6 +131,7 @@ describe('pages that are lists of links', () => {
   afterAll(async () => {
     await engine.close();
     await site.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -167,4 +171,4 @@ describe('pages that are lists of links', () => {
     const found = await engine.semanticSearch('flask', { question: 'aborter_class' });
     expect(found.sources.map((source) => new URL(source.link ?? '').pathname)).toContain('/genindex.html');
   });
-});
+}));

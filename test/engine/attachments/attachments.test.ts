@@ -12,7 +12,7 @@ import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { openDatabase } from '../../../src/engine/store/database.js';
 import { MIGRATIONS } from '../../../src/engine/store/migrations.js';
 import { reportPdf } from '../../support/documents.js';
-import { storedRows } from '../../support/stored-rows.js';
+import { onEachStore, type EngineDatabase } from '../../support/engine-stores.js';
 
 const GUIDE = `# Frobnicator guide
 
@@ -38,13 +38,15 @@ const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJA
 /** A data URL of `bytes` bytes of the given type (its content does not matter to the limits). */
 const sized = (mime: string, bytes: number) => `data:${mime};base64,${Buffer.alloc(bytes, 1).toString('base64')}`;
 
-describe('attachments in ask', () => {
+describe('attachments in ask', () => onEachStore((store) => {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-attachments-'));
-    engine = await LocalEngine.open({ dataDir: dir });
+    database = await store.database(dir);
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings });
     await engine.createGuru({ slug: 'frob', name: 'Frobnicator' });
     await engine.createDataSources('frob', { text_sources: [{ name: 'Guide', content: GUIDE }] });
     await engine.whenIdle();
@@ -52,6 +54,7 @@ describe('attachments in ask', () => {
 
   afterEach(async () => {
     await engine.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -64,6 +67,10 @@ describe('attachments in ask', () => {
       .filter((path) => existsSync(path))
       .map((path) => readFileSync(path).toString('latin1'))
       .join('\n');
+
+  /** Whether the store's bytes (SQLite: the database file and its log) or rows (PostgreSQL) hold `text`. */
+  const storeHolds = async (text: string) =>
+    store.kind === 'sqlite' ? fileBytes().includes(text) : (await database.holding(text)).some((place) => place.startsWith('table '));
 
   describe('log files and PDFs as context', () => {
     it('answers from a log file, citing it by its name and a guru:// link of the session', async () => {
@@ -137,7 +144,7 @@ describe('attachments in ask', () => {
       expect(links.every((link) => link?.startsWith(`guru://frob/sessions/${session_id}/attachments/`))).toBe(true);
       expect(new Set(links).size).toBe(2);
       expect(links).not.toContain(`guru://frob/sessions/${session_id}/attachments/1`);
-      expect(storedRows(dir, 'question_attachments')).toBe(4);
+      expect(await database.rows('question_attachments')).toBe(4);
       // A later file of the session takes a number none of them has.
       const later = await ask({ question: 'What does the later log say about quibbly sprockets?', session_id, log_files: [{ name: 'later.log', data: 'ERROR quibbly sprockets jammed' }] });
       expect(linkOf(later, 'later.log')).toBe(`guru://frob/sessions/${session_id}/attachments/5`);
@@ -156,7 +163,8 @@ describe('attachments in ask', () => {
       expect(again.references).toContainEqual({ title: 'app.log', link: `guru://frob/sessions/${first.session_id}/attachments/3`, icon: '' });
     });
 
-    it('numbers the files of a session stored before migration 12 after the ones it holds', async () => {
+    // SQLite only: an embedded data directory from before migration 12 (PostgreSQL starts after it).
+    it.skipIf(store.kind !== 'sqlite')('numbers the files of a session stored before migration 12 after the ones it holds', async () => {
       const old = mkdtempSync(join(tmpdir(), 'guru-attachments-old-'));
       try {
         const db = openDatabase(old, MIGRATIONS.filter((migration) => migration.version <= 11));
@@ -195,18 +203,18 @@ describe('attachments in ask', () => {
       expect(latest.references).toContainEqual(expect.objectContaining({ title: 'new-1.log', inherited: true }));
       const oldest = await ask({ question: 'Why did alphazorb explode?', session_id: first.session_id });
       expect(oldest.references).toEqual([]);
-      expect(storedRows(dir, 'question_attachments')).toBe(6);
+      expect(await database.rows('question_attachments')).toBe(6);
     });
 
     it('deleting the session removes its attachments from the database file', async () => {
       const answer = await ask({ question: 'Why did the quasargrid plugin fail?', log_files: [{ name: 'crash.log', data: CRASH_LOG }] });
-      expect(storedRows(dir, 'question_attachments')).toBe(1);
-      expect(fileBytes()).toContain('quasargrid.wasm');
+      expect(await database.rows('question_attachments')).toBe(1);
+      expect(await storeHolds('quasargrid.wasm')).toBe(true);
       await engine.deleteSession('frob', answer.session_id);
-      expect(storedRows(dir, 'question_attachments')).toBe(0);
+      expect(await database.rows('question_attachments')).toBe(0);
       await engine.close();
-      engine = await LocalEngine.open({ dataDir: dir });
-      expect(fileBytes()).not.toContain('quasargrid.wasm');
+      engine = await LocalEngine.open({ dataDir: dir, ...database.settings });
+      expect(await storeHolds('quasargrid.wasm')).toBe(false);
     });
   });
 
@@ -222,7 +230,7 @@ describe('attachments in ask', () => {
       expect(answer.attachment_note).toBe(note);
       expect(streamed).toBe(answer.content);
       expect(answer.content.startsWith(`> ${note}\n\n`)).toBe(true);
-      expect(storedRows(dir, 'question_attachments')).toBe(5);
+      expect(await database.rows('question_attachments')).toBe(5);
       // The answer itself is unchanged below the note.
       expect(answer.references.map((reference) => reference.title)).toEqual(['Guide']);
       // fetch_existing returns the note too.
@@ -233,7 +241,7 @@ describe('attachments in ask', () => {
     it('takes a log file of exactly the size limit', async () => {
       const answer = await ask({ question: 'How do I install the frobnicator?', log_files: [{ name: 'full.log', data: 'é'.repeat(500_000) }] });
       expect(answer.attachment_note).toBeUndefined();
-      expect(storedRows(dir, 'question_attachments')).toBe(1);
+      expect(await database.rows('question_attachments')).toBe(1);
     });
 
     it('counts a log file in UTF-8 bytes', async () => {
@@ -251,7 +259,7 @@ describe('attachments in ask', () => {
       expect(answer.attachment_note).toBe(
         'Skipped 2 images (this guru takes at most 5 images of up to 5 MB each). 5 images were not read: no language model that reads images is configured.',
       );
-      expect(storedRows(dir, 'question_attachments')).toBe(0);
+      expect(await database.rows('question_attachments')).toBe(0);
     });
 
     it('notes one image not read', async () => {
@@ -305,8 +313,8 @@ describe('attachments in ask', () => {
         field: 'msg',
         message: 'Too many PDF files: 4 attached, this guru takes at most 3 PDF files per question. No answer was generated.',
       });
-      expect(storedRows(dir, 'questions')).toBe(0);
-      expect(storedRows(dir, 'question_attachments')).toBe(0);
+      expect(await database.rows('questions')).toBe(0);
+      expect(await database.rows('question_attachments')).toBe(0);
       expect((await engine.listSessions('frob', { page_num: 1, search_query: '' })).today).toEqual([]);
     });
 
@@ -317,7 +325,7 @@ describe('attachments in ask', () => {
         status: 400,
         message: "The PDF file scan.pdf is 10,000,001 bytes, over this guru's limit of 10 MB per PDF file. No answer was generated.",
       });
-      expect(storedRows(dir, 'questions')).toBe(0);
+      expect(await database.rows('questions')).toBe(0);
     });
 
     it('refuses a PDF that is not one, or has no text, with 400', async () => {
@@ -329,7 +337,7 @@ describe('attachments in ask', () => {
       await expect(
         ask({ question: 'q', pdf_files: [{ name: 'broken.pdf', type: 'application/pdf', data: `data:application/pdf;base64,${Buffer.from(empty).toString('base64')}` }] }),
       ).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/^The PDF file broken\.pdf could not be read: /) });
-      expect(storedRows(dir, 'questions')).toBe(0);
+      expect(await database.rows('questions')).toBe(0);
     });
   });
 
@@ -382,7 +390,7 @@ describe('attachments in ask', () => {
       ['a type that is no image', 'data:text/plain;base64,AAAA', "images[0] (a.png) is not an image: its data URL's type is text/plain"],
     ])('an image with %s -> 400', async (_, data, message) => {
       await expect(ask({ question: 'q', images: [{ name: 'a.png', type: 'image/png', data }] })).rejects.toMatchObject({ status: 400, field: 'msg', message });
-      expect(storedRows(dir, 'questions')).toBe(0);
+      expect(await database.rows('questions')).toBe(0);
     });
 
     it('names the PDF and its place in the list', async () => {
@@ -411,4 +419,4 @@ describe('attachments in ask', () => {
       }
     });
   });
-});
+}));

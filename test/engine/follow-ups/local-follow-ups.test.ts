@@ -6,21 +6,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { onEachStore, type EngineDatabase, type StoreUnderTest } from '../../support/engine-stores.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { createLogger } from '../../../src/log.js';
 import { FROB_GUIDES } from '../../contract/fixtures.js';
 
+function localFollowUps(store: StoreUnderTest): void {
 describe('LocalFollowUps', () => {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
   const logLines: string[] = [];
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-follow-ups-'));
     logLines.length = 0;
-    engine = await LocalEngine.open({ dataDir: dir, logger: createLogger('error', (line) => logLines.push(line)) });
+    database = await store.database(dir);
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings, logger: createLogger('error', (line) => logLines.push(line)) });
     await engine.createGuru({ slug: 'frob' });
     await engine.createDataSources('frob', FROB_GUIDES);
     await engine.whenIdle();
@@ -28,39 +31,33 @@ describe('LocalFollowUps', () => {
 
   afterEach(async () => {
     await engine.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const withDatabase = <T>(use: (db: Database.Database) => T): T => {
-    const db = new Database(join(dir, 'guru.sqlite'));
-    try {
-      return use(db);
-    } finally {
-      db.close();
-    }
-  };
 
   it('keeps the examples with the answer, and forgets them with its session', async () => {
     const answer = await engine.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
     const made = await engine.followUpExamples('frob', { question_slug: answer.slug });
-    const stored = withDatabase((db) => db.prepare('SELECT examples_json FROM follow_up_examples').all());
+    const stored = await database.all('SELECT examples_json FROM follow_up_examples');
     expect(stored).toEqual([{ examples_json: JSON.stringify(made.follow_up_examples) }]);
     await engine.deleteSession('frob', answer.session_id);
-    expect(withDatabase((db) => db.prepare('SELECT count(*) AS n FROM follow_up_examples').get())).toEqual({ n: 0 });
+    expect(await database.get('SELECT count(*) AS n FROM follow_up_examples')).toEqual({ n: 0 });
   });
 
   it('answers 500 "An error occurred while generating follow-up examples" when making them fails, and logs why', async () => {
     const answer = await engine.ask('frob', { question: 'How do I install Frobnicator?', fetch_existing: false });
-    withDatabase((db) => db.prepare("UPDATE questions SET references_json = '{broken' WHERE slug = ?").run(answer.slug));
+    await database.run("UPDATE questions SET references_json = '{broken' WHERE slug = ?", [answer.slug]);
     await expect(engine.followUpExamples('frob', { question_slug: answer.slug })).rejects.toMatchObject({
       status: 500,
       field: 'error',
       message: 'An error occurred while generating follow-up examples',
     });
     expect(logLines.join('\n')).toContain('follow-up examples failed');
-    expect(withDatabase((db) => db.prepare('SELECT count(*) AS n FROM follow_up_examples').get())).toEqual({ n: 0 });
+    expect(await database.get('SELECT count(*) AS n FROM follow_up_examples')).toEqual({ n: 0 });
   });
 });
+}
 
 /** One document is all the knowledge: every section names the keeper, so the question touches them all. */
 const LIGHTHOUSE = `## The lamp
@@ -84,13 +81,16 @@ A relief boat brings fresh water, food and paraffin to the keeper every fortnigh
 outgoing keeper ashore.
 `;
 
+function oneDocument(store: StoreUnderTest): void {
 describe('follow-ups in a guru of one document', () => {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-follow-ups-one-'));
-    engine = await LocalEngine.open({ dataDir: dir });
+    database = await store.database(dir);
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings });
     await engine.createGuru({ slug: 'light', name: 'Lighthouse' });
     await engine.createDataSources('light', { text_sources: [{ name: 'Keeping the light', content: LIGHTHOUSE }] });
     await engine.whenIdle();
@@ -98,6 +98,7 @@ describe('follow-ups in a guru of one document', () => {
 
   afterEach(async () => {
     await engine.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -114,4 +115,10 @@ describe('follow-ups in a guru of one document', () => {
     expect(later).not.toContain('What should I know about fog signals?');
     expect(later).not.toContain('What should I know about the lamp?');
   });
+});
+}
+
+onEachStore((store) => {
+  localFollowUps(store);
+  oneDocument(store);
 });

@@ -7,7 +7,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openRateLimiter } from '../../../src/compose.js';
 import { Config } from '../../../src/config.js';
@@ -16,7 +15,7 @@ import { startHttpServer, type RunningHttpServer } from '../../../src/http/serve
 import { createLogger, silentLogger } from '../../../src/log.js';
 import { startLoopbackServer, type LoopbackServer } from '../../support/loopback-server.js';
 import { call } from '../../http/support.js';
-import { filesHolding as filesOf } from '../../support/stored-rows.js';
+import { onEachStore, type EngineDatabase } from '../../support/engine-stores.js';
 
 /** No vowels: stemming leaves it whole in the full-text index, so its bytes are what is looked for. */
 const MARKER = 'zqxjvkwpl';
@@ -25,22 +24,23 @@ const SLUG = 'doomed';
 
 /** Tables with a row per guru, or per something of a guru, and how they are reached from the guru's id. */
 const ROWS_OF_GURU: Record<string, string> = {
-  gurus: 'id = @id',
-  api_keys: 'guru_id = @id',
-  data_sources: 'guru_id = @id',
-  chunks: 'guru_id = @id',
-  links: 'guru_id = @id',
-  jobs: 'source_id IN (SELECT id FROM data_sources WHERE guru_id = @id)',
-  binges: 'guru_id = @id',
-  questions: 'guru_id = @id',
-  searches: 'guru_id = @id',
-  crawls: 'guru_id = @id',
-  integrations: 'guru_id = @id',
-  guru_settings: 'guru_id = @id',
+  gurus: 'id = ?',
+  api_keys: 'guru_id = ?',
+  data_sources: 'guru_id = ?',
+  chunks: 'guru_id = ?',
+  links: 'guru_id = ?',
+  jobs: 'source_id IN (SELECT id FROM data_sources WHERE guru_id = ?)',
+  binges: 'guru_id = ?',
+  questions: 'guru_id = ?',
+  searches: 'guru_id = ?',
+  crawls: 'guru_id = ?',
+  integrations: 'guru_id = ?',
+  guru_settings: 'guru_id = ?',
 };
 
-describe('deleting a guru', () => {
+describe('deleting a guru', () => onEachStore((store) => {
   let dataDir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
   let server: RunningHttpServer;
   let site: LoopbackServer;
@@ -48,30 +48,21 @@ describe('deleting a guru', () => {
   /** What the engine logged as errors: a write for the deleted guru after it went (a search logged late) shows here. */
   const errors: string[] = [];
 
-  const filesHolding = (text: string) => filesOf(dataDir, text);
+  const filesHolding = (text: string) => database.holding(text);
 
-  function rowsOf(guruId: number): Record<string, number> {
-    const db = new Database(join(dataDir, 'guru.sqlite'), { readonly: true });
-    try {
-      return Object.fromEntries(
-        Object.entries(ROWS_OF_GURU).map(([table, where]) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get({ id: guruId }) as { n: number }).n]),
-      );
-    } finally {
-      db.close();
+  async function rowsOf(guruId: number): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const [table, where] of Object.entries(ROWS_OF_GURU)) {
+      counts[table] = (await database.get<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, [guruId]))!.n;
     }
+    return counts;
   }
 
-  const guruIdOf = (slug: string): number => {
-    const db = new Database(join(dataDir, 'guru.sqlite'), { readonly: true });
-    try {
-      return (db.prepare('SELECT id FROM gurus WHERE slug = ?').get(slug) as { id: number }).id;
-    } finally {
-      db.close();
-    }
-  };
+  const guruIdOf = async (slug: string): Promise<number> => (await database.get<{ id: number }>('SELECT id FROM gurus WHERE slug = ?', [slug]))!.id;
 
   beforeEach(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'guru-delete-guru-'));
+    database = await store.database(dataDir);
     const released = new Promise<void>((resolve) => (release = resolve));
     site = await startLoopbackServer({
       '/': (_request, response) => {
@@ -85,7 +76,7 @@ describe('deleting a guru', () => {
       },
     });
     errors.length = 0;
-    engine = await LocalEngine.open({ dataDir, allowPrivateNetwork: true, logger: createLogger('error', (line) => errors.push(line)) });
+    engine = await LocalEngine.open({ dataDir, ...database.settings, allowPrivateNetwork: true, logger: createLogger('error', (line) => errors.push(line)) });
     server = await startHttpServer({
       backend: { kind: 'local', assistant: engine, admin: engine },
       logger: silentLogger,
@@ -100,6 +91,7 @@ describe('deleting a guru', () => {
     await server.close();
     await engine.close();
     await site.close();
+    await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -125,18 +117,19 @@ describe('deleting a guru', () => {
     await engine.semanticSearch(SLUG, { question: `where is ${MARKER}`, external_user_id: 'u1' });
     await engine.upsertProfiles(SLUG, { users: [{ external_user_id: 'u1', memory: { note: MARKER } }] });
     await engine.upsertProfiles('kept', { users: [{ external_user_id: 'u1', memory: { note: 'kept' } }] });
-    const guruId = guruIdOf(SLUG);
-    expect(filesHolding(MARKER)).not.toEqual([]);
-    expect(filesHolding(`${SLUG}:`)).not.toEqual([]);
+    const guruId = await guruIdOf(SLUG);
+    expect(await filesHolding(MARKER)).not.toEqual([]);
+    expect(await filesHolding(`${SLUG}:`)).not.toEqual([]);
 
     const deleted = await engine.deleteGuru(SLUG);
     expect(deleted).toEqual({ slug: SLUG, deleted: { data_sources: 2, sessions: 1, questions: 1, crawls: 1, api_keys: 2 } });
     release();
     await engine.whenIdle();
 
-    expect(Object.values(rowsOf(guruId)).every((n) => n === 0), JSON.stringify(rowsOf(guruId))).toBe(true);
-    expect(filesHolding(MARKER)).toEqual([]);
-    expect(filesHolding(`${SLUG}:`)).toEqual([]);
+    const rows = await rowsOf(guruId);
+    expect(Object.values(rows).every((n) => n === 0), JSON.stringify(rows)).toBe(true);
+    expect(await filesHolding(MARKER)).toEqual([]);
+    expect(await filesHolding(`${SLUG}:`)).toEqual([]);
     const refused = await call(server.url, 'GET', `/api/v1/${SLUG}/data-sources/`, { key });
     expect(refused.status).toBe(401);
     expect(refused.json).toEqual({ msg: 'Invalid API key' });
@@ -151,8 +144,8 @@ describe('deleting a guru', () => {
 
     // A guru made again under the slug starts empty, with a new id.
     await engine.createGuru({ slug: SLUG });
-    expect(guruIdOf(SLUG)).toBeGreaterThan(guruId);
+    expect(await guruIdOf(SLUG)).toBeGreaterThan(guruId);
     expect((await engine.getEndUserData(SLUG, 'u1', { limit: 10, offset: 0 })).data.profile).toEqual([]);
     expect((await engine.listDataSources(SLUG, { page: 1, page_size: 10 })).count).toBe(0);
   });
-});
+}));

@@ -2,23 +2,27 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { onEachStore, type EngineDatabase } from '../../support/engine-stores.js';
 import { isGuruError } from '../../../src/core/errors.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { openDatabase } from '../../../src/engine/store/database.js';
 import { MIGRATIONS } from '../../../src/engine/store/migrations.js';
 
-describe('guru settings', () => {
+describe('guru settings', () => onEachStore((store) => {
   let dir: string;
+  let database: EngineDatabase;
   let engine: LocalEngine;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'guru-settings-'));
-    engine = await LocalEngine.open({ dataDir: dir, processQueue: false });
+    database = await store.database(dir);
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings, processQueue: false });
     await engine.createGuru({ slug: 'docs' });
   });
 
   afterEach(async () => {
     await engine.close();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -50,7 +54,7 @@ describe('guru settings', () => {
     };
     expect(settings).toEqual(expected);
     await engine.close();
-    engine = await LocalEngine.open({ dataDir: dir, processQueue: false });
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings, processQueue: false });
     expect(await engine.guruSettings('docs')).toEqual(expected);
   });
 
@@ -87,7 +91,7 @@ describe('guru settings', () => {
 
   it('takes limits up to a raised ceiling, and clamps stored ones to a ceiling lowered later', async () => {
     await engine.close();
-    engine = await LocalEngine.open({ dataDir: dir, processQueue: false, attachmentCeiling: { images: { count: 20, max_bytes: 50_000_000 } } });
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings, processQueue: false, attachmentCeiling: { images: { count: 20, max_bytes: 50_000_000 } } });
     const raised = await engine.updateGuruSettings('docs', { attachment_limits: { images: { count: 20, max_bytes: 50_000_000 } } });
     expect(raised.attachment_limits.images).toEqual({ count: 20, max_bytes: 50_000_000 });
     // Other kinds keep the default limits as their ceiling.
@@ -95,7 +99,7 @@ describe('guru settings', () => {
     expect(isGuruError(error) && error.status).toBe(400);
 
     await engine.close();
-    engine = await LocalEngine.open({ dataDir: dir, processQueue: false, attachmentCeiling: { images: { count: 2, max_bytes: 1_000_000 } } });
+    engine = await LocalEngine.open({ dataDir: dir, ...database.settings, processQueue: false, attachmentCeiling: { images: { count: 2, max_bytes: 1_000_000 } } });
     expect((await engine.guruSettings('docs')).attachment_limits).toEqual({
       images: { count: 2, max_bytes: 1_000_000 },
       log_files: { count: 5, max_bytes: 1_000_000 },
@@ -108,7 +112,8 @@ describe('guru settings', () => {
     expect(isGuruError(error) && error.status).toBe(404);
   });
 
-  it('carries a guru that spoke through the speech provider over from the schema before settings', async () => {
+  // SQLite only: an embedded data directory from before the settings table (PostgreSQL starts after it).
+  it.skipIf(store.kind !== 'sqlite')('carries a guru that spoke through the speech provider over from the schema before settings', async () => {
     const old = mkdtempSync(join(tmpdir(), 'guru-settings-old-'));
     try {
       const db = openDatabase(old, MIGRATIONS.filter((migration) => migration.version <= 8));
@@ -129,4 +134,4 @@ describe('guru settings', () => {
       rmSync(old, { recursive: true, force: true });
     }
   });
-});
+}));
