@@ -7,6 +7,7 @@
 // as the provider's would be for the timing), 44,000 in the index. VectorIndex.nearest, limit 50
 // (what a search asks for), 30 query vectors x 3 rounds after a warm-up, stores in turns.
 // GURU_BENCH_VECTORS=4000,40000 sets the gurus' sizes.
+import { Buffer } from 'node:buffer';
 import console from 'node:console';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
