@@ -112,9 +112,7 @@ describe.each(['sqlite', 'postgres'] as const)('hybrid search with embeddings (%
     await expect.poll(() => provider.embedded.get('concepts-v2')?.length ?? 0).toBeGreaterThanOrEqual(4); // probe + 3 chunks
     await engine.whenIdle();
     expect(await vectorCount()).toBe(3);
-    const db = new Database(join(dir, 'guru.sqlite'), { readonly: true });
-    expect(db.prepare('SELECT model FROM embedding_model').get()).toEqual({ model: 'concepts-v2' });
-    db.close();
+    expect(await read('SELECT model FROM embedding_model')).toEqual({ model: 'concepts-v2' });
   });
 
   it('searches lexically without embeddings configured', async () => {
