@@ -127,7 +127,9 @@ export class SearchLogRepository {
    * Writes the searches; false, or SQLITE_BUSY, at once while the write lock is taken (by another
    * connection, or by a transaction open on this one). SQLite only: a transaction of the store port waits for the lock, and every read of the
    * connection waits with it, so each search would wait for the writer thread's commit.
-   * PostgreSQL: an insert holds up no reader; sql.transaction as for the other writes.
+   * PostgreSQL: an insert holds up no reader; sql.transaction as for the other writes. It waits,
+   * in the background on a connection of its own, only for a lock another transaction holds on the
+   * guru's row (a deletion under way); a failed write is reported, as on SQLite (search-log.test.ts).
    */
   async #insertWithoutWaiting(searches: readonly NewSearch[]): Promise<boolean> {
     const db = sqliteOf(this.#sql);

@@ -1,7 +1,11 @@
 /**
- * Chunk embeddings and nearest-neighbour search over them with sqlite-vec's
- * distance function. Exact search: fine for the tens of thousands of chunks a
- * guru holds; the extension loads only when embeddings are configured.
+ * Chunk embeddings (float32 vectors in `chunk_vectors`, one blob a chunk) and nearest-neighbour
+ * search over them by cosine distance. Exact search, over every vector of the guru: fine for the
+ * tens of thousands of chunks a guru holds, and its time grows with them (docs/knowledge.md).
+ *
+ * SQLite: sqlite-vec's distance function in SQL; the extension loads only when embeddings are
+ * configured. PostgreSQL: the same rows (bytea), read in batches and compared here, in JS: Debian's
+ * PostgreSQL has no pgvector, and SQL cannot read a float32 out of a bytea at any useful speed.
  */
 import { sqliteOf } from '../store/sqlite-sql.js';
 import type { Sql } from '../store/sql.js';
@@ -22,31 +26,47 @@ export interface Neighbour {
   readonly distance: number;
 }
 
+/** Vectors read at once on PostgreSQL (4 MB of 1,024-dimension vectors); the next batch is read while one is compared. */
+const VECTORS_PER_BATCH = 1_000;
+
 const toBlob = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+
+/** A stored blob as floats: a view when it is aligned, else a copy. */
+const toVector = (blob: Buffer): Float32Array => {
+  const length = Math.floor(blob.byteLength / 4);
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, length);
+  return new Float32Array(new Uint8Array(blob.subarray(0, length * 4)).buffer);
+};
 
 const MODEL = 'SELECT model, dimensions FROM embedding_model WHERE id = 1';
 
 const SET_MODEL = `INSERT INTO embedding_model (id, model, dimensions) VALUES (1, ?, ?)
   ON CONFLICT (id) DO UPDATE SET model = excluded.model, dimensions = excluded.dimensions`;
 
-const MISSING = `SELECT c.id, c.title || char(10) || c.headings || char(10) || c.body AS text
+const missing = (newline: string) => `SELECT c.id, c.title || ${newline} || c.headings || ${newline} || c.body AS text
   FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id
   WHERE c.source_id = ? AND v.chunk_id IS NULL ORDER BY c.id`;
 
-const SOURCES_MISSING = 'SELECT DISTINCT c.source_id AS sourceId FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL';
+const SOURCES_MISSING =
+  'SELECT DISTINCT c.source_id AS "sourceId" FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL';
 
 // A chunk replaced while its vector was being made is gone: its vector is dropped, not an error.
-const STORE = 'INSERT OR REPLACE INTO chunk_vectors (chunk_id, embedding) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)';
+const STORE = {
+  sqlite: 'INSERT OR REPLACE INTO chunk_vectors (chunk_id, embedding) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)',
+  postgres: `INSERT INTO chunk_vectors (chunk_id, embedding) SELECT c.id, ?::bytea FROM chunks c WHERE c.id = ?
+    ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding`,
+} as const;
 
 const NEAREST = `SELECT v.chunk_id AS chunkId, vec_distance_cosine(v.embedding, ?) AS distance
   FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
   WHERE c.guru_id = ? ORDER BY distance LIMIT ?`;
 
-/**
- * SQLite only: sqlite-vec's distance function, and statements written in SQLite's SQL (char(),
- * INSERT OR REPLACE, camelCase names unquoted).
- * PostgreSQL: pgvector, an embedding column of type vector, and `embedding <=> $1` for the distance.
- */
+/** PostgreSQL: the guru's chunks that have a vector, in id order (the index on chunks(guru_id), then the vectors' key). */
+const WITH_VECTORS = `SELECT v.chunk_id AS id FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
+  WHERE c.guru_id = ? ORDER BY v.chunk_id`;
+
+const VECTORS_OF = 'SELECT chunk_id AS id, embedding FROM chunk_vectors WHERE chunk_id = ANY(?::bigint[])';
+
 export class VectorIndex {
   readonly #sql: Sql;
 
@@ -54,13 +74,13 @@ export class VectorIndex {
     this.#sql = sql;
   }
 
-  /** Loads sqlite-vec into the store's connection. */
+  /** On SQLite, loads sqlite-vec into the store's connection; PostgreSQL needs nothing. */
   static async open(sql: Sql): Promise<VectorIndex> {
-    // PostgreSQL: the pgvector extension instead (CREATE EXTENSION vector), checked here.
     const db = sqliteOf(sql);
-    if (!db) throw new Error('vector search needs the SQLite store (sqlite-vec)');
-    const { load } = await import('sqlite-vec');
-    load(db);
+    if (db) {
+      const { load } = await import('sqlite-vec');
+      load(db);
+    }
     return new VectorIndex(sql);
   }
 
@@ -81,7 +101,7 @@ export class VectorIndex {
 
   /** A source's chunks that have no vector yet, with the text to embed. */
   missingChunks(sourceId: number): Promise<ChunkText[]> {
-    return this.#sql.all(MISSING, [sourceId]);
+    return this.#sql.all(missing(this.#sql.dialect === 'sqlite' ? 'char(10)' : 'chr(10)'), [sourceId]);
   }
 
   /** Sources with at least one chunk without a vector. */
@@ -91,11 +111,91 @@ export class VectorIndex {
 
   store(vectors: ReadonlyMap<number, Float32Array>): Promise<void> {
     return this.#sql.transaction(async (tx) => {
-      for (const [chunkId, vector] of vectors) await tx.run(STORE, [chunkId, toBlob(vector), chunkId]);
+      for (const [chunkId, vector] of vectors) {
+        if (tx.dialect === 'sqlite') await tx.run(STORE.sqlite, [chunkId, toBlob(vector), chunkId]);
+        else await tx.run(STORE.postgres, [toBlob(vector), chunkId]);
+      }
     });
   }
 
+  /** The guru's chunks nearest to the vector, nearest first, at most `limit`. */
   nearest(guruId: number, vector: Float32Array, limit: number): Promise<Neighbour[]> {
-    return this.#sql.all(NEAREST, [toBlob(vector), guruId, limit]);
+    if (this.#sql.dialect === 'sqlite') return this.#sql.all(NEAREST, [toBlob(vector), guruId, limit]);
+    return this.#nearestInBatches(guruId, vector, limit);
+  }
+
+  /**
+   * Every vector of the guru compared with the one asked for, a batch at a time (the next one read
+   * while this one is compared), the nearest kept. Vectors of another length (none, unless the
+   * model changed under way) are skipped; of equal distances the lower chunk id comes first.
+   */
+  async #nearestInBatches(guruId: number, vector: Float32Array, limit: number): Promise<Neighbour[]> {
+    if (limit <= 0) return [];
+    const ids = (await this.#sql.all<{ id: number }>(WITH_VECTORS, [guruId])).map((row) => row.id);
+    const nearest = new Nearest(vector, limit);
+    const read = (at: number) =>
+      at < ids.length ? this.#sql.all<{ id: number; embedding: Buffer }>(VECTORS_OF, [ids.slice(at, at + VECTORS_PER_BATCH)]) : undefined;
+    let next = read(0);
+    for (let at = 0; next !== undefined; at += VECTORS_PER_BATCH) {
+      const rows = await next;
+      next = read(at + VECTORS_PER_BATCH);
+      for (const row of rows) nearest.consider(row.id, toVector(row.embedding));
+    }
+    return nearest.neighbours();
   }
 }
+
+/**
+ * The `limit` vectors nearest to a query vector among those considered, by cosine distance computed
+ * as sqlite-vec computes it (sums in float32, the rest in double, the distance rounded to float32),
+ * so that both stores order the same vectors alike.
+ */
+class Nearest {
+  readonly #query: Float32Array;
+  readonly #queryNorm: number;
+  readonly #limit: number;
+  /** Nearest first. */
+  readonly #kept: Neighbour[] = [];
+
+  constructor(query: Float32Array, limit: number) {
+    this.#query = query;
+    let squares = 0;
+    for (const value of query) squares = fround(squares + fround(value * value));
+    this.#queryNorm = Math.sqrt(squares);
+    this.#limit = limit;
+  }
+
+  consider(chunkId: number, vector: Float32Array): void {
+    const query = this.#query;
+    if (vector.length !== query.length) return;
+    let dot = 0;
+    let squares = 0;
+    for (let i = 0; i < vector.length; i += 1) {
+      const value = vector[i]!;
+      dot = fround(dot + fround(value * query[i]!));
+      squares = fround(squares + fround(value * value));
+    }
+    const distance = fround(1 - dot / (Math.sqrt(squares) * this.#queryNorm));
+    // A zero vector has no direction: it is as far as can be.
+    const neighbour = { chunkId, distance: Number.isNaN(distance) ? 2 : distance };
+    const kept = this.#kept;
+    if (kept.length === this.#limit && !before(neighbour, kept[kept.length - 1]!)) return;
+    let low = 0;
+    let high = kept.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (before(kept[middle]!, neighbour)) low = middle + 1;
+      else high = middle;
+    }
+    kept.splice(low, 0, neighbour);
+    if (kept.length > this.#limit) kept.pop();
+  }
+
+  neighbours(): Neighbour[] {
+    return [...this.#kept];
+  }
+}
+
+const fround = Math.fround;
+
+const before = (a: Neighbour, b: Neighbour): boolean => a.distance < b.distance || (a.distance === b.distance && a.chunkId < b.chunkId);

@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL full-text index against FTS5, side by side on the same text: the repository's
  * docs and README chunked as ingestion chunks them, in two gurus (the second holding copies of the
- * first's pages, so that scores tie), with labels, links and a few chunks of odd text. Every
- * answer of the engine's own Retriever on SQLite must come back the same from PostgreSQL: the same
+ * first's pages, so that scores tie), with labels, links and a few chunks of odd text, in a SQLite
+ * store and a PostgreSQL store of the real schemas (both stores' migrations). Both implementations
+ * of the FullText interface, and the engine's Retriever on each store, must answer alike: the same
  * ids in the same order, scores within 1e-9, the same marked text.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -10,30 +11,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkMarkdown } from '../../../src/engine/ingest/chunker.js';
 import { linksOf } from '../../../src/engine/ingest/links.js';
+import { Fts5FullText } from '../../../src/engine/search/fts5.js';
+import type { FullText } from '../../../src/engine/search/full-text.js';
 import { parseQuery, quoteTerm, type TextQuery } from '../../../src/engine/search/query.js';
 import { phrasesOf, PostgresFullText } from '../../../src/engine/search/postgres/postgres-full-text.js';
-import { FULL_TEXT_SCHEMA } from '../../../src/engine/search/postgres/schema.js';
 import { Fts5Tokenizer } from '../../../src/engine/search/postgres/tokenizer.js';
 import { Retriever } from '../../../src/engine/search/retriever.js';
 import { withSynonyms } from '../../../src/engine/search/synonyms.js';
 import { HEADING_SEPARATOR } from '../../../src/engine/store/chunks.js';
 import { openMemoryDatabase, type Db } from '../../../src/engine/store/database.js';
+import { migratePostgres } from '../../../src/engine/store/postgres-migrations.js';
 import { PostgresSql } from '../../../src/engine/store/postgres-sql.js';
+import type { Sql, Store } from '../../../src/engine/store/sql.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
+import { freshDatabase } from '../../support/postgres-databases.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
-
-/** Minimal copies of the store's tables and their indexes (store/postgres-migrations.ts makes the real ones). */
-const STORE_TABLES = `
-  CREATE TABLE data_sources (id bigint PRIMARY KEY, guru_id bigint NOT NULL, type text NOT NULL, url text, name text, title text,
-    labels text NOT NULL DEFAULT '[]');
-  CREATE UNIQUE INDEX data_sources_guru_url ON data_sources (guru_id, md5(url)) WHERE url IS NOT NULL;
-  CREATE INDEX data_sources_guru_created ON data_sources (guru_id, id DESC);
-  CREATE TABLE chunks (id bigint PRIMARY KEY, source_id bigint NOT NULL REFERENCES data_sources(id) ON DELETE CASCADE,
-    guru_id bigint NOT NULL, position integer NOT NULL, title text NOT NULL, headings text NOT NULL, body text NOT NULL);
-  CREATE INDEX chunks_source ON chunks (source_id, position);
-  CREATE TABLE links (id bigint PRIMARY KEY, guru_id bigint NOT NULL, source_id bigint NOT NULL REFERENCES data_sources(id) ON DELETE CASCADE,
-    target text NOT NULL, text text NOT NULL);
-  CREATE INDEX links_target ON links (guru_id, md5(target), lower(text), source_id);
-  CREATE INDEX links_source ON links (source_id);`;
 
 interface Source {
   id: number;
@@ -64,6 +56,7 @@ const ODD = [
 
 const GURUS = [1, 2];
 const LABELS = [['Guide'], ['reference', 'Ops'], [], ['ÉTÉ']];
+const CREATED = '2026-01-01T00:00:00.000Z';
 
 function buildSources(): Source[] {
   const sources: Source[] = [];
@@ -82,49 +75,122 @@ function buildSources(): Source[] {
   return sources;
 }
 
+/** The rows both stores get, column by column. */
+interface Rows {
+  sources: { id: number[]; guru: number[]; url: string[]; name: string[]; title: string[]; labels: string[] };
+  chunks: { id: number[]; source: number[]; guru: number[]; position: number[]; title: string[]; headings: string[]; body: string[] };
+  links: { id: number[]; guru: number[]; source: number[]; target: string[]; text: string[] };
+}
+
+function buildRows(): Rows {
+  const rows: Rows = {
+    sources: { id: [], guru: [], url: [], name: [], title: [], labels: [] },
+    chunks: { id: [], source: [], guru: [], position: [], title: [], headings: [], body: [] },
+    links: { id: [], guru: [], source: [], target: [], text: [] },
+  };
+  for (const source of buildSources()) {
+    rows.sources.id.push(source.id);
+    rows.sources.guru.push(source.guruId);
+    rows.sources.url.push(source.url);
+    rows.sources.name.push(source.name);
+    rows.sources.title.push(source.title);
+    rows.sources.labels.push(JSON.stringify(source.labels));
+    for (const chunk of chunkMarkdown(source.markdown, { title: source.title })) {
+      rows.chunks.id.push(rows.chunks.id.length + 1);
+      rows.chunks.source.push(source.id);
+      rows.chunks.guru.push(source.guruId);
+      rows.chunks.position.push(chunk.position);
+      rows.chunks.title.push(source.title);
+      rows.chunks.headings.push(chunk.headings.join(HEADING_SEPARATOR));
+      rows.chunks.body.push(chunk.body);
+    }
+    for (const link of linksOf(source.markdown, source.url)) {
+      rows.links.id.push(rows.links.id.length + 1);
+      rows.links.guru.push(source.guruId);
+      rows.links.source.push(source.id);
+      rows.links.target.push(link.target);
+      rows.links.text.push(link.text);
+    }
+  }
+  return rows;
+}
+
+/** One store with its full-text search and the engine's retriever on it. */
+interface Side {
+  readonly sql: Store;
+  readonly fullText: FullText;
+  readonly retriever: Retriever;
+}
+
+const sideOf = (sql: Store, fullText: FullText): Side => ({ sql, fullText, retriever: new Retriever(sql) });
+
 let postgres: TestPostgres;
-let pg: PostgresSql;
 let db: Db;
-let retriever: Retriever;
-let fullText: PostgresFullText;
+let lite: Side;
+let pg: Side;
 let chunkCount = 0;
+let sourcesOfGuru: Map<number, number[]>;
+
+function loadSqlite(rows: Rows): void {
+  const insert = db.transaction(() => {
+    for (const guruId of GURUS) db.prepare('INSERT INTO gurus (id, slug, name, date_created) VALUES (?, ?, ?, ?)').run(guruId, `g${guruId}`, `g${guruId}`, CREATED);
+    const { sources, chunks, links } = rows;
+    const source = db.prepare(`INSERT INTO data_sources (id, guru_id, type, url, name, title, labels, date_created) VALUES (?, ?, 'WEBSITE', ?, ?, ?, ?, ?)`);
+    sources.id.forEach((id, i) => source.run(id, sources.guru[i], sources.url[i], sources.name[i], sources.title[i], sources.labels[i], CREATED));
+    const chunk = db.prepare('INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    chunks.id.forEach((id, i) => chunk.run(id, chunks.source[i], chunks.guru[i], chunks.position[i], chunks.title[i], chunks.headings[i], chunks.body[i]));
+    const link = db.prepare('INSERT INTO links (id, guru_id, source_id, target, text) VALUES (?, ?, ?, ?, ?)');
+    links.id.forEach((id, i) => link.run(id, links.guru[i], links.source[i], links.target[i], links.text[i]));
+  });
+  insert();
+}
+
+async function loadPostgres(sql: Sql, rows: Rows): Promise<void> {
+  await sql.transaction(async (tx) => {
+    for (const guruId of GURUS) await tx.run('INSERT INTO gurus (id, slug, name, date_created) VALUES (?, ?, ?, ?)', [guruId, `g${guruId}`, `g${guruId}`, CREATED]);
+    await tx.run(
+      `INSERT INTO data_sources (id, guru_id, type, url, name, title, labels, date_created)
+       SELECT id, guru, 'WEBSITE', url, name, title, labels, @created
+       FROM unnest(@id::bigint[], @guru::bigint[], @url::text[], @name::text[], @title::text[], @labels::text[]) AS s(id, guru, url, name, title, labels)`,
+      { ...rows.sources, created: CREATED },
+    );
+    await tx.run(
+      `INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body)
+       SELECT * FROM unnest(@id::bigint[], @source::bigint[], @guru::bigint[], @position::bigint[], @title::text[], @headings::text[], @body::text[])`,
+      rows.chunks,
+    );
+    await tx.run(
+      `INSERT INTO links (id, guru_id, source_id, target, text)
+       SELECT * FROM unnest(@id::bigint[], @guru::bigint[], @source::bigint[], @target::text[], @text::text[])`,
+      rows.links,
+    );
+  });
+}
 
 beforeAll(async () => {
+  const rows = buildRows();
+  chunkCount = rows.chunks.id.length;
+  sourcesOfGuru = new Map(GURUS.map((guruId) => [guruId, rows.sources.id.filter((_, i) => rows.sources.guru[i] === guruId)]));
   postgres = await startPostgres();
-  pg = PostgresSql.connect({ url: postgres.url, poolSize: 4 });
-  await pg.exec(STORE_TABLES);
-  await pg.exec(FULL_TEXT_SCHEMA);
+  const pgSql = PostgresSql.connect({ url: postgres.url, poolSize: 4 });
+  await migratePostgres(pgSql);
+  pg = sideOf(pgSql, new PostgresFullText(pgSql));
   db = openMemoryDatabase();
-  retriever = new Retriever(db);
-  fullText = new PostgresFullText(pg);
-  for (const guruId of GURUS) db.prepare(`INSERT INTO gurus (id, slug, name, date_created) VALUES (?, ?, ?, '2026-01-01')`).run(guruId, `g${guruId}`, `g${guruId}`);
-  let chunkId = 0;
-  let linkId = 0;
-  for (const source of buildSources()) {
-    const row = [source.id, source.guruId, 'WEBSITE', source.url, source.name, source.title, JSON.stringify(source.labels)];
-    db.prepare(`INSERT INTO data_sources (id, guru_id, type, url, name, title, labels, date_created) VALUES (?, ?, ?, ?, ?, ?, ?, '2026-01-01')`).run(...row);
-    await pg.run('INSERT INTO data_sources (id, guru_id, type, url, name, title, labels) VALUES (?, ?, ?, ?, ?, ?, ?)', row);
-    await pg.transaction(async (tx) => {
-      for (const chunk of chunkMarkdown(source.markdown, { title: source.title })) {
-        chunkId += 1;
-        const values = [chunkId, source.id, source.guruId, chunk.position, source.title, chunk.headings.join(HEADING_SEPARATOR), chunk.body];
-        db.prepare('INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) VALUES (?, ?, ?, ?, ?, ?, ?)').run(...values);
-        await tx.run('INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) VALUES (?, ?, ?, ?, ?, ?, ?)', values);
-      }
-      for (const link of linksOf(source.markdown, source.url)) {
-        linkId += 1;
-        const values = [linkId, source.guruId, source.id, link.target, link.text];
-        db.prepare('INSERT INTO links (id, guru_id, source_id, target, text) VALUES (?, ?, ?, ?, ?)').run(...values);
-        await tx.run('INSERT INTO links (id, guru_id, source_id, target, text) VALUES (?, ?, ?, ?, ?)', values);
-      }
-      await new PostgresFullText(tx).indexSource(source.id);
-    });
+  const liteSql = new SqliteSql(db);
+  lite = sideOf(liteSql, new Fts5FullText(liteSql));
+  loadSqlite(rows);
+  await loadPostgres(pgSql, rows);
+  // Indexed through the interface, a few sources a transaction as ingestion commits them (FTS5's triggers did it already).
+  for (const side of [lite, pg]) {
+    for (let at = 0; at < rows.sources.id.length; at += 4) {
+      const batch = rows.sources.id.slice(at, at + 4);
+      await side.sql.transaction((tx) => (side === pg ? new PostgresFullText(tx) : new Fts5FullText(tx)).indexSources(batch));
+    }
   }
-  chunkCount = chunkId;
 }, 180_000);
 
 afterAll(async () => {
-  await pg?.close();
+  await pg?.sql.close();
   await postgres?.stop();
   db?.close();
 });
@@ -164,77 +230,115 @@ const queries: [string, TextQuery][] = QUESTIONS.flatMap((question) => {
   return expanded.match === parsed.match ? [[question, parsed]] : [[question, parsed], [`${question} (synonyms)`, expanded]];
 });
 
-function expectSameRanking<T extends { score: number }>(actual: T[], expected: T[], id: (hit: T) => number): void {
+/** Queries with at least one word (the FullText interface is never asked with none). */
+const wordy = queries.filter(([, query]) => query.match !== undefined);
+
+function expectSameRanking<T extends { score: number }>(actual: readonly T[], expected: readonly T[], id: (hit: T) => number): void {
   expect(actual.map(id)).toEqual(expected.map(id));
   actual.forEach((hit, index) => expect(Math.abs(hit.score - expected[index]!.score)).toBeLessThan(1e-9));
   expect(actual.map(({ score: _, ...rest }) => rest)).toEqual(expected.map(({ score: _, ...rest }) => rest));
 }
 
+/** Both sides' answers to one question, asked at once. */
+const both = <T>(ask: (side: Side) => Promise<T>): Promise<[T, T]> => Promise.all([ask(pg), ask(lite)]);
+
+const sorted = <V>(map: Map<number, V>) => [...map].sort((a, b) => a[0] - b[0]);
+
 describe('the PostgreSQL full-text index', () => {
   it('holds a few hundred chunks and the same statistics as FTS5', async () => {
     expect(chunkCount).toBeGreaterThan(200);
-    const stats = await pg.get<{ chunks: number; tokens: number }>('SELECT sum(chunks) AS chunks, sum(tokens) AS tokens FROM full_text_stats');
+    const stats = await pg.sql.get<{ chunks: number; tokens: number }>('SELECT sum(chunks) AS chunks, sum(tokens) AS tokens FROM full_text_stats');
     db.exec('CREATE VIRTUAL TABLE temp.chunks_tokens USING fts5vocab(main, chunks_fts, instance)');
     const tokens = db.prepare('SELECT count(*) FROM temp.chunks_tokens').pluck().get();
     expect(stats).toEqual({ chunks: chunkCount, tokens });
   });
 
-  it.each(queries)('ranks chunks as FTS5 does: %s', async (_, query) => {
+  it.each(wordy)('ranks chunks as FTS5 does: %s', async (_, query) => {
     for (const guruId of GURUS) {
       for (const limit of [1, 5, 20, 200]) {
-        expectSameRanking(await fullText.search(guruId, query, { limit }), retriever.search(guruId, query, { limit }), (hit) => hit.chunkId);
+        const [actual, expected] = await both((side) => side.fullText.chunkHits(guruId, query, limit, []));
+        expectSameRanking(actual, expected, (hit) => hit.chunkId);
       }
-      for (const labels of [['guide'], ['OPS', 'odd'], ['été'], ['nothing']]) {
-        expectSameRanking(await fullText.search(guruId, query, { limit: 20, labels }), retriever.search(guruId, query, { limit: 20, labels }), (hit) => hit.chunkId);
+      for (const labels of [['guide'], ['ops', 'odd'], ['été'], ['nothing']]) {
+        const [actual, expected] = await both((side) => side.fullText.chunkHits(guruId, query, 20, labels));
+        expectSameRanking(actual, expected, (hit) => hit.chunkId);
+      }
+      for (const labels of [[], ['GUIDE', 'Odd'], ['ÉTÉ']]) {
+        const [actual, expected] = await both((side) => side.retriever.search(guruId, query, { limit: 20, labels }));
+        expectSameRanking(actual, expected, (hit) => hit.chunkId);
       }
     }
   });
 
-  it.each(queries)('ranks sources as FTS5 does: %s', async (_, query) => {
+  it.each(wordy)('ranks sources as FTS5 does: %s', async (_, query) => {
     for (const guruId of GURUS) {
       for (const limit of [1, 3, 10, 100]) {
-        expectSameRanking(await fullText.searchSources(guruId, query, { limit }), retriever.searchSources(guruId, query, { limit }), (hit) => hit.sourceId);
-        const labels = ['Reference', 'GUIDE'];
-        expectSameRanking(
-          await fullText.searchSources(guruId, query, { limit, labels }),
-          retriever.searchSources(guruId, query, { limit, labels }),
-          (hit) => hit.sourceId,
-        );
+        for (const labels of [[], ['reference', 'guide']]) {
+          const [actual, expected] = await both((side) => side.fullText.sourceHits(guruId, query, limit, labels));
+          expectSameRanking(actual, expected, (hit) => hit.sourceId);
+        }
+        // The retriever's own path: the index's best chunks first, the guru's every match when they cannot tell.
+        for (const labels of [[], ['Reference', 'GUIDE']]) {
+          const [actual, expected] = await both((side) => side.retriever.searchSources(guruId, query, { limit, labels }));
+          expectSameRanking(actual, expected, (hit) => hit.sourceId);
+        }
       }
     }
   });
 
-  it.each(queries)('ranks the whole index as FTS5 does: %s', async (_, query) => {
-    if (query.match === undefined) return;
-    const expected = db
-      .prepare<[string], { chunkId: number; guruId: number; sourceId: number; score: number }>(
-        `WITH best AS MATERIALIZED (SELECT rowid AS id, -bm25(chunks_fts, 2.0, 1.5, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT 40)
-         SELECT best.id AS chunkId, c.guru_id AS guruId, c.source_id AS sourceId, best.score AS score FROM best JOIN chunks c ON c.id = best.id ORDER BY best.score DESC`,
-      )
-      .all(query.match);
-    expectSameRanking(await fullText.topChunks(query, 40), expected, (hit) => hit.chunkId);
+  it.each(wordy)('ranks the whole index as FTS5 does: %s', async (_, query) => {
+    for (const limit of [4, 40]) {
+      const [actual, expected] = await both((side) => side.fullText.topChunks(query, limit));
+      expectSameRanking(actual, expected, (hit) => hit.chunkId);
+    }
   });
 
   it('counts documents per guru as FTS5 does, several words at once', async () => {
-    const words = [...new Set(queries.flatMap(([, query]) => query.terms)), 'running', 'runs', 'ecole', 'école', 'nothingatall'];
+    const words = [...new Set([...queries.flatMap(([, query]) => query.terms), 'running', 'runs', 'ecole', 'école', 'nothingatall'])];
     for (const guruId of GURUS) {
-      expect(await fullText.documentFrequencies(guruId, words)).toEqual(words.map((word) => retriever.documentFrequency(guruId, word)));
+      const [actual, expected] = await both((side) => side.retriever.documentFrequencies(guruId, words));
+      expect([...actual]).toEqual([...expected]);
+      expect([...actual.keys()]).toEqual(words);
+      expect([...actual.values()].some((n) => n > 0)).toBe(true);
     }
   });
 
-  it.each(queries)('marks the words FTS5 highlight() marks: %s', async (_, query) => {
+  it.each(wordy)('marks the words FTS5 highlight() marks: %s', async (_, query) => {
     const ids = Array.from({ length: chunkCount }, (__, index) => index + 1);
-    const sorted = <V>(map: Map<number, V>) => [...map].sort((a, b) => a[0] - b[0]);
-    expect(sorted(await fullText.markedChunks(query, ids))).toEqual(sorted(retriever.markedChunks(query, ids)));
-    expect(sorted(await fullText.highlighted(query, ids))).toEqual(sorted(retriever.highlighted(query, ids)));
+    const [marked, expectedMarked] = await both((side) => side.fullText.markedChunks(query, ids));
+    expect(sorted(marked)).toEqual(sorted(expectedMarked));
+    const [bodies, expectedBodies] = await both((side) => side.fullText.highlightedBodies(query, ids));
+    expect(sorted(bodies)).toEqual(sorted(expectedBodies));
+    // Through the retriever, a search's top chunks as the engine asks for them.
+    const top = (await lite.retriever.search(1, query, { limit: 10 })).map((hit) => hit.chunkId);
+    const [viaRetriever, expectedViaRetriever] = await both((side) => side.retriever.markedChunks(query, top));
+    expect(sorted(viaRetriever)).toEqual(sorted(expectedViaRetriever));
+    const [highlighted, expectedHighlighted] = await both((side) => side.retriever.highlighted(query, top));
+    expect(sorted(highlighted)).toEqual(sorted(expectedHighlighted));
   });
 
-  it.each(queries)('gives the anchor texts FTS5 gives, navigation left out: %s', async (_, query) => {
+  it.each(wordy)('gives the anchor texts FTS5 gives, navigation left out: %s', async (_, query) => {
+    const inOrder = (texts: { sourceId: number; marked: string }[]) =>
+      [...texts].sort((a, b) => a.sourceId - b.sourceId || (a.marked < b.marked ? -1 : a.marked > b.marked ? 1 : 0));
     for (const guruId of GURUS) {
-      const sourceIds = db.prepare<[number], number>('SELECT id FROM data_sources WHERE guru_id = ?').pluck().all(guruId);
-      expect([...(await fullText.anchorTexts(guruId, query, sourceIds))].sort((a, b) => a[0] - b[0])).toEqual(
-        [...retriever.anchorTexts(guruId, query, sourceIds)].sort((a, b) => a[0] - b[0]),
-      );
+      const sourceIds = sourcesOfGuru.get(guruId)!;
+      for (const navigation of [1, 2.5, 1000]) {
+        const [actual, expected] = await both((side) => side.fullText.anchorTexts(guruId, query, sourceIds, navigation));
+        expect(inOrder(actual)).toEqual(inOrder(expected));
+      }
+      const [actual, expected] = await both((side) => side.retriever.anchorTexts(guruId, query, sourceIds));
+      expect(sorted(actual)).toEqual(sorted(expected));
+    }
+  });
+
+  it('answers a query of no word with nothing, on both stores', async () => {
+    const query = parseQuery('— !! ...');
+    expect(query.match).toBeUndefined();
+    for (const side of [lite, pg]) {
+      expect(await side.retriever.search(1, query, { limit: 10 })).toEqual([]);
+      expect(await side.retriever.searchSources(1, query, { limit: 10 })).toEqual([]);
+      expect(await side.retriever.markedChunks(query, [1, 2])).toEqual(new Map());
+      expect(await side.retriever.anchorTexts(1, query, [1, 2])).toEqual(new Map());
     }
   });
 });
@@ -280,11 +384,11 @@ describe('indexing on PostgreSQL', () => {
   const postingsOf = async (sourceId: number) =>
     (await store.get<{ n: number }>('SELECT count(*) AS n FROM chunk_terms WHERE source_id = ?', [sourceId]))?.n ?? 0;
   const linkPostings = async () => (await store.get<{ n: number }>('SELECT count(*) AS n FROM link_terms'))?.n ?? 0;
-  const search = (text: string) => new PostgresFullText(store).search(1, parseQuery(text), { limit: 10 });
+  const search = (text: string) => new PostgresFullText(store).chunkHits(1, parseQuery(text), 10, []);
   let nextChunk = 0;
 
   /** Replaces a source's chunks and links, and indexes them, in one transaction as ingestion does. */
-  const store1 = (on: PostgresSql | Parameters<Parameters<PostgresSql['transaction']>[0]>[0], sourceId: number, bodies: string[], links: string[] = []) =>
+  const store1 = (on: Sql, sourceId: number, bodies: string[], links: string[] = []) =>
     on.transaction(async (tx) => {
       await tx.run('DELETE FROM chunks WHERE source_id = ?', [sourceId]);
       await tx.run('DELETE FROM links WHERE source_id = ?', [sourceId]);
@@ -298,16 +402,18 @@ describe('indexing on PostgreSQL', () => {
         nextChunk += 1;
         await tx.run('INSERT INTO links (id, guru_id, source_id, target, text) VALUES (?, 1, ?, ?, ?)', [nextChunk, sourceId, 'https://x.test/b', text]);
       }
-      await new PostgresFullText(tx).indexSource(sourceId);
+      await new PostgresFullText(tx).indexSources([sourceId]);
     });
 
+  const addSource = (id: number) =>
+    store.run("INSERT INTO data_sources (id, guru_id, type, url, labels, date_created) VALUES (?, 1, 'WEBSITE', ?, '[]', ?)", [id, `https://x.test/${id}`, CREATED]);
+
   beforeAll(async () => {
-    // A schema of its own, so that these rows do not count in the index compared with FTS5 above.
-    await pg.exec('CREATE SCHEMA indexing');
-    store = PostgresSql.connect({ url: `${postgres.url}?options=${encodeURIComponent('-c search_path=indexing')}`, poolSize: 4 });
-    await store.exec(STORE_TABLES);
-    await store.exec(FULL_TEXT_SCHEMA);
-    for (const id of [1, 2, 3]) await store.run("INSERT INTO data_sources (id, guru_id, type, url, labels) VALUES (?, 1, 'WEBSITE', ?, '[]')", [id, `https://x.test/${id}`]);
+    // A database of its own, so that these rows do not count in the index compared with FTS5 above.
+    store = PostgresSql.connect({ url: await freshDatabase(postgres), poolSize: 4 });
+    await migratePostgres(store);
+    await store.run("INSERT INTO gurus (id, slug, name, date_created) VALUES (1, 'g', 'g', ?)", [CREATED]);
+    for (const id of [1, 2, 3]) await addSource(id);
   });
   afterAll(() => store?.close());
 
@@ -317,7 +423,7 @@ describe('indexing on PostgreSQL', () => {
     // Title "Source n" and headings "Part" are 3 tokens a chunk.
     expect(await stats()).toEqual({ chunks: 3, tokens: 3 * 3 + 3 + 2 + 2 });
     expect((await search('alpha')).map((hit) => hit.sourceId)).toEqual([1, 1]);
-    await new PostgresFullText(store).indexSource(1); // nothing new to index
+    await new PostgresFullText(store).indexSources([1]); // nothing new to index
     expect(await stats()).toEqual({ chunks: 3, tokens: 16 });
 
     await store1(store, 1, ['zeta']);
@@ -338,7 +444,7 @@ describe('indexing on PostgreSQL', () => {
 
   it('indexes every source not indexed yet at once, as after a copy', async () => {
     await store.run('DELETE FROM chunks WHERE source_id = 2'); // left unindexed by removeSource above
-    await store.run("INSERT INTO data_sources (id, guru_id, type, url, labels) VALUES (9, 1, 'WEBSITE', 'https://x.test/9', '[]')");
+    await addSource(9);
     await store.run("INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) VALUES (900, 9, 1, 0, 'Copied', '', 'copied words')");
     await store.run("INSERT INTO links (id, guru_id, source_id, target, text) VALUES (900, 1, 9, 'https://x.test/9', 'copied link')");
     const before = await stats();
@@ -369,5 +475,12 @@ describe('indexing on PostgreSQL', () => {
     expect((await search('words')).map((hit) => hit.sourceId).sort()).toEqual([2, 2, 3]);
     const shards = await store.get<{ n: number }>('SELECT count(*) AS n FROM full_text_stats');
     expect(shards?.n).toBe(2);
+  });
+});
+
+describe("the PostgreSQL store's connections", () => {
+  it('plan each prepared statement once (force_generic_plan: search measured faster)', async () => {
+    expect(await pg.sql.get('SHOW plan_cache_mode')).toEqual({ plan_cache_mode: 'force_generic_plan' });
+    expect(await pg.sql.transaction((tx) => tx.get('SHOW plan_cache_mode'))).toEqual({ plan_cache_mode: 'force_generic_plan' });
   });
 });
