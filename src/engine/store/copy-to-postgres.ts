@@ -124,13 +124,14 @@ async function sharedTables(from: Db, to: Sql): Promise<Table[]> {
     `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent
      FROM pg_constraint c WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace`,
   );
+  const sqliteColumns = new Set(
+    (from.prepare(`SELECT m.name || '.' || c.name AS qualified FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table'`).all() as {
+      qualified: string;
+    }[]).map(({ qualified }) => qualified),
+  );
   const tables = new Map<string, { columns: string[]; hasIdentity: boolean }>();
   for (const { table_name: table, column_name: column, is_identity: identity } of columns) {
-    if (NOT_COPIED.has(table)) continue;
-    const sqliteColumns = new Set(
-      (from.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map(({ name }) => name),
-    );
-    if (!sqliteColumns.has(column)) continue;
+    if (NOT_COPIED.has(table) || !sqliteColumns.has(`${table}.${column}`)) continue;
     const entry = tables.get(table) ?? { columns: [], hasIdentity: false };
     entry.columns.push(column);
     entry.hasIdentity ||= identity === 'YES';
