@@ -10,11 +10,9 @@ import type { Crawl } from '../../core/schemas.js';
 import { describeError, type Logger } from '../../log.js';
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { CrawlRepository, isAbandoned, type CrawlRow } from './repository.js';
-import { isBusy, withoutWaiting } from '../store/database.js';
 import { storeClock, type StoreClock } from '../store/clock.js';
 import { leaseOwner } from '../store/jobs.js';
 import type { Sql } from '../store/sql.js';
-import { sqliteOf } from '../store/sqlite-sql.js';
 import { CrawlRun, type RunOutcome } from './run.js';
 import { CrawlScope, parseStartUrl } from './scope.js';
 import { Slots } from './slots.js';
@@ -350,37 +348,17 @@ export class CrawlService {
     const { found } = active.run;
     const now = Date.now();
     if (active.stored === found.length && now - active.renewedAt < this.#renewMs) return this.#crawls.isRunningFor(active.id, this.#owner);
-    if (!waitForLock && !this.#writeLockFree()) return undefined;
     const position = active.stored;
     const fresh = found.slice(position);
     const leasedAt = await this.#leaseClock.now();
-    if (!(await this.#crawls.record(active.id, this.#owner, position, fresh, leasedAt + this.#leaseMs))) return false;
+    const record = (sql: Sql) => new CrawlRepository(sql).record(active.id, this.#owner, position, fresh, leasedAt + this.#leaseMs);
+    // Unless asked to wait: skipped while another writer holds the store (SQLite: the writer thread's commit).
+    const recorded = waitForLock ? await record(this.#sql) : await this.#sql.transactionIfFree(record);
+    if (recorded === undefined) return undefined;
+    if (!recorded) return false;
     active.stored = position + fresh.length;
     active.renewedAt = now;
     return true;
-  }
-
-  /**
-   * Whether a write can begin now without waiting. SQLite has one write lock for the whole file,
-   * which the writer thread's connection holds while it stores a source; the store would wait for
-   * it (without blocking the thread, but a status read would wait too). This connection's own open
-   * transaction counts as busy as well.
-   */
-  #writeLockFree(): boolean {
-    const db = sqliteOf(this.#sql);
-    // PostgreSQL: no lock on the whole store (a write waits only for the rows it touches): always free.
-    if (db === undefined) return true;
-    if (db.inTransaction) return false;
-    try {
-      withoutWaiting(db, () => {
-        db.exec('BEGIN IMMEDIATE');
-        db.exec('ROLLBACK');
-      });
-      return true;
-    } catch (error) {
-      if (isBusy(error)) return false;
-      throw error;
-    }
   }
 
   #report(active: ActiveCrawl): void {

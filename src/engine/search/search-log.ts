@@ -1,7 +1,4 @@
 import { describeError, type Logger } from '../../log.js';
-import type { Transaction } from 'better-sqlite3';
-import { isBusy, withoutWaiting } from '../store/database.js';
-import { sqliteOf } from '../store/sqlite-sql.js';
 import type { Sql } from '../store/sql.js';
 
 /** While the write lock is taken, writing the waiting searches is tried again this often. */
@@ -38,6 +35,13 @@ const OF_END_USER =
 
 const ERASE = 'DELETE FROM searches WHERE guru_id = ? AND external_user_id = ?';
 
+async function insertRows(tx: Sql, searches: readonly NewSearch[]): Promise<true> {
+  for (const search of searches) {
+    await tx.run(INSERT, [search.guruId, search.externalUserId, search.query, JSON.stringify(search.labels), search.now]);
+  }
+  return true;
+}
+
 export class SearchLogRepository {
   readonly #sql: Sql;
   readonly #logger: Logger;
@@ -47,8 +51,6 @@ export class SearchLogRepository {
   #writing: Promise<unknown> = Promise.resolve();
   /** True while a write of too many waiting searches is under way. */
   #draining = false;
-  /** The SQLite write that does not wait for the lock, made on first use. */
-  #insertAtOnce: Transaction<(searches: readonly NewSearch[]) => void> | undefined;
 
   constructor(sql: Sql, logger: Logger) {
     this.#sql = sql;
@@ -89,20 +91,24 @@ export class SearchLogRepository {
     this.#flush = undefined;
     return this.#afterWrites(async () => {
       const pending = this.#take();
-      if (pending.length > 0) await this.#insert(pending);
+      if (pending.length > 0) await this.#sql.transaction((tx) => insertRows(tx, pending));
     });
   }
 
-  /** Writes the waiting searches once the write lock is free; while it is not, keeps them for later. */
+  /**
+   * Writes the waiting searches once no other writer holds the store; while one does (SQLite: the
+   * writer thread's commit), keeps them for later. Waiting for it, every read of the connection
+   * would wait with it, so each search for the writer thread's commit.
+   */
   #tryWrite(): void {
     this.#flush = undefined;
     void this.#afterWrites(async () => {
       const pending = this.#take();
       if (pending.length === 0) return;
       try {
-        if (await this.#insertWithoutWaiting(pending)) return;
+        if (await this.#sql.transactionIfFree((tx) => insertRows(tx, pending))) return;
       } catch (error) {
-        if (!isBusy(error)) return this.#failed(error, pending.length);
+        return this.#failed(error, pending.length);
       }
       this.#pending = [...pending, ...this.#pending];
       this.#flush ??= setTimeout(() => this.#tryWrite(), RETRY_MS);
@@ -113,41 +119,6 @@ export class SearchLogRepository {
     const pending = this.#pending;
     this.#pending = [];
     return pending;
-  }
-
-  #insert(searches: readonly NewSearch[]): Promise<void> {
-    return this.#sql.transaction(async (tx) => {
-      for (const search of searches) {
-        await tx.run(INSERT, [search.guruId, search.externalUserId, search.query, JSON.stringify(search.labels), search.now]);
-      }
-    });
-  }
-
-  /**
-   * Writes the searches; false, or SQLITE_BUSY, at once while the write lock is taken (by another
-   * connection, or by a transaction open on this one). SQLite only: a transaction of the store port waits for the lock, and every read of the
-   * connection waits with it, so each search would wait for the writer thread's commit.
-   * PostgreSQL: an insert holds up no reader; sql.transaction as for the other writes. It waits,
-   * in the background on a connection of its own, only for a lock another transaction holds on the
-   * guru's row (a deletion under way); a failed write is reported, as on SQLite (search-log.test.ts).
-   */
-  async #insertWithoutWaiting(searches: readonly NewSearch[]): Promise<boolean> {
-    const db = sqliteOf(this.#sql);
-    if (db === undefined) {
-      await this.#insert(searches);
-      return true;
-    }
-    // A transaction of the port is open on the connection: joining it is not this write's to do.
-    if (db.inTransaction) return false;
-    if (this.#insertAtOnce === undefined) {
-      const insert = db.prepare<[number, string | null, string, string, string]>(INSERT);
-      this.#insertAtOnce = db.transaction((rows: readonly NewSearch[]) => {
-        for (const row of rows) insert.run(row.guruId, row.externalUserId, row.query, JSON.stringify(row.labels), row.now);
-      });
-    }
-    const insertAtOnce = this.#insertAtOnce;
-    withoutWaiting(db, () => insertAtOnce.immediate(searches));
-    return true;
   }
 
   /** Runs `write` once the writes asked for before it have ended. */

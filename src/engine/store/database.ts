@@ -5,7 +5,6 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ensureDataDir, preparePrivateDatabase } from '../../data-dir.js';
 import { MIGRATIONS, NewerSchemaError, type Migration } from './migrations.js';
 
@@ -27,28 +26,6 @@ export function withoutWaiting<T>(db: Db, write: () => T): T {
 }
 
 export const isBusy = (error: unknown): boolean => error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY');
-
-/** While another connection holds the write lock, a write waiting for it tries again this often. */
-const RETRY_MS = 4;
-
-/**
- * Runs `write` (a transaction begun IMMEDIATE, so that a busy lock fails it before it does
- * anything) once the write lock is free. It waits without blocking the thread: SQLite's own busy
- * wait sleeps the whole event loop, in steps of up to 100 ms, so every request behind it would
- * wait for the writer thread's commit too. Fails with SQLITE_BUSY after BUSY_TIMEOUT_MS, as a
- * write waiting in SQLite would.
- */
-export async function writeWhenFree<T>(db: Db, write: () => T): Promise<T> {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      return withoutWaiting(db, write);
-    } catch (error) {
-      if (!isBusy(error) || Date.now() >= deadline) throw error;
-    }
-    await delay(RETRY_MS);
-  }
-}
 
 export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   ensureDataDir(dataDir);

@@ -126,6 +126,11 @@ class PostgresHandle implements Sql {
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
     return work(this);
   }
+
+  /** PostgreSQL locks rows, not the store: a transaction can always begin. */
+  transactionIfFree<T>(work: (tx: Sql) => Promise<T>): Promise<T | undefined> {
+    return this.transaction(work);
+  }
 }
 
 export interface PostgresSettings {

@@ -41,6 +41,13 @@ export interface Sql {
    * for the transaction to end (SQLite). A transaction inside a transaction joins it.
    */
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * transaction(), when one can begin now without waiting for another writer; undefined when it
+   * cannot (SQLite: another connection holds the file's write lock, or a transaction is open on
+   * this one). PostgreSQL locks rows, not the store: there it always begins. For writes that may
+   * as well wait for a later turn (the search log, a crawl's progress).
+   */
+  transactionIfFree<T>(work: (tx: Sql) => Promise<T>): Promise<T | undefined>;
 }
 
 /** The store as the engine opens and closes it. */

@@ -83,6 +83,11 @@ class SqliteHandle implements Sql {
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
     return work(this);
   }
+
+  /** Inside a transaction: joining it is not a write's to do that may wait for a later turn. */
+  async transactionIfFree<T>(_work: (tx: Sql) => Promise<T>): Promise<T | undefined> {
+    return undefined;
+  }
 }
 
 export class SqliteSql extends SqliteHandle implements Store {
@@ -112,10 +117,23 @@ export class SqliteSql extends SqliteHandle implements Store {
   }
 
   override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.#within(work, await this.#begin());
+  }
+
+  override async transactionIfFree<T>(work: (tx: Sql) => Promise<T>): Promise<T | undefined> {
+    const end = this.#beginIfFree();
+    return end && this.#within(work, end);
+  }
+
+  /** Marks the connection taken by the transaction just begun on it; the others wait until `end`. */
+  #taken(): () => void {
     let end!: () => void;
-    await this.#begin(() => {
-      this.#open = new Promise((resolve) => (end = resolve));
-    });
+    this.#open = new Promise((resolve) => (end = resolve));
+    return end;
+  }
+
+  /** Runs `work` in the transaction begun on the connection, and ends it. */
+  async #within<T>(work: (tx: Sql) => Promise<T>, end: () => void): Promise<T> {
     try {
       const result = await work(this.#inTransaction);
       this.db.exec('COMMIT');
@@ -130,29 +148,40 @@ export class SqliteSql extends SqliteHandle implements Store {
   }
 
   /**
-   * BEGIN IMMEDIATE, once the connection and the write lock are free; `opened` runs in the same turn
-   * (the others wait from then on). It waits without blocking the thread: SQLite's own busy wait
+   * BEGIN IMMEDIATE, once the connection and the write lock are free, and the connection marked
+   * taken in the same turn (the others wait from then on); resolves to the mark's end. It waits without blocking the thread: SQLite's own busy wait
    * sleeps the whole event loop, in steps of up to 100 ms, so every request behind it would wait
    * for the writer thread's commit too; and while it waits for the lock, the others' statements go
    * on (a search does not wait for the writer thread's commit). Fails with SQLITE_BUSY after
    * BUSY_TIMEOUT_MS, as a write waiting in SQLite would.
    */
-  async #begin(opened: () => void): Promise<void> {
+  async #begin(): Promise<() => void> {
     const deadline = Date.now() + BUSY_TIMEOUT_MS;
     for (;;) {
-      const begun = await this.when(() => {
+      const end = await this.when(() => {
         try {
           withoutWaiting(this.db, () => this.db.exec('BEGIN IMMEDIATE'));
         } catch (error) {
           if (!isBusy(error) || Date.now() >= deadline) throw error;
-          return false;
+          return undefined;
         }
-        opened();
-        return true;
+        return this.#taken();
       });
-      if (begun) return;
+      if (end) return end;
       await delay(RETRY_MS);
     }
+  }
+
+  /** #begin, if the connection and the write lock are free now; undefined, without waiting, if not. */
+  #beginIfFree(): (() => void) | undefined {
+    if (this.#open || this.db.inTransaction) return undefined;
+    try {
+      withoutWaiting(this.db, () => this.db.exec('BEGIN IMMEDIATE'));
+    } catch (error) {
+      if (isBusy(error)) return undefined;
+      throw error;
+    }
+    return this.#taken();
   }
 
   async close(): Promise<void> {
