@@ -45,6 +45,9 @@
 //                        installed when missing and the bench runs as root)
 //   GURU_BENCH_QA_DATA     folder to keep and reuse each set's ingested guru (default: temporary)
 //   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict (evidence: every question whose terms ask's text lacks)
+//   GURU_BENCH_QA_STORES   comma list of stores the qa part answers on: sqlite, postgres (a throwaway PostgreSQL 15 on
+//                        127.0.0.1; skipped without Debian's postgresql-15). With both, the figures side by side and every
+//                        answer that differs (default: sqlite; GURU_BENCH_QA_DATA keeps the SQLite gurus only)
 //   GURU_BENCH_EVIDENCE_BUDGETS  evidence_tokens budgets of the evidence part (default: 500,1000,1500,3000;
 //                        the QA sets as GURU_BENCH_QA_SETS names them)
 //   GURU_BENCH_LLM_QUESTIONS   questions of the sqlite set answered by the stand-in model (default: 20)

@@ -14,14 +14,18 @@ export function parseLimits(label) {
   return { concurrency: Number(match[1]), perHost: Number(match[2]) };
 }
 
-/** The local engine on a fresh data directory that may fetch from 127.0.0.1; `limits` from parseLimits. */
-export async function openLocalBackend(dataDir, limits) {
+/**
+ * The local engine on a fresh data directory that may fetch from 127.0.0.1; `limits` from
+ * parseLimits; with `databaseUrl`, its store is that PostgreSQL database (GURU_DATABASE_URL).
+ */
+export async function openLocalBackend(dataDir, limits, databaseUrl) {
   const { loadConfig } = await dist('config.js');
   const { silentLogger } = await dist('log.js');
   if (limits === undefined) {
     const { openBackend } = await dist('compose.js');
-    return openBackend(loadConfig({ flags: { dataDir, allowPrivateNetwork: true }, env: {} }), silentLogger);
+    return openBackend(loadConfig({ flags: { dataDir, allowPrivateNetwork: true, ...(databaseUrl === undefined ? {} : { databaseUrl }) }, env: {} }), silentLogger);
   }
+  if (databaseUrl !== undefined) throw new Error('openLocalBackend: processing limits are for the embedded store only');
   // openBackend takes no processing limits; these runs open the engine the same way, with them.
   const { LocalEngine } = await dist('engine/local-engine.js');
   const engine = await LocalEngine.open({ dataDir, logger: silentLogger, allowPrivateNetwork: true, processing: limits });

@@ -1,4 +1,5 @@
-// Throwaway PostgreSQL and Redis servers on 127.0.0.1 for the `stores` part: PostgreSQL is the
+// Throwaway PostgreSQL and Redis servers on 127.0.0.1 for the `stores` part (and PostgreSQL for the
+// `qa` part's GURU_BENCH_QA_STORES=postgres): PostgreSQL is the
 // tests' own test/support/postgres.ts (Debian's postgresql-15 binaries, a cluster in a temp dir),
 // compiled with esbuild as the pg-bm25 experiment does; Redis is a small copy of
 // test/support/redis.ts (redis-server without persistence, ready once it answers PING). Both stop
@@ -18,9 +19,16 @@ import { repoRoot } from './common.js';
 export const PG_BIN = process.env.GURU_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 export const REDIS_SERVER = process.env.GURU_TEST_REDIS_SERVER ?? 'redis-server';
 
+/** Why PostgreSQL cannot be started here, or undefined. */
+export function missingPostgres() {
+  if (!existsSync(join(PG_BIN, 'pg_ctl'))) return `no PostgreSQL binaries in ${PG_BIN} (install postgresql-15, or set GURU_TEST_PG_BIN)`;
+  return undefined;
+}
+
 /** Why the services cannot be started here, or undefined. */
 export function missingServices() {
-  if (!existsSync(join(PG_BIN, 'pg_ctl'))) return `no PostgreSQL binaries in ${PG_BIN} (install postgresql-15, or set GURU_TEST_PG_BIN)`;
+  const postgres = missingPostgres();
+  if (postgres !== undefined) return postgres;
   if (spawnSync('sh', ['-c', `command -v "$0" >/dev/null`, REDIS_SERVER]).status !== 0) return `no ${REDIS_SERVER} (install redis-server, or set GURU_TEST_REDIS_SERVER)`;
   return undefined;
 }

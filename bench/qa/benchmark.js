@@ -11,6 +11,13 @@
 //                          on the next run, so that answering can be tried again without ingesting
 //                          (default: a temporary folder, removed afterwards)
 //   GURU_BENCH_QA_VERBOSE  1: print every answer's verdict
+//   GURU_BENCH_QA_STORES   comma list of stores each set is ingested into and asked on: sqlite (the
+//                          embedded default), postgres (a throwaway PostgreSQL 15 on 127.0.0.1,
+//                          bench/lib/services.js, a fresh database per set; skipped with a note
+//                          without Debian's postgresql-15). With both, the figures are printed side by
+//                          side with every question whose answer differs (default: sqlite).
+//                          GURU_BENCH_QA_DATA keeps the SQLite gurus only: the PostgreSQL server goes
+//                          with its data at the end of the run
 import console from 'node:console';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +28,7 @@ import { URL, fileURLToPath } from 'node:url';
 import { batchSize, isOn } from '../lib/common.js';
 import { openLocalBackend, waitUntilProcessed } from '../lib/engine.js';
 import { ensureDebianPackage, serveFolder } from '../lib/manual-site.js';
+import { missingPostgres, startPostgres } from '../lib/services.js';
 import { GOALS, missingTerms, scoreAnswer, summarize } from './score.js';
 
 const setsDir = fileURLToPath(new URL('.', import.meta.url));
@@ -40,11 +48,26 @@ const TRUST_FITTED_ON = new Set(['sqlite', 'postgresql', 'python', 'git', 'djang
  * }} QuestionSet
  */
 
-export const qaSettings = () => ({
-  sets: (process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git,django,apache,node,pytest,sphinx')
+/** The stores a set can be answered on, by their GURU_BENCH_QA_STORES names. */
+const STORE_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+
+const list = (value) =>
+  value
     .split(',')
-    .map((set) => set.trim())
-    .filter(Boolean),
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** GURU_BENCH_QA_STORES, checked. */
+function qaStores() {
+  const stores = list(process.env.GURU_BENCH_QA_STORES ?? 'sqlite');
+  const unknown = stores.filter((store) => !(store in STORE_NAMES));
+  if (unknown.length > 0) throw new Error(`GURU_BENCH_QA_STORES: unknown store ${unknown.join(', ')}; known: ${Object.keys(STORE_NAMES).join(', ')}`);
+  return [...new Set(stores)];
+}
+
+export const qaSettings = () => ({
+  sets: list(process.env.GURU_BENCH_QA_SETS ?? 'sqlite,postgresql,python,git,django,apache,node,pytest,sphinx'),
+  stores: qaStores(),
   keepDir: process.env.GURU_BENCH_QA_DATA ? resolve(process.env.GURU_BENCH_QA_DATA) : undefined,
   verbose: isOn(process.env.GURU_BENCH_QA_VERBOSE),
 });
@@ -142,17 +165,22 @@ async function ask(assistant, slug, question) {
   return { answer, ms: performance.now() - started };
 }
 
-/** Ingests one set and asks all its questions. */
-export async function runQaSet(name, settings = qaSettings()) {
+/**
+ * Ingests one set and asks all its questions, on SQLite, or on PostgreSQL when `postgres` (a server
+ * of lib/services.js's startPostgres) is given: then in a fresh database of its own.
+ */
+export async function runQaSet(name, settings = qaSettings(), postgres = undefined) {
+  const store = postgres === undefined ? 'sqlite' : 'postgres';
   const set = readSet(name);
   const missing = ensureDebianPackage(set.package, set.dir);
-  if (missing !== undefined) return { set: name, skipped: missing };
+  if (missing !== undefined) return { set: name, store, skipped: missing };
   const problems = checkSet(set);
   if (problems.length > 0) throw new Error(`bench/qa/${name}.json:\n  ${problems.join('\n  ')}`);
 
-  const dataDir = settings.keepDir ? join(settings.keepDir, name) : mkdtempSync(join(tmpdir(), `guru-bench-qa-${name}-`));
+  const kept = settings.keepDir !== undefined && postgres === undefined;
+  const dataDir = kept ? join(settings.keepDir, name) : mkdtempSync(join(tmpdir(), `guru-bench-qa-${name}-`));
   mkdirSync(dataDir, { recursive: true });
-  const backend = await openLocalBackend(dataDir);
+  const backend = await openLocalBackend(dataDir, undefined, await postgres?.freshDatabase());
   try {
     const slug = name;
     const ingestSeconds = await ingest(backend, set, slug, dataDir);
@@ -168,19 +196,28 @@ export async function runQaSet(name, settings = qaSettings()) {
       scored.push(scoreAnswer({ question: text, pages: [], terms: [] }, answer, 'off-topic', ms));
       answers.push({ question: text, content: answer.content, trust: answer.trust_score });
     }
-    return { set: name, name: set.name, heldOut: set.heldOut === true, pages: htmlPages(set).length, ingestSeconds, summary: summarize(scored), scored, answers };
+    return { set: name, store, name: set.name, heldOut: set.heldOut === true, pages: htmlPages(set).length, ingestSeconds, summary: summarize(scored), scored, answers };
   } finally {
     await backend.close();
-    if (!settings.keepDir) rmSync(dataDir, { recursive: true, force: true });
+    if (!kept) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-/** The `qa` part of `npm run bench`. */
+/** The `qa` part of `npm run bench`: each set on each store, one after the other. */
 export async function runQaPart(settings = qaSettings()) {
   const results = [];
-  for (const name of settings.sets) {
-    console.log(`Question answering on the ${name} set...`);
-    results.push(await runQaSet(name, settings));
+  const unavailable = settings.stores.includes('postgres') ? missingPostgres() : undefined;
+  const postgres = settings.stores.includes('postgres') && unavailable === undefined ? await startPostgres() : undefined;
+  try {
+    for (const name of settings.sets) {
+      for (const store of settings.stores) {
+        console.log(`Question answering on the ${name} set${settings.stores.length > 1 ? ` (${STORE_NAMES[store]})` : ''}...`);
+        if (store === 'postgres' && postgres === undefined) results.push({ set: name, store, skipped: unavailable });
+        else results.push(await runQaSet(name, settings, store === 'postgres' ? postgres : undefined));
+      }
+    }
+  } finally {
+    await postgres?.stop();
   }
   return results;
 }
@@ -188,9 +225,11 @@ export async function runQaPart(settings = qaSettings()) {
 const percent = (share) => `${(share * 100).toFixed(1)} %`;
 
 export function printQa(results, settings = qaSettings()) {
+  const severalStores = new Set(results.map((result) => result.store ?? 'sqlite')).size > 1;
+  const onStore = (result) => (severalStores ? ` on ${STORE_NAMES[result.store ?? 'sqlite']}` : '');
   for (const result of results) {
     if (result.skipped) {
-      console.log(`\nNote: ${result.skipped}; skipping the ${result.set} question set.`);
+      console.log(`\nNote: ${result.skipped}; skipping the ${result.set} question set${onStore(result)}.`);
       continue;
     }
     const s = result.summary;
@@ -204,7 +243,7 @@ export function printQa(results, settings = qaSettings()) {
       }
     }
     const held = result.heldOut ? ' (held out: no answer rule tuned on it)' : '';
-    console.log(`\n${result.name}${held}: ${s.questions} questions, ${s.offTopic} off-topic, ${result.pages} pages${result.ingestSeconds > 0 ? `, ingested in ${result.ingestSeconds.toFixed(1)} s` : ''}`);
+    console.log(`\n${result.name}${onStore(result)}${held}: ${s.questions} questions, ${s.offTopic} off-topic, ${result.pages} pages${result.ingestSeconds > 0 ? `, ingested in ${result.ingestSeconds.toFixed(1)} s` : ''}`);
     const rows = [
       ['correct', percent(s.correct), `(${s.declinedOnTopic} declined)`],
       ['right page cited', percent(s.rightPage), ''],
@@ -221,5 +260,35 @@ export function printQa(results, settings = qaSettings()) {
     for (const [label, value, note] of rows) console.log(`  ${label.padEnd(40)} ${value.padStart(9)} ${note}`);
     const missed = GOALS.filter(([, met]) => !met(s)).map(([goal]) => goal);
     console.log(`  goals: ${missed.length === 0 ? 'all met' : `missed ${missed.join('; ')}`}`);
+  }
+  if (severalStores) printStores(results);
+}
+
+/** An answer's text without the port its manual was served on (each run serves it on another). */
+const withoutOrigin = (content) => content.replace(/http:\/\/127\.0\.0\.1:\d+/g, 'http://127.0.0.1');
+
+/** The figures of each set on each store side by side, and every question whose answer differs between SQLite and PostgreSQL. */
+function printStores(results) {
+  const answered = results.filter((result) => !result.skipped);
+  const sets = [...new Set(answered.map((result) => result.set))];
+  console.log('\nSQLite against PostgreSQL (correct, right page, on-topic declined, off-topic declined, confidently wrong, median words, median ask ms):');
+  const figures = (s) => [percent(s.correct), percent(s.rightPage), String(s.declinedOnTopic), String(s.offTopicDeclined), percent(s.confidentlyWrong), String(s.medianWords), s.medianAskMs.toFixed(1)];
+  for (const set of sets) {
+    const sqlite = answered.find((result) => result.set === set && (result.store ?? 'sqlite') === 'sqlite');
+    const postgres = answered.find((result) => result.set === set && result.store === 'postgres');
+    for (const result of [sqlite, postgres].filter(Boolean)) {
+      console.log(`  ${set.padEnd(11)} ${STORE_NAMES[result.store ?? 'sqlite'].padEnd(11)} ${figures(result.summary).map((figure) => figure.padStart(8)).join(' ')}`);
+    }
+    if (sqlite === undefined || postgres === undefined) continue;
+    const other = new Map(postgres.answers.map((answer) => [answer.question, answer]));
+    const differing = sqlite.answers.filter((answer) => {
+      const theirs = other.get(answer.question);
+      return theirs === undefined || withoutOrigin(theirs.content) !== withoutOrigin(answer.content) || theirs.trust !== answer.trust;
+    });
+    console.log(`  ${''.padEnd(11)} answers that differ: ${differing.length} of ${sqlite.answers.length}`);
+    for (const answer of differing) {
+      const theirs = other.get(answer.question);
+      console.log(`    ${answer.question}\n      SQLite (trust ${answer.trust}): ${JSON.stringify(answer.content)}\n      PostgreSQL (trust ${theirs?.trust}): ${JSON.stringify(theirs?.content)}`);
+    }
   }
 }
