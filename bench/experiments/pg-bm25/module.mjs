@@ -8,8 +8,9 @@
 // guru. SQLite: the engine's schema in memory (FTS5 triggers). PostgreSQL: a throwaway 15
 // (test/support/postgres.ts), minimal chunks/data_sources/links tables plus FULL_TEXT_SCHEMA,
 // written in transactions of 50 sources as ingestion does: chunk rows, then indexSource.
-// Search: Retriever.search (FTS5, in process) and PostgresFullText.search (a round trip through
-// `pg`), limit 10, parseQuery's OR of words; 3 rounds x 323 queries after a warm-up, in turns.
+// Search: Retriever.search (FTS5 through the store port's SqliteSql, in process) and
+// PostgresFullText.chunkHits (a round trip through `pg`), limit 10, parseQuery's OR of words;
+// 3 rounds x 323 queries after a warm-up, in turns.
 // PG_OPTIONS='-c plan_cache_mode=force_generic_plan' passes settings to every connection;
 // EXPLAIN=1 prints the plans of two queries.
 import console from 'node:console';
@@ -25,6 +26,7 @@ const BATCH = 50;
 const { Retriever } = await dist('engine/search/retriever.js');
 const { openMemoryDatabase } = await dist('engine/store/database.js');
 const { PostgresSql } = await dist('engine/store/postgres-sql.js');
+const { SqliteSql } = await dist('engine/store/sqlite-sql.js');
 const { PostgresFullText } = await dist('engine/search/postgres/postgres-full-text.js');
 const { FULL_TEXT_SCHEMA } = await dist('engine/search/postgres/schema.js');
 const { Fts5Tokenizer } = await dist('engine/search/postgres/tokenizer.js');
@@ -52,7 +54,7 @@ db.transaction(() => {
   });
 })();
 const liteMs = performance.now() - liteStart;
-const retriever = new Retriever(db);
+const retriever = new Retriever(new SqliteSql(db));
 
 // Tokenizing alone (what indexSource adds in JS), in the batches indexSource makes.
 const tokenizer = new Fts5Tokenizer();
@@ -99,22 +101,22 @@ try {
 
   const fullText = new PostgresFullText(pg);
   const series = [
-    { name: 'FTS5 Retriever.search (SQLite, in process)', run: async (q) => retriever.search(1, q, { limit: 10 }) },
-    { name: 'PostgresFullText.search (PostgreSQL, pg round trip)', run: (q) => fullText.search(1, q, { limit: 10 }) },
-    { name: 'FTS5 Retriever.searchSources, limit 10', run: async (q) => retriever.searchSources(1, q, { limit: 10 }) },
-    { name: 'PostgresFullText.searchSources, limit 10', run: (q) => fullText.searchSources(1, q, { limit: 10 }) },
-    { name: 'FTS5 Retriever.documentFrequency of each word', run: async (q) => q.terms.map((t) => retriever.documentFrequency(1, t)) },
+    { name: 'FTS5 Retriever.search (SQLite, in process)', run: (q) => retriever.search(1, q, { limit: 10 }) },
+    { name: 'PostgresFullText.chunkHits (PostgreSQL, pg round trip)', run: (q) => fullText.chunkHits(1, q, 10, []) },
+    { name: 'FTS5 Retriever.searchSources, limit 10', run: (q) => retriever.searchSources(1, q, { limit: 10 }) },
+    { name: 'PostgresFullText.sourceHits, limit 10', run: (q) => fullText.sourceHits(1, q, 10, []) },
+    { name: 'FTS5 Retriever.documentFrequencies (one statement)', run: (q) => retriever.documentFrequencies(1, q.terms) },
     { name: 'PostgresFullText.documentFrequencies', run: (q) => fullText.documentFrequencies(1, q.terms) },
     { name: 'SELECT 1 (a pg round trip alone)', run: () => pg.get('SELECT 1 AS one') },
-    { name: 'FTS5 Retriever.markedChunks of the top 10', run: async (q, ids) => retriever.markedChunks(q, ids) },
+    { name: 'FTS5 Retriever.markedChunks of the top 10', run: (q, ids) => retriever.markedChunks(q, ids) },
     { name: 'PostgresFullText.markedChunks of the top 10', run: (q, ids) => fullText.markedChunks(q, ids) },
   ];
   const ranked = [];
   let sameOrder = 0;
   let maxDiff = 0;
   for (const q of queries) {
-    const lite = retriever.search(1, q.parsed, { limit: 10 });
-    const pgHits = await fullText.search(1, q.parsed, { limit: 10 });
+    const lite = await retriever.search(1, q.parsed, { limit: 10 });
+    const pgHits = await fullText.chunkHits(1, q.parsed, 10, []);
     ranked.push({ lite: lite.map((h) => corpus[h.chunkId - 1]._id), pg: pgHits.map((h) => corpus[h.chunkId - 1]._id), ids: lite.map((h) => h.chunkId) });
     if (lite.map((h) => h.chunkId).join() === pgHits.map((h) => h.chunkId).join()) sameOrder += 1;
     lite.forEach((h, k) => (maxDiff = Math.max(maxDiff, Math.abs(h.score - (pgHits[k]?.score ?? Infinity)))));
