@@ -2,7 +2,8 @@
  * Whether the best passage answers the question, and how far to trust the answer.
  *
  * - Declined (trust 0): the knowledge holds nothing about the question's
- *   subject: the question is made of words it never or barely uses (a question
+ *   subject: the question is made of words it never or barely uses and no one
+ *   passage holds them all (a question
  *   asked in words it uses throughout is never declined), words it never uses
  *   make up much of the question, or no candidate
  *   page holds enough of the question's key words across its passages
@@ -63,8 +64,10 @@ export const ORDINARY_VOCABULARY = 0.45;
 /**
  * A question whose words average at least this rarity is about something the knowledge at most
  * mentions in passing, whichever page holds a few of them ("Which songs made the jazz guitarist
- * Django Reinhardt famous?" asked of Django's manual). Chosen like ORDINARY_VOCABULARY: above every
- * on-topic question of the nine QA sets that was answered.
+ * Django Reinhardt famous?" asked of Django's manual), unless one passage holds every one of them
+ * (holdsWholeQuestion): then the knowledge says just that, in words it uses nowhere else ("What is
+ * the default wibble level?" in a guru where one page of sixty names the wibble level). Chosen like
+ * ORDINARY_VOCABULARY: above every on-topic question of the nine QA sets that was answered.
  */
 export const FOREIGN_VOCABULARY = 0.65;
 
@@ -166,10 +169,13 @@ function pages(evidence: readonly Evidence[], key: KeyTerms): PageEvidence[] {
   return [...bySource.values()];
 }
 
+/** Whether a passage holds every word of the question itself (not a synonym standing for one). */
+const holdsWholeQuestion = (item: Evidence): boolean => item.missing.length === 0 && item.coverage >= 1 - 1e-9;
+
 /**
  * Whether to answer, from the candidates ranked best first. The question's vocabulary decides first:
  * asked in words the knowledge uses throughout, it is answered; made of words it never or barely
- * uses, declined. Between the two, declined when the knowledge holds nothing about the question's
+ * uses, declined, unless one passage holds them all. Between the two, declined when the knowledge holds nothing about the question's
  * subject: the words it never uses make up much of the question, or no
  * candidate page holds enough of the question's words (weighted by rarity) across its passages.
  * Which passage holds them does not matter here, nor whether the best one lacks a word: the
@@ -180,7 +186,8 @@ function pages(evidence: readonly Evidence[], key: KeyTerms): PageEvidence[] {
  */
 export function judge(evidence: readonly Evidence[], key: KeyTerms): Verdict {
   const [best] = evidence;
-  if (!best || key.total === 0 || key.rarity >= FOREIGN_VOCABULARY) return { kind: 'decline' };
+  if (!best || key.total === 0) return { kind: 'decline' };
+  if (key.rarity >= FOREIGN_VOCABULARY && !evidence.some(holdsWholeQuestion)) return { kind: 'decline' };
   const ordinary = key.rarity <= ORDINARY_VOCABULARY;
   if (!ordinary && key.unseenSays * weightOf(key, key.unseen) > MAX_UNSEEN_SHARE) return { kind: 'decline' };
   const about = pages(evidence, key).some((page) => {

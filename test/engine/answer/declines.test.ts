@@ -164,4 +164,41 @@ describe('declines and partial answers', () => onEachStore((store) => {
     expect(lacking.content).toContain('“kubernetes”');
     expect(lacking.trust_score).toBeLessThan(50);
   });
+
+  // A guru of a few dozen pages: words one page uses are as rare as it gets, so a question asked
+  // in them alone reads as foreign to the knowledge (KeyTerms.rarity) though that page answers it.
+  describe('in a guru where most pages are about something else', () => {
+    let mixedDir: string;
+    let mixedDatabase: EngineDatabase;
+    let mixed: LocalEngine;
+
+    beforeAll(async () => {
+      mixedDir = mkdtempSync(join(tmpdir(), 'guru-declines-mixed-'));
+      mixedDatabase = await store.database(mixedDir);
+      mixed = await LocalEngine.open({ dataDir: mixedDir, ...mixedDatabase.settings });
+      await mixed.createGuru({ slug: 'mixed', name: 'Mixed' });
+      const unrelated = Array.from({ length: 60 }, (_, i) => ({ name: `Page ${i}`, content: `The okapi number ${i} grazes quietly.` }));
+      await mixed.createDataSources('mixed', { text_sources: [...unrelated, { name: 'Wibble notes', content: 'The wibble level of Frobnicator defaults to 3.' }] });
+      await mixed.whenIdle();
+    });
+
+    afterAll(async () => {
+      await mixed.close();
+      await mixedDatabase.drop();
+      rmSync(mixedDir, { recursive: true, force: true });
+    });
+
+    it('answers a question asked in words only one page uses when that page holds every one of them', async () => {
+      const answer = await mixed.ask('mixed', { question: 'What is the default wibble level?', fetch_existing: false });
+      expect(answer.content).not.toMatch(DECLINED);
+      expect(answer.content).toContain('defaults to 3');
+      expect(answer.references[0]?.title).toBe('Wibble notes');
+    });
+
+    it('still declines a question made of rare words that no one passage holds together', async () => {
+      const answer = await mixed.ask('mixed', { question: 'Which songs made the Frobnicator famous?', fetch_existing: false });
+      expect(answer.content).toMatch(DECLINED);
+      expect(answer.trust_score).toBe(0);
+    });
+  });
 }));
