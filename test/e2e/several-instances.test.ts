@@ -3,7 +3,7 @@
  * (GURU_REDIS_URL), each with a data directory of its own holding the same secret.key, as two
  * machines would run them: every operation works through either process, each ingestion job runs
  * once, a process killed (-9) during ingestion leaves nothing lost, stuck or duplicated (the other
- * takes its jobs over when their leases run out), and an MCP client whose requests alternate
+ * takes its jobs over: at once, since it sees the PID gone on this machine), and an MCP client whose requests alternate
  * between the two works in the stateless protocol era. PostgreSQL, Redis and the site the sources
  * are read from are real servers on loopback, started for this file.
  */
