@@ -63,4 +63,23 @@ describe('parseCommandLine', () => {
     expect(attempt(['--version', 'x'])).toMatchObject({ message: 'unknown command "x"', command: undefined });
     expect(attempt(['stdio', '--version'])).toMatchObject({ message: 'unknown option --version', command: 'stdio' });
   });
+
+  it('refuses the common options a command does not take, and takes the ones it does', () => {
+    const attempt = (argv: string[]) => {
+      try {
+        parseCommandLine(argv);
+      } catch (error) {
+        return error;
+      }
+      throw new Error('no error');
+    };
+    expect(attempt(['migrate', '--backend', 'remote'])).toMatchObject({ message: 'option --backend does not apply to migrate', command: 'migrate' });
+    expect(attempt(['--llm-model=llama3.2', 'migrate'])).toMatchObject({ message: 'option --llm-model does not apply to migrate', command: 'migrate' });
+    expect(attempt(['migrate', '--llm-images'])).toMatchObject({ message: 'option --llm-images does not apply to migrate', command: 'migrate' });
+    expect(run(['migrate', '--data-dir', '/d', '--database-url', 'postgres://h/db', '--config', 'c.json', '--log-level', 'debug', '--json'])).toMatchObject({
+      name: 'migrate',
+      values: { 'data-dir': '/d', 'database-url': 'postgres://h/db', config: 'c.json', 'log-level': 'debug', json: true },
+    });
+    expect(run(['guru', 'list', '--backend', 'remote']).values.backend).toBe('remote');
+  });
 });
