@@ -214,7 +214,7 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
     expect(chunks.every(({ n }) => n === 1)).toBe(true);
     const found = await call(second.base, 'POST', 'docs/semantic-search/', { question: 'held okapi number 37' });
     expect(found.body.total_sources).toBeGreaterThan(0);
-    // The crawl of the process that died reads as failed (once its lease ran out), through the other.
+    // The crawl of the process that died reads as failed (its PID seen gone on this machine), through the other.
     const ended = await crawlEnded(second.base, crawl.body.id as number);
     expect(ended).toMatchObject({ status: 'FAILED', error_message: 'Interrupted: the server stopped during the crawl; start it again.' });
   }, 240_000);
