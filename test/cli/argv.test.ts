@@ -8,6 +8,16 @@ function run(argv: string[]) {
   return { name: line.command.name, args: line.args, values: line.values };
 }
 
+/** The error parsing `argv` throws. */
+function attempt(argv: string[]): unknown {
+  try {
+    parseCommandLine(argv);
+  } catch (error) {
+    return error;
+  }
+  throw new Error('no error');
+}
+
 describe('parseCommandLine', () => {
   it('runs stdio without a command, also with only common options', () => {
     expect(run([]).name).toBe('stdio');
@@ -48,14 +58,6 @@ describe('parseCommandLine', () => {
   });
 
   it('throws a UsageError naming the command whose help explains it', () => {
-    const attempt = (argv: string[]) => {
-      try {
-        parseCommandLine(argv);
-      } catch (error) {
-        return error;
-      }
-      throw new Error('no error');
-    };
     const unknownOption = attempt(['add', 'docs', '--nmae', 'x']);
     expect(unknownOption).toBeInstanceOf(UsageError);
     expect(unknownOption).toMatchObject({ message: 'unknown option --nmae', command: 'add' });
@@ -65,14 +67,6 @@ describe('parseCommandLine', () => {
   });
 
   it('refuses the common options a command does not take, and takes the ones it does', () => {
-    const attempt = (argv: string[]) => {
-      try {
-        parseCommandLine(argv);
-      } catch (error) {
-        return error;
-      }
-      throw new Error('no error');
-    };
     expect(attempt(['migrate', '--backend', 'remote'])).toMatchObject({ message: 'option --backend does not apply to migrate', command: 'migrate' });
     expect(attempt(['--llm-model=llama3.2', 'migrate'])).toMatchObject({ message: 'option --llm-model does not apply to migrate', command: 'migrate' });
     expect(attempt(['migrate', '--llm-images'])).toMatchObject({ message: 'option --llm-images does not apply to migrate', command: 'migrate' });
