@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from './failures.js';
-import { COMMANDS, COMMON_OPTIONS, DEFAULT_COMMAND, VERSION_OPTION, findCommand, isGroup } from './registry.js';
+import { COMMANDS, COMMON_OPTIONS, DEFAULT_COMMAND, VERSION_OPTION, commonOptionsOf, findCommand, isGroup } from './registry.js';
 import type { CommandSpec, OptionSpecs, OptionValues, PositionalSpec } from './spec.js';
 
 export type HelpTopic =
@@ -63,7 +63,11 @@ function usageErrorFrom(error: unknown, command: string | undefined): UsageError
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
   const quoted = /'([^']+)'/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) return new UsageError(`unknown option ${quoted}`, command);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) {
+    // A common option the command does not take (CommandSpec.commonOptions).
+    const common = quoted.startsWith('--') && Object.hasOwn(COMMON_OPTIONS, quoted.slice(2).split('=')[0]!);
+    return new UsageError(common && command !== undefined ? `option ${quoted.split('=')[0]} does not apply to ${command}` : `unknown option ${quoted}`, command);
+  }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted) {
     const option = quoted.split(' ')[0]!;
     const dashHint = /ambiguous/.test(message) ? ` (for a value starting with "-", write ${option}=VALUE)` : '';
@@ -76,7 +80,7 @@ function parseOptions(command: CommandSpec | undefined, argv: readonly string[],
   try {
     return parseArgs({
       args: [...argv],
-      options: toParseArgsOptions({ ...COMMON_OPTIONS, ...(command?.options ?? {}), ...extra }),
+      options: toParseArgsOptions({ ...commonOptionsOf(command), ...(command?.options ?? {}), ...extra }),
       allowPositionals: true,
       strict: true,
     });

@@ -1,6 +1,6 @@
 /** The help screens, rendered from the command descriptions of registry.ts. */
 import type { HelpTopic } from './argv.js';
-import { COMMANDS, COMMON_OPTIONS, VERSION_OPTION, commandsOfGroup } from './registry.js';
+import { COMMANDS, COMMON_OPTIONS, VERSION_OPTION, commandsOfGroup, commonOptionsOf } from './registry.js';
 import { program } from './program.js';
 import type { CommandSpec, OptionSpecs } from './spec.js';
 
@@ -38,7 +38,7 @@ function commandHelp(command: CommandSpec): string {
   const lines = [`Usage: ${synopsis(command)}`, '', `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`];
   for (const paragraph of [...(command.details ?? []), guruParagraph(command)]) if (paragraph !== undefined) lines.push('', paragraph);
   if (Object.keys(command.options).length > 0) lines.push('', 'Options:', ...optionLines(command.options));
-  lines.push('', 'Common options:', ...optionLines(COMMON_OPTIONS));
+  lines.push('', 'Common options:', ...optionLines(commonOptionsOf(command)));
   if (command.examples?.length) lines.push('', 'Examples:', ...command.examples.map((example) => `  ${example}`));
   return lines.join('\n');
 }

@@ -37,6 +37,13 @@ export const COMMON_OPTIONS: OptionSpecs = {
   help: { type: 'boolean', short: 'h', description: 'show help' },
 };
 
+/** The common options `command` takes (see CommandSpec.commonOptions); all of them without a command. */
+export function commonOptionsOf(command: CommandSpec | undefined): OptionSpecs {
+  const taken = command?.commonOptions;
+  if (taken === undefined) return COMMON_OPTIONS;
+  return Object.fromEntries(Object.entries(COMMON_OPTIONS).filter(([name]) => name === 'help' || taken.includes(name)));
+}
+
 /** Only without a command: `guru-mcp --version`. */
 export const VERSION_OPTION: OptionSpecs = { version: { type: 'boolean', short: 'v', description: 'print the version' } };
 
@@ -131,6 +138,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     positionals: [],
     options: { json: { ...JSON_OUTPUT, description: 'print {"tables":[{"table","rows"}]}' } },
+    // It reads the data directory and writes the database: no backend, guru or language model.
+    commonOptions: ['data-dir', 'database-url', 'config', 'log-level'],
     audience: 'people',
     examples: ['GURU_DATABASE_URL=postgresql://guru:secret@db.internal/guru guru-mcp migrate --data-dir ~/.local/share/guru-mcp'],
     load: () => import('./commands/migrate.js'),

@@ -82,6 +82,11 @@ export interface CommandSpec {
   readonly positionals: readonly PositionalSpec[];
   readonly options: OptionSpecs;
   /**
+   * The common options (registry.ts COMMON_OPTIONS) it takes, by name, for a command that uses
+   * only some of them (`help` always); every one when left out. The others are refused.
+   */
+  readonly commonOptions?: readonly string[];
+  /**
    * `people` commands keep the engine's info logs off the terminal unless a log
    * level is asked for; `machines` commands (stdio, serve) log at the configured level.
    */

@@ -8,6 +8,16 @@ function run(argv: string[]) {
   return { name: line.command.name, args: line.args, values: line.values };
 }
 
+/** The error parsing `argv` throws. */
+function attempt(argv: string[]): unknown {
+  try {
+    parseCommandLine(argv);
+  } catch (error) {
+    return error;
+  }
+  throw new Error('no error');
+}
+
 describe('parseCommandLine', () => {
   it('runs stdio without a command, also with only common options', () => {
     expect(run([]).name).toBe('stdio');
@@ -48,19 +58,22 @@ describe('parseCommandLine', () => {
   });
 
   it('throws a UsageError naming the command whose help explains it', () => {
-    const attempt = (argv: string[]) => {
-      try {
-        parseCommandLine(argv);
-      } catch (error) {
-        return error;
-      }
-      throw new Error('no error');
-    };
     const unknownOption = attempt(['add', 'docs', '--nmae', 'x']);
     expect(unknownOption).toBeInstanceOf(UsageError);
     expect(unknownOption).toMatchObject({ message: 'unknown option --nmae', command: 'add' });
     expect(attempt(['serve', 'now'])).toMatchObject({ message: 'unexpected argument "now"', command: 'serve' });
     expect(attempt(['--version', 'x'])).toMatchObject({ message: 'unknown command "x"', command: undefined });
     expect(attempt(['stdio', '--version'])).toMatchObject({ message: 'unknown option --version', command: 'stdio' });
+  });
+
+  it('refuses the common options a command does not take, and takes the ones it does', () => {
+    expect(attempt(['migrate', '--backend', 'remote'])).toMatchObject({ message: 'option --backend does not apply to migrate', command: 'migrate' });
+    expect(attempt(['--llm-model=llama3.2', 'migrate'])).toMatchObject({ message: 'option --llm-model does not apply to migrate', command: 'migrate' });
+    expect(attempt(['migrate', '--llm-images'])).toMatchObject({ message: 'option --llm-images does not apply to migrate', command: 'migrate' });
+    expect(run(['migrate', '--data-dir', '/d', '--database-url', 'postgres://h/db', '--config', 'c.json', '--log-level', 'debug', '--json'])).toMatchObject({
+      name: 'migrate',
+      values: { 'data-dir': '/d', 'database-url': 'postgres://h/db', config: 'c.json', 'log-level': 'debug', json: true },
+    });
+    expect(run(['guru', 'list', '--backend', 'remote']).values.backend).toBe('remote');
   });
 });

@@ -41,6 +41,12 @@ describe('help and version', () => {
     expect(ask.stdout).toContain('--session ID');
     expect(ask.stdout).toContain('--data-dir DIR');
 
+    // Only the common options it uses.
+    const migrate = await runCli(['migrate', '--help']);
+    expect(migrate.stdout).toContain('--database-url URL');
+    expect(migrate.stdout).toContain('--data-dir DIR');
+    expect(migrate.stdout).not.toMatch(/--backend|--api-url|--llm-|--default-guru/);
+
     const create = await runCli(['help', 'guru', 'create']);
     expect(create.stdout).toMatch(/^Usage: guru-mcp guru create <slug> \[options\]/);
     expect(create.stdout).toContain('--name NAME');
@@ -64,6 +70,7 @@ describe('a wrong command line exits with 2 and names the fix', () => {
     { args: ['guru', 'create'], message: 'missing <slug>', help: 'guru-mcp guru create --help' },
     { args: ['guru', 'list', 'extra'], message: 'unexpected argument "extra"', help: 'guru-mcp guru list --help' },
     { args: ['search', 'docs', 'q', '--frob'], message: 'unknown option --frob', help: 'guru-mcp search --help' },
+    { args: ['migrate', '--backend', 'remote'], message: 'option --backend does not apply to migrate', help: 'guru-mcp migrate --help' },
     { args: ['ask', 'docs', 'q', '--session'], message: 'option --session needs a value', help: 'guru-mcp ask --help' },
     { args: ['serve', '--port', 'abc'], message: '--port must be a whole number from 0 to 65535, not "abc"', help: 'guru-mcp serve --help' },
     { args: ['guru', 'create', 'Not A Slug'], message: 'invalid slug "Not A Slug"', help: 'guru-mcp guru create --help' },

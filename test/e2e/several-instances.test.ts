@@ -3,7 +3,7 @@
  * (GURU_REDIS_URL), each with a data directory of its own holding the same secret.key, as two
  * machines would run them: every operation works through either process, each ingestion job runs
  * once, a process killed (-9) during ingestion leaves nothing lost, stuck or duplicated (the other
- * takes its jobs over when their leases run out), and an MCP client whose requests alternate
+ * takes its jobs over: at once, since it sees the PID gone on this machine), and an MCP client whose requests alternate
  * between the two works in the stateless protocol era. PostgreSQL, Redis and the site the sources
  * are read from are real servers on loopback, started for this file.
  */
@@ -214,7 +214,7 @@ describe('two serve processes on one PostgreSQL and Redis', () => {
     expect(chunks.every(({ n }) => n === 1)).toBe(true);
     const found = await call(second.base, 'POST', 'docs/semantic-search/', { question: 'held okapi number 37' });
     expect(found.body.total_sources).toBeGreaterThan(0);
-    // The crawl of the process that died reads as failed (once its lease ran out), through the other.
+    // The crawl of the process that died reads as failed (its PID seen gone on this machine), through the other.
     const ended = await crawlEnded(second.base, crawl.body.id as number);
     expect(ended).toMatchObject({ status: 'FAILED', error_message: 'Interrupted: the server stopped during the crawl; start it again.' });
   }, 240_000);

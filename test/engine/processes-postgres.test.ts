@@ -10,9 +10,11 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GuruRepository } from '../../src/engine/gurus/repository.js';
+import { INTERRUPTED_MESSAGE } from '../../src/engine/crawl/crawler.js';
+import { CrawlRepository } from '../../src/engine/crawl/repository.js';
 import { LocalEngine } from '../../src/engine/local-engine.js';
 import { storeClock } from '../../src/engine/store/clock.js';
-import { JobRepository, leaseOwner } from '../../src/engine/store/jobs.js';
+import { JobRepository, leaseOwner, type LeaseOwner } from '../../src/engine/store/jobs.js';
 import { openStore } from '../../src/engine/store/open-store.js';
 import { SourceRepository } from '../../src/engine/store/sources.js';
 import type { Store } from '../../src/engine/store/sql.js';
@@ -95,18 +97,71 @@ describe('the job queue of several processes on PostgreSQL', () => {
     expect(leasedTo).toBe(owner.id);
   });
 
-  it('frees no lease by a PID: the owner may be a process of another machine with the same host name', async () => {
-    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
+  it("frees the lease of a dead process of this machine's host name, boot and PID namespace", async () => {
     const self = leaseOwner('self');
-    const gone = { id: `${self.host}/${deadPid}/x`, host: self.host, pid: deadPid };
-    await new JobRepository(one).claim(gone, (await storeClock(one).now()) + 10, 10_000);
-    expect(await new JobRepository(two).releaseDeadLeases(self)).toBe(0);
+    const gone = ownerOf(self, deadPid());
+    await new JobRepository(one).claim(gone, (await storeClock(one).now()) + 10, 600_000);
+    expect(await new JobRepository(two).releaseDeadLeases(self)).toBe(1);
     const took = await new JobRepository(two).claim(self, (await storeClock(two).now()) + 10, 10_000);
-    expect(took?.source_id).toBe(sources[1]);
+    expect(took?.source_id).toBe(sources[0]);
+  });
+
+  it('frees no lease by a PID of another boot or PID namespace: the PID may be a live process there', async () => {
+    const self = leaseOwner('self');
+    const pid = deadPid();
+    const repository = new JobRepository(one);
+    const now = (await storeClock(one).now()) + 10;
+    // Another machine with the same host name (its boot id), a container on this one (its PID
+    // namespace), and a process that could read neither (no boot id).
+    const others = [
+      { ...ownerOf(self, pid), id: `${self.host}/${pid}/x/0b0e5a2c-0000-4000-8000-000000000000` },
+      { ...ownerOf(self, pid), id: `${self.host.replace(/\[\d+\]$/, '[1]')}/${pid}/x/${self.boot}` },
+      { ...ownerOf(self, pid), id: `${self.host}/${pid}/x` },
+    ];
+    for (const owner of others) await repository.claim(owner, now, 600_000);
+    expect(await new JobRepository(two).releaseDeadLeases(self)).toBe(0);
+    expect(await new JobRepository(two).claim(self, (await storeClock(two).now()) + 10, 10_000)).toBeUndefined();
   });
 });
 
+/** A lease owner of this machine's identity (leaseOwner's) whose PID is `pid`. */
+function ownerOf(self: LeaseOwner, pid: number): LeaseOwner {
+  const [host, , instance, boot] = self.id.split('/');
+  return { ...self, id: [host, pid, instance, boot].filter((part) => part !== undefined).join('/'), pid };
+}
+
+/** The PID of a process that has exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
+
 describe('ingestion by several processes on PostgreSQL', () => {
+  it('takes over at once a job leased by a process of this machine that has died, long before its lease runs out', async () => {
+    const databaseUrl = await freshDatabase(postgres);
+    const store = await openStore({ dataDir, databaseUrl });
+    try {
+      const guru = (await new GuruRepository(store).create('shared', 'Shared', '2026-11-28T00:00:00Z'))!;
+      const source = await new SourceRepository(store).insertDocument({
+        guruId: guru.id, type: 'TEXT', name: 'n', title: 'n', content: 'The tapir wades.', private: false, labels: [], now: '2026-11-28T00:00:00Z',
+      });
+      const jobs = new JobRepository(store);
+      const now = await storeClock(store).now();
+      await jobs.enqueue('process_source', [{ id: source.id, host: null }], now);
+      // Leased for ten minutes by a process that has exited, as a server killed mid-job leaves it.
+      expect(await jobs.claim(ownerOf(leaseOwner('killed'), deadPid()), now + 10, 600_000)).toBeDefined();
+    } finally {
+      await store.close();
+    }
+    const engine = await LocalEngine.open({ dataDir, databaseUrl });
+    try {
+      await engine.whenIdle();
+      const [listed] = (await engine.listDataSources('shared', { page: 1, page_size: 10 })).results;
+      expect(listed?.status).toBe('SUCCESS');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it("lets a process whose clock runs ten minutes ahead take the next job, not the one another process is reading", async () => {
     const databaseUrl = await freshDatabase(postgres);
     let release: () => void = () => {};
@@ -150,6 +205,32 @@ describe('ingestion by several processes on PostgreSQL', () => {
 });
 
 describe('crawls of several processes on PostgreSQL', () => {
+  it('reads as FAILED at once a crawl left running by a dead process of this machine, and not one of another boot', async () => {
+    const databaseUrl = await freshDatabase(postgres);
+    const store = await openStore({ dataDir, databaseUrl });
+    const ids: number[] = [];
+    try {
+      const leaseExpiresAt = (await storeClock(store).now()) + 600_000;
+      const dead = ownerOf(leaseOwner('killed'), deadPid());
+      const elsewhere = { ...dead, id: `${dead.host}/${dead.pid}/killed/0b0e5a2c-0000-4000-8000-000000000000` };
+      // One running crawl per guru.
+      for (const [slug, owner] of [['here', dead], ['there', elsewhere]] as const) {
+        const guru = (await new GuruRepository(store).create(slug, slug, '2026-11-28T00:00:00Z'))!;
+        const crawl = { guruId: guru.id, url: 'https://example.com/', ignoreQueryParams: true, linkLimit: 10, startTime: new Date().toISOString(), owner, leaseExpiresAt };
+        ids.push((await new CrawlRepository(store).create(crawl))!.id);
+      }
+    } finally {
+      await store.close();
+    }
+    const engine = await LocalEngine.open({ dataDir, databaseUrl, processQueue: false });
+    try {
+      expect(await engine.crawlStatus('here', ids[0]!)).toMatchObject({ status: 'FAILED', error_message: INTERRUPTED_MESSAGE });
+      expect((await engine.crawlStatus('there', ids[1]!)).status).toBe('RUNNING');
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('starts one crawl of two started at once, and answers the other "already running"', async () => {
     const databaseUrl = await freshDatabase(postgres);
     const site = await startLoopbackServer({ '/': (_request, response) => void response.writeHead(200, { 'content-type': 'text/html' }).end('<p>home</p>') });

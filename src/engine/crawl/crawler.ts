@@ -49,9 +49,10 @@ const TICK_MS = 250;
  * A running crawl's lease: renewed every `renewMs`; one not renewed for `leaseMs` belongs to nobody
  * and reads as FAILED (INTERRUPTED_MESSAGE). On SQLite a crawl whose process died on this machine is
  * seen at once (its PID), and a long lease spares a live process starved of the file's one write
- * lock; on PostgreSQL the lease is all there is across machines, short enough that a crawl of a
- * process that died reads as FAILED within 10 s (the goal: 15 s), and nothing there holds a
- * write back for long.
+ * lock. On PostgreSQL a process's PID is judged only on its own machine and PID namespace (boot id
+ * and namespace in the lease owner, see holderHasDied); elsewhere the lease is all there is, short
+ * enough that a crawl of a process that died reads as FAILED within 10 s (the goal: 15 s), and
+ * nothing there holds a write back for long.
  */
 const LEASES = {
   sqlite: { leaseMs: 60_000, renewMs: 10_000 },
@@ -412,7 +413,7 @@ export class CrawlService {
     const abandoned =
       row.lease_owner === this.#owner.id
         ? !this.#active.has(row.id) && !this.#starting.has(row.id)
-        : isAbandoned(row, this.#owner, now, this.#sql.dialect === 'sqlite');
+        : isAbandoned(row, this.#owner, now, this.#sql.dialect);
     if (!abandoned) return false;
     const ended = await crawls.finish(row.id, 'FAILED', this.#now(), INTERRUPTED_MESSAGE);
     if (ended) this.#logger.warn('crawl left running by a stopped process marked FAILED', { crawl: row.id, owner: row.lease_owner ?? undefined });

@@ -1,5 +1,5 @@
 import type { Crawl, CrawlStatus } from '../../core/schemas.js';
-import type { LeaseOwner } from '../store/jobs.js';
+import { holderHasDied, type LeaseOwner } from '../store/jobs.js';
 import type { Dialect, Sql } from '../store/sql.js';
 
 export interface CrawlRow {
@@ -137,24 +137,12 @@ const appendUrls = (dialect: Dialect): string =>
        ON CONFLICT DO NOTHING`;
 
 /**
- * A RUNNING crawl nobody is running any more: its lease ran out, or (with `samePids`, where every
- * process runs on this machine: SQLite) its process on this machine has died. (A crawl leased by
- * `self` is judged by the caller, which knows what it runs.)
+ * A RUNNING crawl nobody is running any more: its lease ran out, or its process died where `self`
+ * can tell by its PID (see holderHasDied). (A crawl leased by `self` is judged by the caller,
+ * which knows what it runs.)
  */
-export function isAbandoned(row: CrawlRow, self: LeaseOwner, now: number, samePids = true): boolean {
+export function isAbandoned(row: CrawlRow, self: LeaseOwner, now: number, dialect: Dialect): boolean {
   if (row.status !== 'RUNNING' || row.lease_owner === self.id) return false;
   if (row.lease_owner === null || row.lease_expires_at === null || row.lease_expires_at < now) return true;
-  if (!samePids) return false;
-  const [host, pid] = row.lease_owner.split('/');
-  return host === self.host && !isAlive(Number(pid));
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return holderHasDied(row.lease_owner, self, dialect);
 }

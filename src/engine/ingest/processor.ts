@@ -4,8 +4,8 @@
  * (writer/), over a database connection of its own. Jobs live in the
  * database, so any process on the data directory may take them: work queued
  * by another process is found by polling, work left by a process that died is
- * taken over within a poll (same machine: its process is gone) or when its
- * lease runs out, and no two processes take the same job.
+ * taken over within a poll (same machine, boot and PID namespace: its process
+ * is gone) or when its lease runs out, and no two processes take the same job.
  *
  * Several sources are read at once, but never more than a few fetched from one host at a time
  * (a page that is being extracted holds no place of its host).

@@ -17,7 +17,7 @@ import type { Logger } from '../../log.js';
 import { RECORDS_TABLE } from '../../state/keyv-sql.js';
 import { RECORDS_FILE } from '../../state/keyv.js';
 import { PostgresFullText } from '../search/postgres/postgres-full-text.js';
-import { DATABASE_FILE, openDatabase, type Db } from './database.js';
+import { DATABASE_FILE, isBusy, openDatabase, type Db } from './database.js';
 import { openStore } from './open-store.js';
 import type { Sql } from './sql.js';
 
@@ -229,6 +229,12 @@ export async function migrateDataDir(settings: DataDirMigration, options: CopyOp
   if (!existsSync(file)) throw new NothingToCopyError(file);
   // Opened as the engine opens it: an older file is brought to the schema PostgreSQL's copy has.
   const from = openDatabase(settings.dataDir);
+  try {
+    holdAlone(from, file);
+  } catch (error) {
+    from.close();
+    throw error;
+  }
   // End users' profiles and memories, if any were ever kept.
   const recordsFile = join(settings.dataDir, RECORDS_FILE);
   const records = existsSync(recordsFile) ? new Database(recordsFile, { fileMustExist: true }) : undefined;
@@ -243,6 +249,32 @@ export async function migrateDataDir(settings: DataDirMigration, options: CopyOp
   } finally {
     records?.close();
     from.close();
+  }
+}
+
+/**
+ * Takes the database file for this connection alone until it closes (SQLite's exclusive locking
+ * mode, without waiting): refused while another connection has it open, since that process
+ * (`serve`, an IDE's stdio server, a CLI command) may write to it after the copy and its writes
+ * would be lost; and while the copy runs, no process can open it to write.
+ */
+function holdAlone(db: Db, file: string): void {
+  db.pragma('busy_timeout = 0');
+  db.pragma('locking_mode = EXCLUSIVE');
+  try {
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
+  } catch (error) {
+    if (isBusy(error)) throw new DataDirInUseError(file);
+    throw error;
+  }
+}
+
+export class DataDirInUseError extends Error {
+  constructor(file: string) {
+    super(
+      `Another process has ${file} open (guru-mcp serve, an IDE's MCP server, or a command): stop every guru-mcp process that uses this data directory first, or what it writes after the copy would not reach PostgreSQL.`,
+    );
+    this.name = 'DataDirInUseError';
   }
 }
 

@@ -1,7 +1,7 @@
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { jsonRows, jsonValues, larger } from './dialect.js';
-import type { Sql } from './sql.js';
+import type { Dialect, Sql } from './sql.js';
 
 /** Reading and indexing a source; making vectors for its chunks (when embeddings are configured). */
 export type JobKind = 'process_source' | 'embed_source';
@@ -28,33 +28,71 @@ export interface JobQueueSettings {
   readonly privateNetwork?: boolean;
 }
 
-/** Who holds a lease: `host/pid/instance`, so that leases of processes that died can be told apart. */
+/**
+ * Who holds a lease: `host/pid/instance`, and `/boot` where the machine's boot is known, so that
+ * leases of processes that died can be told apart.
+ */
 export interface LeaseOwner {
   readonly id: string;
   /** Where `pid` means this process: the host name, with the PID namespace where there is one (containers). */
   readonly host: string;
   readonly pid: number;
+  /**
+   * This boot of this machine (Linux's boot id), where both it and the PID namespace are known:
+   * with `host`, it names a PID space no other machine or container shares.
+   */
+  readonly boot?: string;
 }
 
 /**
  * The host name and, on Linux, the PID namespace (`myhost:pid:[4026531836]`): containers that
  * share a data directory and a host name number their processes apart, and one must not judge
- * another's process dead by a PID of its own.
+ * another's process dead by a PID of its own. `namespaced` when the namespace was read.
  */
-function processSpace(): string {
+function processSpace(): { host: string; namespaced: boolean } {
   try {
-    return `${hostname()}:${readlinkSync('/proc/self/ns/pid')}`;
+    return { host: `${hostname()}:${readlinkSync('/proc/self/ns/pid')}`, namespaced: true };
   } catch {
-    return hostname();
+    return { host: hostname(), namespaced: false };
+  }
+}
+
+/** Linux's id of this boot of the machine (random at each boot), or undefined where it cannot be read. */
+function bootId(): string | undefined {
+  try {
+    const id = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return /^[\w-]{1,64}$/.test(id) ? id : undefined;
+  } catch {
+    return undefined;
   }
 }
 
 export function leaseOwner(instance: string): LeaseOwner {
-  const host = processSpace();
-  return { id: `${host}/${process.pid}/${instance}`, host, pid: process.pid };
+  const { host, namespaced } = processSpace();
+  const boot = namespaced ? bootId() : undefined;
+  const id = `${host}/${process.pid}/${instance}`;
+  return boot === undefined ? { id, host, pid: process.pid } : { id: `${id}/${boot}`, host, pid: process.pid, boot };
+}
+
+/**
+ * Whether the process holding a lease as `owner` has died, as far as `self` can tell from here:
+ * only a process of its own PID space can be judged by its PID. On SQLite every process runs on
+ * this machine (the file's locks are this kernel's), so the host name and PID namespace say which
+ * processes share this one's PIDs. On PostgreSQL the processes may run on several machines whose
+ * host name and namespace are alike (`myhost:pid:[4026531836]` on every machine in its initial
+ * namespace), so the boot id must match too; where it cannot be read, no PID is judged and a lease
+ * ends only when it runs out.
+ */
+export function holderHasDied(owner: string, self: LeaseOwner, dialect: Dialect): boolean {
+  if (owner === self.id) return false;
+  const [host, pid, , boot] = owner.split('/');
+  if (host !== self.host) return false;
+  if (dialect === 'postgres' && (self.boot === undefined || boot !== self.boot)) return false;
+  return !isAlive(Number(pid));
 }
 
 function isAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -148,21 +186,13 @@ export class JobRepository {
   }
 
   /**
-   * Frees the leases of processes on this machine that are no longer running. On PostgreSQL nothing:
-   * the processes may run on several machines, and two of them may have the same host name and
-   * PID namespace (`myhost:pid:[4026531836]` is the same on every machine that runs in its initial
-   * namespace), so a PID of this machine says nothing of theirs; a lease there ends only when it
-   * runs out (10 s).
+   * Frees the leases of processes of this machine (and PID namespace) that are no longer running;
+   * see holderHasDied for who can be judged, on PostgreSQL the boot id too.
    */
   async releaseDeadLeases(self: LeaseOwner): Promise<number> {
-    if (this.#sql.dialect === 'postgres') return 0;
+    if (this.#sql.dialect === 'postgres' && self.boot === undefined) return 0;
     const owners = await this.#sql.all<{ owner: string }>('SELECT DISTINCT lease_owner AS owner FROM jobs WHERE lease_owner IS NOT NULL');
-    const dead = owners
-      .map(({ owner }) => owner)
-      .filter((owner) => {
-        const [host, pid] = owner.split('/');
-        return host === self.host && owner !== self.id && !isAlive(Number(pid));
-      });
+    const dead = owners.map(({ owner }) => owner).filter((owner) => holderHasDied(owner, self, this.#sql.dialect));
     if (dead.length === 0) return 0;
     const released = await this.#sql.run(
       `UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner IN ${jsonValues(this.#sql.dialect, 'text')}`,

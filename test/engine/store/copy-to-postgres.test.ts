@@ -3,6 +3,9 @@
  * a vote, a deleted guru), copied into an empty PostgreSQL database on a throwaway server.
  */
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EndUserRecords } from '../../../src/engine/end-users/records.js';
 import { GuruRepository } from '../../../src/engine/gurus/repository.js';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
-import { copyToPostgres, migrateDataDir, TargetNotEmptyError, type CopyProgress } from '../../../src/engine/store/copy-to-postgres.js';
+import { copyToPostgres, DataDirInUseError, migrateDataDir, TargetNotEmptyError, type CopyProgress } from '../../../src/engine/store/copy-to-postgres.js';
 import { DATABASE_FILE } from '../../../src/engine/store/database.js';
 import { openStore } from '../../../src/engine/store/open-store.js';
 import type { Store } from '../../../src/engine/store/sql.js';
@@ -65,6 +68,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** A child's script: opens the database file named by its argument, reads it, says so and waits. */
+const HOLD_OPEN = `
+const Database = require(${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))});
+const db = new Database(process.argv[1], { fileMustExist: true });
+db.prepare('SELECT count(*) FROM gurus').get();
+process.stdout.write('open\\n');
+setInterval(() => {}, 60000);
+`;
+
 const countOf = (table: string): number => (source.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe('copyToPostgres', () => {
@@ -98,7 +110,9 @@ describe('copyToPostgres', () => {
 
   it("copies end users' profiles and memories (endusers.sqlite) in the same transaction, counted, and the engine on PostgreSQL reads them", async () => {
     const databaseUrl = await freshDatabase(postgres);
-    const copied = await migrateDataDir({ dataDir, databaseUrl });
+    // The copy wants the file to itself: this file's reading connection steps aside.
+    source.close();
+    const copied = await migrateDataDir({ dataDir, databaseUrl }).finally(() => (source = new Database(join(dataDir, DATABASE_FILE), { readonly: true })));
     // Two profiles and one list of memories.
     expect(copied.find(({ table }) => table === 'end_user_records')).toEqual({ table: 'end_user_records', rows: 3 });
     const engine = await LocalEngine.open({ dataDir, databaseUrl });
@@ -109,6 +123,33 @@ describe('copyToPostgres', () => {
       expect((await engine.getEndUserData('docs', 'bob', { limit: 10, offset: 0 })).data.profile).toMatchObject([{ profile_data: { plan: 'solo' } }]);
     } finally {
       await engine.close();
+    }
+  });
+
+  it('refuses to copy while another process has the database open, and copies once it has stopped', async () => {
+    const databaseUrl = await freshDatabase(postgres);
+    const gurus = countOf('gurus');
+    source.close();
+    // A process that keeps the file open without writing, as an idle `serve` does.
+    const holder = spawn(process.execPath, ['-e', HOLD_OPEN, join(dataDir, DATABASE_FILE)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await once(holder.stdout, 'data');
+      const refused = migrateDataDir({ dataDir, databaseUrl });
+      await expect(refused).rejects.toBeInstanceOf(DataDirInUseError);
+      await expect(refused).rejects.toThrow(`Another process has ${join(dataDir, DATABASE_FILE)} open`);
+      const store = await openStore({ dataDir, databaseUrl });
+      try {
+        expect((await store.get<{ n: number }>('SELECT count(*) AS n FROM gurus'))?.n).toBe(0);
+      } finally {
+        await store.close();
+      }
+      const exited = once(holder, 'exit');
+      holder.kill();
+      await exited;
+      expect((await migrateDataDir({ dataDir, databaseUrl })).find(({ table }) => table === 'gurus')?.rows).toBe(gurus);
+    } finally {
+      holder.kill();
+      source = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
     }
   });
 
