@@ -15,7 +15,7 @@
  *
  * Indexing runs in the caller's transaction, on rows already in `chunks` and `links`.
  */
-import { COLUMN_WEIGHTS, type AnchorText, type FullText, type TopChunk } from '../full-text.js';
+import { COLUMN_WEIGHTS, type AnchorText, type FullText } from '../full-text.js';
 import type { ChunkHit, MarkedChunk, SourceHit } from '../retriever.js';
 import type { TextQuery } from '../query.js';
 import type { Sql } from '../../store/sql.js';
@@ -124,13 +124,9 @@ const sourceHits = (labelled: boolean) => `
   FROM best JOIN data_sources s ON s.id = best.source_id
   ORDER BY best.score DESC, best.source_id DESC`;
 
-/** The unlabelled chunk search, for EXPLAIN in the benchmark. */
+/** The unlabelled searches, for EXPLAIN in tests and experiments. */
 export const chunkHitsStatement = chunkHits(false);
-
-const TOP_CHUNKS = `
-  WITH ${POSTINGS}
-  SELECT p.chunk_id AS "chunkId", p.guru_id AS "guruId", p.source_id AS "sourceId", ${SCORE} AS score FROM ${SCORED}
-  GROUP BY p.chunk_id, p.guru_id, p.source_id ORDER BY score DESC, p.chunk_id LIMIT @limit`;
+export const sourceHitsStatement = sourceHits(false);
 
 const MARKED_CHUNKS = `
   WITH m AS (SELECT chunk_id, jsonb_agg(spans) AS spans FROM chunk_terms
@@ -209,13 +205,6 @@ export class PostgresFullText implements FullText {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
     return this.#sql.all<SourceHit>(sourceHits(labels.length > 0), { terms, guruId, limit, ...(labels.length > 0 ? { labels: [...labels] } : {}) });
-  }
-
-  /** The best chunks of the whole index (every guru), with their guru and source. */
-  async topChunks(query: TextQuery, limit: number): Promise<TopChunk[]> {
-    const terms = queryTerms(query);
-    if (terms.length === 0) return [];
-    return this.#sql.all(TOP_CHUNKS, { terms, limit });
   }
 
   /**
