@@ -309,7 +309,11 @@ describe('the PostgreSQL full-text index', () => {
         const values = names!.map((name) => ({ terms: queryTerms(parseQuery('search configuration index')), guruId: 1, limit: 10 })[name]);
         const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
         const scans = nodesOf(rows[0]['QUERY PLAN'][0].Plan).filter((node) => node['Relation Name'] === 'chunk_terms');
-        expect(scans.map((node) => [node['Node Type'], node['Heap Fetches']])).toEqual([['Index Only Scan', 0]]);
+        // Two reads of the terms' postings: their df over the whole index, then the guru's to score.
+        expect(scans.map((node) => [node['Node Type'], node['Heap Fetches']])).toEqual([
+          ['Index Only Scan', 0],
+          ['Index Only Scan', 0],
+        ]);
       }
     } finally {
       await client.end();
