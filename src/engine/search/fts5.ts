@@ -4,7 +4,7 @@
  * MATCH, bm25(), highlight(), json_each() and casefold() (registered by the engine) are SQLite's.
  */
 import type { Sql } from '../store/sql.js';
-import { COLUMN_WEIGHTS, type AnchorText, type FullText, type TopChunk } from './full-text.js';
+import { COLUMN_WEIGHTS, type AnchorText, type FullText } from './full-text.js';
 import { quoteTerm, type TextQuery } from './query.js';
 import type { ChunkHit, MarkedChunk, SourceHit } from './retriever.js';
 
@@ -48,6 +48,9 @@ const sourceHits = (labelled: boolean) => `
   FROM best JOIN data_sources s ON s.id = best.sourceId
   ORDER BY best.score DESC, best.sourceId DESC`;
 
+/** Chunks of the whole index ranked per wanted source before sourceHits scores the guru's every match. */
+const TOP_CHUNKS_PER_SOURCE = 4;
+
 /** Statement texts, made once: the driver prepares each text once. */
 const CHUNK_HITS = chunkHits(false);
 const CHUNK_HITS_LABELLED = chunkHits(true);
@@ -63,6 +66,8 @@ const TOP_CHUNKS = `
   SELECT best.id AS chunkId, c.guru_id AS guruId, c.source_id AS sourceId, best.score AS score
   FROM best JOIN chunks c ON c.id = best.id
   ORDER BY best.score DESC`;
+
+const SOURCES_BY_ID = `SELECT s.id AS sourceId, ${SOURCE_COLUMNS} FROM data_sources s WHERE s.id IN (SELECT value FROM json_each(?))`;
 
 /** Each term (quoted, as one-term queries) with its count of the guru's chunks, in the order given. */
 const TERM_FREQUENCIES = `
@@ -103,12 +108,46 @@ export class Fts5FullText implements FullText {
     return this.#sql.all(labels.length > 0 ? CHUNK_HITS_LABELLED : CHUNK_HITS, { match: query.match, guruId, limit, labels: JSON.stringify(labels) });
   }
 
-  sourceHits(guruId: number, query: TextQuery, limit: number, labels: readonly string[]): Promise<SourceHit[]> {
+  /**
+   * Without labels, the index's best chunks are asked for first: when they hold enough of the
+   * guru's sources, or are all there is, those sources are the answer (any other source's best
+   * chunk scores no higher than the last of them), and the guru's every match is scored only when
+   * they do not. FTS5 ranks the index without reading a row per match, so that is the cheaper
+   * way for most queries.
+   */
+  async sourceHits(guruId: number, query: TextQuery, limit: number, labels: readonly string[]): Promise<SourceHit[]> {
+    if (labels.length === 0) {
+      const found = await this.#bestSourcesOfTopChunks(guruId, query, limit);
+      if (found) return found;
+    }
     return this.#sql.all(labels.length > 0 ? SOURCE_HITS_LABELLED : SOURCE_HITS, { match: query.match, guruId, limit, labels: JSON.stringify(labels) });
   }
 
-  topChunks(query: TextQuery, limit: number): Promise<TopChunk[]> {
-    return this.#sql.all(TOP_CHUNKS, { match: query.match, limit });
+  /**
+   * The guru's best sources among the index's best chunks, ranked as the full query ranks them; or
+   * undefined when those chunks cannot tell: too few of the guru's sources among them, or the last
+   * one wanted scores no more than the last chunk (a chunk left out could tie with it).
+   */
+  async #bestSourcesOfTopChunks(guruId: number, query: TextQuery, wanted: number): Promise<SourceHit[] | undefined> {
+    const limit = TOP_CHUNKS_PER_SOURCE * wanted;
+    const top = await this.#sql.all<{ guruId: number; sourceId: number; score: number }>(TOP_CHUNKS, { match: query.match, limit });
+    const best = new Map<number, number>();
+    for (const hit of top) {
+      if (hit.guruId === guruId && !best.has(hit.sourceId)) best.set(hit.sourceId, hit.score);
+    }
+    const ranked = [...best]
+      .map(([sourceId, score]) => ({ sourceId, score }))
+      .sort((a, b) => b.score - a.score || b.sourceId - a.sourceId)
+      .slice(0, wanted);
+    const last = ranked[wanted - 1];
+    const tells = top.length < limit || (last !== undefined && last.score > (top[limit - 1]?.score ?? Infinity));
+    if (!tells) return undefined;
+    const rows = await this.#sql.all<Omit<SourceHit, 'score'>>(SOURCES_BY_ID, [JSON.stringify(ranked.map(({ sourceId }) => sourceId))]);
+    const sources = new Map(rows.map((row) => [row.sourceId, row]));
+    return ranked.flatMap(({ sourceId, score }) => {
+      const source = sources.get(sourceId);
+      return source ? [{ ...source, score }] : [];
+    });
   }
 
   async documentFrequencies(guruId: number, terms: readonly string[]): Promise<Map<string, number>> {

@@ -16,14 +16,6 @@ import type { ChunkHit, MarkedChunk, SourceHit } from './retriever.js';
 /** BM25 column weights: title, headings, body. */
 export const COLUMN_WEIGHTS = { title: 2.0, headings: 1.5, body: 1.0 } as const;
 
-/** One of the best chunks of the whole index, with its guru and source. */
-export interface TopChunk {
-  readonly chunkId: number;
-  readonly guruId: number;
-  readonly sourceId: number;
-  readonly score: number;
-}
-
 /** An anchor text another page links to a source with, matched words marked. */
 export interface AnchorText {
   readonly sourceId: number;
@@ -42,8 +34,6 @@ export interface FullText {
    * id first), at most `limit`; `labels` as for chunkHits.
    */
   sourceHits(guruId: number, query: TextQuery, limit: number, labels: readonly string[]): Promise<SourceHit[]>;
-  /** The best chunks of every guru, best first, at most `limit`, ranked as chunkHits ranks them. */
-  topChunks(query: TextQuery, limit: number): Promise<TopChunk[]>;
   /** How many of the guru's chunks contain each term (a word alone, as a query of one term). */
   documentFrequencies(guruId: number, terms: readonly string[]): Promise<Map<string, number>>;
   /** Title, headings and body of each given chunk that matches, matched words marked; by chunk id. */

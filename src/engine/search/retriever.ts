@@ -41,9 +41,6 @@ export interface RetrieveOptions {
   readonly labels?: readonly string[];
 }
 
-/** Chunks of the whole index the full-text search ranks per wanted source before searchSources reads the guru's every match. */
-const TOP_CHUNKS_PER_SOURCE = 4;
-
 /** A chunk's columns with every matched word wrapped in MARK_OPEN … MARK_CLOSE. */
 export interface MarkedChunk {
   readonly title: string;
@@ -113,41 +110,10 @@ export class Retriever {
     return this.#fullText.chunkHits(guruId, query, options.limit, lowerCase(options.labels));
   }
 
-  /**
-   * The best sources for the query, each once, ranked by their best chunk. Without labels, the
-   * index's best chunks are asked for first: when they hold enough of the guru's sources, or are all
-   * there is, those sources are the answer (any other source's best chunk scores no higher than the
-   * last of them), and the guru's every match is scored only when they do not.
-   */
+  /** The best sources for the query, each once, ranked by their best chunk. */
   async searchSources(guruId: number, query: TextQuery, options: RetrieveOptions): Promise<SourceHit[]> {
     if (query.match === undefined) return [];
-    const labels = lowerCase(options.labels);
-    if (labels.length === 0) {
-      const found = await this.#bestSourcesOfTopChunks(guruId, query, options.limit);
-      if (found) return (await this.sourcesById(found.map(({ sourceId }) => sourceId))).map((hit, index) => ({ ...hit, score: found[index]?.score ?? 0 }));
-    }
-    return this.#fullText.sourceHits(guruId, query, options.limit, labels);
-  }
-
-  /**
-   * The guru's best sources among the index's best chunks, ranked as the full query ranks them; or
-   * undefined when those chunks cannot tell: too few of the guru's sources among them, or the last
-   * one wanted scores no more than the last chunk (a chunk left out could tie with it).
-   */
-  async #bestSourcesOfTopChunks(guruId: number, query: TextQuery, wanted: number): Promise<{ sourceId: number; score: number }[] | undefined> {
-    const limit = TOP_CHUNKS_PER_SOURCE * wanted;
-    const top = await this.#fullText.topChunks(query, limit);
-    const best = new Map<number, number>();
-    for (const hit of top) {
-      if (hit.guruId === guruId && !best.has(hit.sourceId)) best.set(hit.sourceId, hit.score);
-    }
-    const ranked = [...best]
-      .map(([sourceId, score]) => ({ sourceId, score }))
-      .sort((a, b) => b.score - a.score || b.sourceId - a.sourceId)
-      .slice(0, wanted);
-    if (top.length < limit) return ranked;
-    const last = ranked[wanted - 1];
-    return last !== undefined && last.score > (top[limit - 1]?.score ?? Infinity) ? ranked : undefined;
+    return this.#fullText.sourceHits(guruId, query, options.limit, lowerCase(options.labels));
   }
 
   /** The chunks of these ids, in the order given (ids that no longer exist are skipped). */

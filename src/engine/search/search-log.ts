@@ -1,5 +1,6 @@
 import { describeError, type Logger } from '../../log.js';
-import type { Sql } from '../store/sql.js';
+import { jsonRows } from '../store/dialect.js';
+import type { Dialect, Sql } from '../store/sql.js';
 
 /** While the write lock is taken, writing the waiting searches is tried again this often. */
 const RETRY_MS = 25;
@@ -21,6 +22,19 @@ export type LoggedSearch = {
   readonly date_created: string;
 };
 
+/** The waiting searches in one statement (a transaction of its own), bound as one JSON list of rows. */
+const insertRows = (dialect: Dialect): string => `
+  INSERT INTO searches (guru_id, external_user_id, query, selected_labels, date_created)
+  SELECT CAST(value ->> 0 AS bigint), value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM ${jsonRows(dialect)}`;
+
+const rowsOf = (searches: readonly NewSearch[]): string =>
+  JSON.stringify(searches.map((search) => [search.guruId, search.externalUserId, search.query, JSON.stringify(search.labels), search.now]));
+
+const OF_END_USER =
+  'SELECT query, selected_labels, date_created FROM searches WHERE guru_id = ? AND external_user_id = ? ORDER BY id LIMIT ? OFFSET ?';
+
+const ERASE = 'DELETE FROM searches WHERE guru_id = ? AND external_user_id = ?';
+
 /**
  * Semantic searches as asked, kept for the end user's data bundle. A search is logged right after
  * it is answered, without waiting for the write lock: while the writer thread commits a batch of
@@ -28,22 +42,9 @@ export type LoggedSearch = {
  * or erasing an end user's searches writes those still waiting first. Writes go one after another,
  * so that a read after them sees every search logged before it.
  */
-const INSERT = 'INSERT INTO searches (guru_id, external_user_id, query, selected_labels, date_created) VALUES (?, ?, ?, ?, ?)';
-
-const OF_END_USER =
-  'SELECT query, selected_labels, date_created FROM searches WHERE guru_id = ? AND external_user_id = ? ORDER BY id LIMIT ? OFFSET ?';
-
-const ERASE = 'DELETE FROM searches WHERE guru_id = ? AND external_user_id = ?';
-
-async function insertRows(tx: Sql, searches: readonly NewSearch[]): Promise<true> {
-  for (const search of searches) {
-    await tx.run(INSERT, [search.guruId, search.externalUserId, search.query, JSON.stringify(search.labels), search.now]);
-  }
-  return true;
-}
-
 export class SearchLogRepository {
   readonly #sql: Sql;
+  readonly #insert: string;
   readonly #logger: Logger;
   #pending: NewSearch[] = [];
   #flush: NodeJS.Timeout | undefined;
@@ -54,6 +55,7 @@ export class SearchLogRepository {
 
   constructor(sql: Sql, logger: Logger) {
     this.#sql = sql;
+    this.#insert = insertRows(sql.dialect);
     this.#logger = logger;
   }
 
@@ -91,7 +93,7 @@ export class SearchLogRepository {
     this.#flush = undefined;
     return this.#afterWrites(async () => {
       const pending = this.#take();
-      if (pending.length > 0) await this.#sql.transaction((tx) => insertRows(tx, pending));
+      if (pending.length > 0) await this.#sql.run(this.#insert, [rowsOf(pending)]);
     });
   }
 
@@ -106,7 +108,7 @@ export class SearchLogRepository {
       const pending = this.#take();
       if (pending.length === 0) return;
       try {
-        if (await this.#sql.transactionIfFree((tx) => insertRows(tx, pending))) return;
+        if (await this.#sql.runIfFree(this.#insert, [rowsOf(pending)])) return;
       } catch (error) {
         return this.#failed(error, pending.length);
       }

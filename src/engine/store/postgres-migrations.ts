@@ -13,11 +13,12 @@
  * empty, for the shape of the schema).
  *
  * Left out of migration 1: FTS5 (`chunks_fts`, `links_fts` and their triggers); migration 2 creates
- * PostgreSQL's full-text tables in their place (../search/postgres/schema.ts). Migration 3 adds what
- * the embedded engine keeps in another file: end users' records (endusers.sqlite). Tables only
+ * PostgreSQL's full-text tables in their place (../search/postgres/schema.ts), and migration 4 lets
+ * their postings be read from an index alone. Migration 3 adds what the embedded engine keeps in
+ * another file: end users' records (endusers.sqlite). Tables only
  * PostgreSQL has are listed in POSTGRES_ONLY_TABLES.
  */
-import { FULL_TEXT_SCHEMA } from '../search/postgres/schema.js';
+import { COVERING_POSTINGS, FULL_TEXT_SCHEMA } from '../search/postgres/schema.js';
 import { NewerSchemaError, type Migration } from './migrations.js';
 import type { Sql } from './sql.js';
 
@@ -262,6 +263,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  { version: 4, name: 'postings read by an index-only scan (the ranking columns in the primary key)', sql: COVERING_POSTINGS },
 ];
 
 /**

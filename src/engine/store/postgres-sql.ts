@@ -131,6 +131,10 @@ class PostgresHandle implements Sql {
   transactionIfFree<T>(work: (tx: Sql) => Promise<T>): Promise<T | undefined> {
     return this.transaction(work);
   }
+
+  runIfFree(statement: string, params?: Params): Promise<RunResult | undefined> {
+    return this.run(statement, params);
+  }
 }
 
 export interface PostgresSettings {

@@ -48,6 +48,12 @@ export interface Sql {
    * as well wait for a later turn (the search log, a crawl's progress).
    */
   transactionIfFree<T>(work: (tx: Sql) => Promise<T>): Promise<T | undefined>;
+  /**
+   * run(), when it can start now without waiting for another writer (as transactionIfFree);
+   * undefined when it cannot. One statement is a transaction of its own: on PostgreSQL it goes
+   * alone, without the BEGIN and COMMIT round trips a transaction adds.
+   */
+  runIfFree(statement: string, params?: Params): Promise<RunResult | undefined>;
 }
 
 /** The store as the engine opens and closes it. */

@@ -88,6 +88,10 @@ class SqliteHandle implements Sql {
   async transactionIfFree<T>(_work: (tx: Sql) => Promise<T>): Promise<T | undefined> {
     return undefined;
   }
+
+  runIfFree(statement: string, params?: Params): Promise<RunResult | undefined> {
+    return this.transactionIfFree((tx) => tx.run(statement, params));
+  }
 }
 
 export class SqliteSql extends SqliteHandle implements Store {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { numberPlaceholders, PostgresSql } from '../../../src/engine/store/postgres-sql.js';
 import { jsonRows } from '../../../src/engine/store/dialect.js';
 import type { Sql, Store } from '../../../src/engine/store/sql.js';
-import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
+import { SqliteSql, sqliteOf } from '../../../src/engine/store/sqlite-sql.js';
 import { startPostgres, type TestPostgres } from '../../support/postgres.js';
 
 describe('numberPlaceholders', () => {
@@ -50,6 +50,39 @@ const stores: Record<string, () => Promise<Store>> = {
     return store;
   },
 };
+
+/** Another connection holding an open write transaction on the store, until released. */
+async function anotherWriter(sql: Store): Promise<{ release: () => Promise<void> }> {
+  const file = sqliteOf(sql)?.name;
+  if (file !== undefined) {
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE; INSERT INTO notes (id, guru_id, body) VALUES (100, 8, 'other')");
+    return {
+      release: async () => {
+        other.exec('COMMIT');
+        other.close();
+      },
+    };
+  }
+  const other = PostgresSql.connect({ url: postgres.url, poolSize: 1 });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let began!: () => void;
+  const begun = new Promise<void>((resolve) => (began = resolve));
+  const transaction = other.transaction(async (tx) => {
+    await tx.run("INSERT INTO notes (id, guru_id, body) VALUES (100, 8, 'other')");
+    began();
+    await released;
+  });
+  await begun;
+  return {
+    release: async () => {
+      release();
+      await transaction;
+      await other.close();
+    },
+  };
+}
 
 describe.each(Object.keys(stores))('the %s store', (kind) => {
   let sql: Store;
@@ -94,6 +127,22 @@ describe.each(Object.keys(stores))('the %s store', (kind) => {
       }),
     ).rejects.toThrow();
     expect(await sql.all('SELECT id FROM notes ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
+  it('runIfFree writes at once unless another writer holds the store (SQLite: its write lock; PostgreSQL: never)', async () => {
+    const statement = 'INSERT INTO notes (id, guru_id, body) VALUES (?, 7, ?)';
+    expect(await sql.runIfFree(statement, [1, 'free'])).toEqual({ changes: 1 });
+    const held = await anotherWriter(sql);
+    try {
+      expect(await sql.runIfFree(statement, [2, 'while held'])).toEqual(kind === 'sqlite' ? undefined : { changes: 1 });
+    } finally {
+      await held.release();
+    }
+    // Inside a transaction, a write that may wait is not the transaction's to join (SQLite).
+    expect(await sql.transaction((tx) => tx.runIfFree(statement, [3, 'inside']))).toEqual(kind === 'sqlite' ? undefined : { changes: 1 });
+    expect(await sql.runIfFree(statement, [4, 'after'])).toEqual({ changes: 1 });
+    const ids = (await sql.all<{ id: number }>('SELECT id FROM notes WHERE guru_id = 7 ORDER BY id')).map((row) => row.id);
+    expect(ids).toEqual(kind === 'sqlite' ? [1, 4] : [1, 2, 3, 4]);
   });
 
   it('inserts and upserts a JSON list of rows in one statement (jsonRows)', async () => {

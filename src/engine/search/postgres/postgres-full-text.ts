@@ -15,7 +15,7 @@
  *
  * Indexing runs in the caller's transaction, on rows already in `chunks` and `links`.
  */
-import { COLUMN_WEIGHTS, type AnchorText, type FullText, type TopChunk } from '../full-text.js';
+import { COLUMN_WEIGHTS, type AnchorText, type FullText } from '../full-text.js';
 import type { ChunkHit, MarkedChunk, SourceHit } from '../retriever.js';
 import type { TextQuery } from '../query.js';
 import type { Sql } from '../../store/sql.js';
@@ -64,24 +64,33 @@ export function queryTerms(query: TextQuery): string[] {
 }
 
 /**
- * Postings of the query's terms with each term's df over the whole index, and the index's
- * statistics. `@terms` holds a term once per phrase; `k` is how many phrases it stands for.
+ * The index's statistics and each query term's weight: FTS5's idf of the term's df over the whole
+ * index, times `k`, how many of the query's phrases it stands for (`@terms` holds a term once per
+ * phrase). Computed once per term rather than per posting: the logarithms were most of a
+ * search's time. The df is counted from the postings' index alone.
  */
-const POSTINGS = `
+const TERM_WEIGHTS = `
   stats AS MATERIALIZED (SELECT sum(chunks)::float8 AS n, sum(tokens)::float8 / nullif(sum(chunks), 0)::float8 AS avgdl FROM full_text_stats),
   phrases AS MATERIALIZED (SELECT term COLLATE "C" AS term, count(*)::float8 AS k FROM unnest(@terms::text[]) AS term GROUP BY term),
-  postings AS MATERIALIZED (
-    SELECT p.term, p.chunk_id, p.guru_id, p.source_id, p.tf, p.len, count(*) OVER (PARTITION BY p.term) AS df
-    FROM chunk_terms p WHERE p.term = ANY(@terms::text[]))`;
+  weights AS MATERIALIZED (
+    SELECT d.term, ph.k * (CASE WHEN ${idf('d.df')} <= 0 THEN 1e-6::float8 ELSE ${idf('d.df')} END) AS w
+    FROM (SELECT term, count(*) AS df FROM chunk_terms WHERE term = ANY(@terms::text[]) GROUP BY term) d
+    JOIN phrases ph ON ph.term = d.term CROSS JOIN stats s)`;
 
-/** FTS5's idf of the posting's term. */
-const IDF = `ln((s.n - p.df + 0.5::float8) / (p.df + 0.5::float8))`;
+/** FTS5's idf of a term found in `df` chunks. */
+function idf(df: string): string {
+  return `ln((s.n - ${df} + 0.5::float8) / (${df} + 0.5::float8))`;
+}
 
-/** One posting's share of a chunk's score, written as fts5Bm25Function computes it (same order of operations). */
-const BM25 = `ph.k * (CASE WHEN ${IDF} <= 0 THEN 1e-6::float8 ELSE ${IDF} END) * (
-    (p.tf * (1.2::float8 + 1.0::float8)) / (p.tf + 1.2::float8 * (1::float8 - 0.75::float8 + 0.75::float8 * p.len / s.avgdl)))`;
+/**
+ * One posting's share of a chunk's score, written as fts5Bm25Function computes it (the same order
+ * of operations: (k · idf) · the term-frequency part).
+ */
+const BM25 = `w.w * ((p.tf * (1.2::float8 + 1.0::float8)) / (p.tf + 1.2::float8 * (1::float8 - 0.75::float8 + 0.75::float8 * p.len / s.avgdl)))`;
 
-const SCORED = `postings p JOIN phrases ph ON ph.term = p.term CROSS JOIN stats s`;
+/** The guru's postings of the query's terms, with their terms' weights. */
+const SCORED = `chunk_terms p JOIN weights w ON w.term = p.term CROSS JOIN stats s
+    WHERE p.term = ANY(@terms::text[]) AND p.guru_id = @guruId`;
 
 /**
  * A chunk's score: the sum of its postings' shares, each rounded to a multiple of 2^-40. A share is
@@ -102,10 +111,9 @@ const CHUNK_COLUMNS = `c.id AS "chunkId", c.source_id AS "sourceId", s.type AS "
 
 /** Ties go to the lower chunk id, as FTS5 returns its matches in rowid order and SQLite's sort keeps that order. */
 const chunkHits = (labelled: boolean) => `
-  WITH ${POSTINGS},
+  WITH ${TERM_WEIGHTS},
   best AS MATERIALIZED (
-    SELECT p.chunk_id AS id, ${SCORE} AS score FROM ${SCORED}
-    WHERE p.guru_id = @guruId ${labelled ? LABELLED : ''}
+    SELECT p.chunk_id AS id, ${SCORE} AS score FROM ${SCORED} ${labelled ? LABELLED : ''}
     GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT @limit)
   SELECT ${CHUNK_COLUMNS}, best.score AS score
   FROM best JOIN chunks c ON c.id = best.id JOIN data_sources s ON s.id = c.source_id
@@ -113,10 +121,9 @@ const chunkHits = (labelled: boolean) => `
 
 /** Each source once with its best chunk's score; of equal scores the higher source id first (as the retriever). */
 const sourceHits = (labelled: boolean) => `
-  WITH ${POSTINGS},
+  WITH ${TERM_WEIGHTS},
   scored AS (
-    SELECT p.source_id, ${SCORE} AS score FROM ${SCORED}
-    WHERE p.guru_id = @guruId ${labelled ? LABELLED : ''}
+    SELECT p.source_id, ${SCORE} AS score FROM ${SCORED} ${labelled ? LABELLED : ''}
     GROUP BY p.chunk_id, p.source_id),
   best AS MATERIALIZED (SELECT source_id, max(score) AS score FROM scored GROUP BY source_id ORDER BY score DESC, source_id DESC LIMIT @limit)
   SELECT best.source_id AS "sourceId", s.type AS "sourceType", s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels,
@@ -124,13 +131,9 @@ const sourceHits = (labelled: boolean) => `
   FROM best JOIN data_sources s ON s.id = best.source_id
   ORDER BY best.score DESC, best.source_id DESC`;
 
-/** The unlabelled chunk search, for EXPLAIN in the benchmark. */
+/** The unlabelled searches, for EXPLAIN in tests and experiments. */
 export const chunkHitsStatement = chunkHits(false);
-
-const TOP_CHUNKS = `
-  WITH ${POSTINGS}
-  SELECT p.chunk_id AS "chunkId", p.guru_id AS "guruId", p.source_id AS "sourceId", ${SCORE} AS score FROM ${SCORED}
-  GROUP BY p.chunk_id, p.guru_id, p.source_id ORDER BY score DESC, p.chunk_id LIMIT @limit`;
+export const sourceHitsStatement = sourceHits(false);
 
 const MARKED_CHUNKS = `
   WITH m AS (SELECT chunk_id, jsonb_agg(spans) AS spans FROM chunk_terms
@@ -209,13 +212,6 @@ export class PostgresFullText implements FullText {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
     return this.#sql.all<SourceHit>(sourceHits(labels.length > 0), { terms, guruId, limit, ...(labels.length > 0 ? { labels: [...labels] } : {}) });
-  }
-
-  /** The best chunks of the whole index (every guru), with their guru and source. */
-  async topChunks(query: TextQuery, limit: number): Promise<TopChunk[]> {
-    const terms = queryTerms(query);
-    if (terms.length === 0) return [];
-    return this.#sql.all(TOP_CHUNKS, { terms, limit });
   }
 
   /**

@@ -1,0 +1,18 @@
+import pg from 'pg';
+import { dist } from '/work/wt/pg-search/bench/lib/common.js';
+const mod = await dist('engine/search/postgres/postgres-full-text.js');
+const src = (await import('node:fs')).readFileSync('/work/wt/pg-search/dist/engine/search/postgres/postgres-full-text.js', 'utf8');
+const client = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:55432/nf' });
+await client.connect();
+await client.query("SET plan_cache_mode = force_generic_plan");
+const which = process.argv[2] ?? 'source';
+const terms = (process.argv[3] ?? 'statin,caus,breast,cancer').split(',');
+const stmt = which === 'source' ? mod.sourceHitsStatement : mod.chunkHitsStatement;
+const { numberPlaceholders } = await dist('engine/store/postgres-sql.js');
+const { text, names } = numberPlaceholders(stmt);
+const params = names.map((n) => ({ terms, guruId: 1, limit: 20 })[n]);
+await client.query({ name: 'x', text: 'EXPLAIN (ANALYZE, BUFFERS, TIMING off) ' + text, values: params });
+for (let i = 0; i < 3; i++) await client.query({ name: 'x', text: 'EXPLAIN (ANALYZE, BUFFERS, TIMING off) ' + text, values: params });
+const r = await client.query({ name: 'y', text: 'EXPLAIN (ANALYZE, BUFFERS) ' + text, values: params });
+console.log(r.rows.map((x) => x['QUERY PLAN']).join('\n'));
+await client.end();

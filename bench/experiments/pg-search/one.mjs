@@ -1,0 +1,11 @@
+import { dist } from '/work/wt/pg-search/bench/lib/common.js';
+const { openBackend } = await dist('compose.js');
+const { loadConfig } = await dist('config.js');
+const { silentLogger } = await dist('log.js');
+const backend = await openBackend(loadConfig({ flags: { dataDir: '/tmp/nfs/PostgreSQL', databaseUrl: 'postgres://postgres@127.0.0.1:55432/nf' }, env: {} }), silentLogger);
+await backend.assistant.semanticSearch('nf', { question: 'warm up' });
+await new Promise((r) => setTimeout(r, 500));
+await import('node:fs').then((fs) => fs.appendFileSync('/tmp/pgs/log', '\n=== MARK ===\n'));
+await backend.assistant.semanticSearch('nf', { question: 'Do statins cause breast cancer?' });
+await new Promise((r) => setTimeout(r, 500));
+await backend.close();
