@@ -47,6 +47,10 @@ const BATCH_SOURCES = 16;
 const BATCH_CHARACTERS = 64 * 1024;
 /** or this long after its first source was read. */
 const BATCH_DELAY_MS = 20;
+/** A burst of indexing is over this long after its last commit: then the index is settled (FullText.settle), */
+const SETTLE_DELAY_MS = 1_000;
+/** at most this often (on PostgreSQL, settling vacuums the postings). */
+const SETTLE_EVERY_MS = 60_000;
 
 /** The repositories the processor works with, on one handle: its connection, or a transaction of it. */
 interface Stores {
@@ -150,6 +154,10 @@ export class SourceProcessor {
   #batchTimer: NodeJS.Timeout | undefined;
   /** Settles when the batches handed to the store so far are committed (or failed): one commits at a time. */
   #committed: Promise<void> = Promise.resolve();
+  #settleTimer: NodeJS.Timeout | undefined;
+  #settledAt = -Infinity;
+  /** Settles when the index's last settling has ended. */
+  #settling: Promise<void> = Promise.resolve();
 
   /**
    * `sql` is the processor's own connection (the writer thread's); `queue` marks the jobs it
@@ -223,6 +231,7 @@ export class SourceProcessor {
     clearInterval(this.#poll);
     clearInterval(this.#renew);
     clearTimeout(this.#wakeUp);
+    clearTimeout(this.#settleTimer);
     this.#stopping.abort(new Error('the engine is closing'));
     // A claim under way (an awaited statement on PostgreSQL) ends first: a job it takes now goes
     // back at once, before the caller closes the store under it.
@@ -233,6 +242,7 @@ export class SourceProcessor {
     await committed;
     const now = await this.#clock.now();
     for (const job of unread) await this.#stores.jobs.release(job, this.#owner, now);
+    await this.#settling;
   }
 
   /** Reads only, unless there is work: an idle process writes nothing. */
@@ -419,8 +429,25 @@ export class SourceProcessor {
       return;
     }
     for (const settle of settles) settle();
+    this.#settleIndexLater();
     // The batch queued the vectors of its sources.
     if (this.#embedder) this.kick();
+  }
+
+  /** Settles the full-text index once the commits stop for a while, and not sooner than SETTLE_EVERY_MS after the last time. */
+  #settleIndexLater(): void {
+    clearTimeout(this.#settleTimer);
+    this.#settleTimer = setTimeout(() => this.#settleIndex(), Math.max(SETTLE_DELAY_MS, this.#settledAt + SETTLE_EVERY_MS - Date.now()));
+    this.#settleTimer.unref();
+  }
+
+  /** While sources are still being read, their batch's commit asks again. */
+  #settleIndex(): void {
+    if (this.#closed || !this.idle) return;
+    this.#settledAt = Date.now();
+    this.#settling = this.#stores.fullText.settle().catch((error: unknown) => {
+      this.#logger.warn('could not tidy the search index after indexing; searches may be slower until the database does', { reason: messageOf(error) });
+    });
   }
 
   /**

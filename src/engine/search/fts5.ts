@@ -172,4 +172,7 @@ export class Fts5FullText implements FullText {
 
   /** The triggers on chunks and links keep FTS5's tables in step as rows are written. */
   async indexSources(): Promise<void> {}
+
+  /** FTS5 merges its own segments as it goes. */
+  async settle(): Promise<void> {}
 }

@@ -51,4 +51,10 @@ export interface FullText {
    * transaction this FullText runs on (FTS5's triggers have done it already).
    */
   indexSources(sourceIds: readonly number[]): Promise<void>;
+  /**
+   * After a burst of indexing, outside any transaction: lets the store make what was indexed as
+   * quick to search as the rest (PostgreSQL: vacuums and analyzes the postings, so that a search
+   * reads them from the index alone; FTS5: nothing to do).
+   */
+  settle(): Promise<void>;
 }

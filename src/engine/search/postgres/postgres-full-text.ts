@@ -313,6 +313,16 @@ export class PostgresFullText implements FullText {
     }
   }
 
+  /**
+   * Marks the postings just written visible to every transaction (VACUUM), so that searches read
+   * them from the primary key alone instead of fetching each from the table, and gives the planner
+   * their statistics (ANALYZE). Autovacuum would do it too, a minute or more later. Skipped while
+   * another process vacuums them.
+   */
+  async settle(): Promise<void> {
+    await this.#sql.exec('VACUUM (ANALYZE, SKIP_LOCKED) chunk_terms');
+  }
+
   /** Removes the source's chunks and links from the index (their rows going removes them too). */
   async removeSource(sourceId: number): Promise<void> {
     await this.#sql.run('DELETE FROM chunk_index WHERE source_id = ?', [sourceId]);
