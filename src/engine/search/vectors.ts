@@ -4,9 +4,10 @@
  * tens of thousands of chunks a guru holds, and its time grows with them (docs/knowledge.md).
  *
  * SQLite: sqlite-vec's distance function in SQL; the extension loads only when embeddings are
- * configured. PostgreSQL: the same rows (bytea), read in batches and compared here, in JS: Debian's
- * PostgreSQL has no pgvector, and SQL cannot read a float32 out of a bytea at any useful speed.
+ * configured. PostgreSQL: the same rows (bytea), streamed by a binary COPY and compared here, in JS:
+ * Debian's PostgreSQL has no pgvector, and SQL cannot read a float32 out of a bytea at any useful speed.
  */
+import { postgresOf, type RowCopier } from '../store/postgres-copy.js';
 import { sqliteOf } from '../store/sqlite-sql.js';
 import type { Sql } from '../store/sql.js';
 
@@ -26,17 +27,7 @@ export interface Neighbour {
   readonly distance: number;
 }
 
-/** Vectors read at once on PostgreSQL (4 MB of 1,024-dimension vectors); the next batch is read while one is compared. */
-const VECTORS_PER_BATCH = 1_000;
-
 const toBlob = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-
-/** A stored blob as floats: a view when it is aligned, else a copy. */
-const toVector = (blob: Buffer): Float32Array => {
-  const length = Math.floor(blob.byteLength / 4);
-  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, length);
-  return new Float32Array(new Uint8Array(blob.subarray(0, length * 4)).buffer);
-};
 
 const MODEL = 'SELECT model, dimensions FROM embedding_model WHERE id = 1';
 
@@ -61,11 +52,11 @@ const NEAREST = `SELECT v.chunk_id AS chunkId, vec_distance_cosine(v.embedding, 
   FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
   WHERE c.guru_id = ? ORDER BY distance LIMIT ?`;
 
-/** PostgreSQL: the guru's chunks that have a vector, in id order (the index on chunks(guru_id), then the vectors' key). */
-const WITH_VECTORS = `SELECT v.chunk_id AS id FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
-  WHERE c.guru_id = ? ORDER BY v.chunk_id`;
-
-const VECTORS_OF = 'SELECT chunk_id AS id, embedding FROM chunk_vectors WHERE chunk_id = ANY(?::bigint[])';
+/** PostgreSQL: the guru's vectors, for a binary COPY (which takes no parameters: the id is a safe integer). */
+const VECTORS_OF_GURU = (guruId: number) => {
+  if (!Number.isSafeInteger(guruId)) throw new TypeError(`not a guru id: ${guruId}`);
+  return `SELECT v.chunk_id, v.embedding FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.guru_id = ${guruId}`;
+};
 
 export class VectorIndex {
   readonly #sql: Sql;
@@ -120,29 +111,30 @@ export class VectorIndex {
 
   /** The guru's chunks nearest to the vector, nearest first, at most `limit`. */
   nearest(guruId: number, vector: Float32Array, limit: number): Promise<Neighbour[]> {
-    if (this.#sql.dialect === 'sqlite') return this.#sql.all(NEAREST, [toBlob(vector), guruId, limit]);
-    return this.#nearestInBatches(guruId, vector, limit);
+    const postgres = postgresOf(this.#sql);
+    if (!postgres) return this.#sql.all(NEAREST, [toBlob(vector), guruId, limit]);
+    return nearestStreamed(postgres, guruId, vector, limit);
   }
+}
 
-  /**
-   * Every vector of the guru compared with the one asked for, a batch at a time (the next one read
-   * while this one is compared), the nearest kept. Vectors of another length (none, unless the
-   * model changed under way) are skipped; of equal distances the lower chunk id comes first.
-   */
-  async #nearestInBatches(guruId: number, vector: Float32Array, limit: number): Promise<Neighbour[]> {
-    if (limit <= 0) return [];
-    const ids = (await this.#sql.all<{ id: number }>(WITH_VECTORS, [guruId])).map((row) => row.id);
-    const nearest = new Nearest(vector, limit);
-    const read = (at: number) =>
-      at < ids.length ? this.#sql.all<{ id: number; embedding: Buffer }>(VECTORS_OF, [ids.slice(at, at + VECTORS_PER_BATCH)]) : undefined;
-    let next = read(0);
-    for (let at = 0; next !== undefined; at += VECTORS_PER_BATCH) {
-      const rows = await next;
-      next = read(at + VECTORS_PER_BATCH);
-      for (const row of rows) nearest.consider(row.id, toVector(row.embedding));
-    }
-    return nearest.neighbours();
-  }
+/**
+ * PostgreSQL: every vector of the guru compared with the one asked for as it arrives (one binary
+ * COPY: the vectors' bytes as stored, not hex text), the nearest kept. Vectors of another length
+ * (none, unless the model changed under way) are skipped; of equal distances the lower chunk id
+ * comes first, whatever order the rows come in.
+ */
+async function nearestStreamed(postgres: RowCopier, guruId: number, vector: Float32Array, limit: number): Promise<Neighbour[]> {
+  if (limit <= 0) return [];
+  const nearest = new Nearest(vector, limit);
+  // Each row's bytes are copied here (aligned, as a Float32Array must be); the kept neighbours hold no vector.
+  const stored = new Float32Array(vector.length);
+  const bytes = new Uint8Array(stored.buffer);
+  await postgres.copyRows(VECTORS_OF_GURU(guruId), ([id, embedding]) => {
+    if (!id || embedding?.length !== bytes.length) return;
+    bytes.set(embedding);
+    nearest.consider(Number(id.readBigInt64BE(0)), stored);
+  });
+  return nearest.neighbours();
 }
 
 /**

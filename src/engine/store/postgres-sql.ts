@@ -5,6 +5,7 @@
  * SQLite gives them.
  */
 import pg from 'pg';
+import { BinaryCopy, type CopiedRow, type RowCopier } from './postgres-copy.js';
 import { MAX_PREPARED, type Params, type RunResult, type Sql, type Store } from './sql.js';
 
 /** int8 (counts, bigserial ids) and numeric (sums) as numbers, the rest as pg parses them. */
@@ -91,7 +92,7 @@ class Statements {
   }
 }
 
-class PostgresHandle implements Sql {
+class PostgresHandle implements Sql, RowCopier {
   readonly dialect = 'postgres' as const;
   readonly #on: Queryable;
   protected readonly statements: Statements;
@@ -121,6 +122,27 @@ class PostgresHandle implements Sql {
 
   async exec(statements: string): Promise<void> {
     await this.#on.query(statements);
+  }
+
+  async copyRows(select: string, onRow: (row: CopiedRow) => void): Promise<void> {
+    const copy = new BinaryCopy(select, onRow);
+    if (!(this.#on instanceof pg.Pool)) {
+      (this.#on as pg.PoolClient).query(copy);
+      return copy.done;
+    }
+    const client = await this.#on.connect();
+    let broken: Error | undefined;
+    const ended = (error: Error): void => {
+      broken = error;
+    };
+    client.on('error', ended);
+    try {
+      client.query(copy);
+      await copy.done;
+    } finally {
+      client.off('error', ended);
+      client.release(broken);
+    }
   }
 
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
