@@ -1,9 +1,11 @@
-// Where the time of a PostgreSQL nearest-vector search goes, one way of reading the vectors at a
-// time (no comparing): the server's part and the client's, for one guru's vectors.
+// Where the time of a PostgreSQL nearest-vector search goes: VectorIndex.nearest as built, the
+// server reading the vectors alone (detoast), and the binary COPY alone (no comparing); then the
+// same with an index on chunks(guru_id, id). Results in results.txt.
 //
 //   npm run build && node bench/experiments/pg-vectors/variants.mjs
 //
-// GURU_BENCH_VECTORS=N sets the guru's size (default 10000); 1024-dimension random vectors.
+// Guru 1 has GURU_BENCH_VECTORS vectors (default 10,000, 1,024 dimensions, random), interleaved
+// with as many of guru 2's, whose chunks carry 1,500 characters of text.
 import { Buffer } from 'node:buffer';
 import console from 'node:console';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,7 +44,10 @@ try {
   for (let at = 0; at < 2 * SIZE; at += 1000) {
     const ids = [];
     const blobs = [];
-    for (let id = at + 1; id <= Math.min(2 * SIZE, at + 1000); id += 1) (ids.push(id), blobs.push(blobOf(vectorOf())));
+    for (let id = at + 1; id <= Math.min(2 * SIZE, at + 1000); id += 1) {
+      ids.push(id);
+      blobs.push(blobOf(vectorOf()));
+    }
     await pg.run(
       "INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) SELECT id, 1 + id % 2, 1 + id % 2, id, 't', '', repeat(md5(id::text), 47) FROM unnest(@ids::bigint[]) AS id",
       { ids },
