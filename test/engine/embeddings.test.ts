@@ -199,7 +199,7 @@ describe('nearest chunks on each store', () => {
     await pg.run("INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) VALUES (?, 1, 1, ?, 't', '', 'b')", [id, id]);
     try {
       await pgIndex.store(new Map([[id, long]]));
-      // Not in the TOAST table: a search reads it with its row (migration 4).
+      // Not in the TOAST table: a search reads it with its row (migration 5).
       expect(await pg.get("SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE oid = 'chunk_vectors'::regclass")).toEqual({ bytes: 0 });
       expect(await pgIndex.nearest(1, long, 3)).toEqual([{ chunkId: id, distance: 0 }]);
       const query = vectors.get(5)!;

@@ -1,6 +1,6 @@
 // Nearest chunks by cosine distance on each store (src/engine/search/vectors.ts): sqlite-vec in
 // process against PostgreSQL, where the guru's vectors are streamed by one binary COPY and compared
-// in JS as they arrive (stored in their rows: migration 4).
+// in JS as they arrive (stored in their rows: migration 5).
 //
 //   npm run build && node bench/experiments/pg-vectors/nearest.mjs
 //

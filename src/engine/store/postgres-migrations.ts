@@ -263,7 +263,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 4,
+    // Number 5: main's migration 4 (the covering postings) was made beside it; merged, it comes after.
+    version: 5,
     name: 'chunk vectors kept in their row, not in the TOAST table',
     // A search reads every vector of the guru (../search/vectors.ts): one kept out of line (any
     // bytea over 2 kB, so every vector of 512 dimensions or more) costs a TOAST index lookup and
