@@ -124,7 +124,7 @@ describe.each(['sqlite', 'postgres'] as const)('hybrid search with embeddings (%
 
 describe('nearest chunks on each store', () => {
   const DIMENSIONS = 16;
-  /** More than one batch of PostgreSQL's reading (1,000 vectors), over two gurus. */
+  /** Over two gurus, interleaved. */
   const CHUNKS = 2_300;
   let lite: Store;
   let pg: Store;
@@ -191,5 +191,21 @@ describe('nearest chunks on each store', () => {
     expect(found[0]!.distance).toBeCloseTo(0, 6);
     expect(found.at(-1)).toEqual({ chunkId: 2, distance: 2 });
     await pgIndex.store(new Map([[4, vectors.get(4)!], [2, vectors.get(2)!]]));
+  });
+
+  it('keeps a vector of 1,024 dimensions in its row on PostgreSQL, and skips a vector of another length', async () => {
+    const id = CHUNKS + 1;
+    const long = Float32Array.from({ length: 1_024 }, random);
+    await pg.run("INSERT INTO chunks (id, source_id, guru_id, position, title, headings, body) VALUES (?, 1, 1, ?, 't', '', 'b')", [id, id]);
+    try {
+      await pgIndex.store(new Map([[id, long]]));
+      // Not in the TOAST table: a search reads it with its row (migration 5).
+      expect(await pg.get("SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE oid = 'chunk_vectors'::regclass")).toEqual({ bytes: 0 });
+      expect(await pgIndex.nearest(1, long, 3)).toEqual([{ chunkId: id, distance: 0 }]);
+      const query = vectors.get(5)!;
+      expect(await pgIndex.nearest(1, query, 2_000)).toEqual(await liteIndex.nearest(1, query, 2_000));
+    } finally {
+      await pg.run('DELETE FROM chunks WHERE id = ?', [id]);
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Nearest chunks by cosine distance on each store (src/engine/search/vectors.ts): sqlite-vec in
-// process against PostgreSQL, where the guru's vectors are read in batches and compared in JS.
+// process against PostgreSQL, where the guru's vectors are streamed by one binary COPY and compared
+// in JS as they arrive (stored in their rows: migration 5).
 //
 //   npm run build && node bench/experiments/pg-vectors/nearest.mjs
 //
@@ -91,7 +92,7 @@ try {
 
   const series = sizes.flatMap((chunks, index) => [
     { name: `sqlite-vec, ${chunks} chunks`, run: (q) => liteIndex.nearest(index + 1, q, LIMIT) },
-    { name: `PostgreSQL, batches in JS, ${chunks} chunks`, run: (q) => pgIndex.nearest(index + 1, q, LIMIT) },
+    { name: `PostgreSQL, COPY + JS, ${chunks} chunks`, run: (q) => pgIndex.nearest(index + 1, q, LIMIT) },
   ]);
   let same = 0;
   for (const [index] of sizes.entries()) {

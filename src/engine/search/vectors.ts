@@ -4,9 +4,10 @@
  * tens of thousands of chunks a guru holds, and its time grows with them (docs/knowledge.md).
  *
  * SQLite: sqlite-vec's distance function in SQL; the extension loads only when embeddings are
- * configured. PostgreSQL: the same rows (bytea), read in batches and compared here, in JS: Debian's
- * PostgreSQL has no pgvector, and SQL cannot read a float32 out of a bytea at any useful speed.
+ * configured. PostgreSQL: the same rows (bytea), streamed by a binary COPY and compared here, in JS:
+ * Debian's PostgreSQL has no pgvector, and SQL cannot read a float32 out of a bytea at any useful speed.
  */
+import { postgresOf, type RowCopier } from '../store/postgres-copy.js';
 import { sqliteOf } from '../store/sqlite-sql.js';
 import type { Sql } from '../store/sql.js';
 
@@ -26,17 +27,7 @@ export interface Neighbour {
   readonly distance: number;
 }
 
-/** Vectors read at once on PostgreSQL (4 MB of 1,024-dimension vectors); the next batch is read while one is compared. */
-const VECTORS_PER_BATCH = 1_000;
-
 const toBlob = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-
-/** A stored blob as floats: a view when it is aligned, else a copy. */
-const toVector = (blob: Buffer): Float32Array => {
-  const length = Math.floor(blob.byteLength / 4);
-  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, length);
-  return new Float32Array(new Uint8Array(blob.subarray(0, length * 4)).buffer);
-};
 
 const MODEL = 'SELECT model, dimensions FROM embedding_model WHERE id = 1';
 
@@ -61,11 +52,11 @@ const NEAREST = `SELECT v.chunk_id AS chunkId, vec_distance_cosine(v.embedding, 
   FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
   WHERE c.guru_id = ? ORDER BY distance LIMIT ?`;
 
-/** PostgreSQL: the guru's chunks that have a vector, in id order (the index on chunks(guru_id), then the vectors' key). */
-const WITH_VECTORS = `SELECT v.chunk_id AS id FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
-  WHERE c.guru_id = ? ORDER BY v.chunk_id`;
-
-const VECTORS_OF = 'SELECT chunk_id AS id, embedding FROM chunk_vectors WHERE chunk_id = ANY(?::bigint[])';
+/** PostgreSQL: the guru's vectors, for a binary COPY (which takes no parameters: the id is a safe integer). */
+const VECTORS_OF_GURU = (guruId: number) => {
+  if (!Number.isSafeInteger(guruId)) throw new TypeError(`not a guru id: ${guruId}`);
+  return `SELECT v.chunk_id, v.embedding FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id WHERE c.guru_id = ${guruId}`;
+};
 
 export class VectorIndex {
   readonly #sql: Sql;
@@ -120,35 +111,36 @@ export class VectorIndex {
 
   /** The guru's chunks nearest to the vector, nearest first, at most `limit`. */
   nearest(guruId: number, vector: Float32Array, limit: number): Promise<Neighbour[]> {
-    if (this.#sql.dialect === 'sqlite') return this.#sql.all(NEAREST, [toBlob(vector), guruId, limit]);
-    return this.#nearestInBatches(guruId, vector, limit);
-  }
-
-  /**
-   * Every vector of the guru compared with the one asked for, a batch at a time (the next one read
-   * while this one is compared), the nearest kept. Vectors of another length (none, unless the
-   * model changed under way) are skipped; of equal distances the lower chunk id comes first.
-   */
-  async #nearestInBatches(guruId: number, vector: Float32Array, limit: number): Promise<Neighbour[]> {
-    if (limit <= 0) return [];
-    const ids = (await this.#sql.all<{ id: number }>(WITH_VECTORS, [guruId])).map((row) => row.id);
-    const nearest = new Nearest(vector, limit);
-    const read = (at: number) =>
-      at < ids.length ? this.#sql.all<{ id: number; embedding: Buffer }>(VECTORS_OF, [ids.slice(at, at + VECTORS_PER_BATCH)]) : undefined;
-    let next = read(0);
-    for (let at = 0; next !== undefined; at += VECTORS_PER_BATCH) {
-      const rows = await next;
-      next = read(at + VECTORS_PER_BATCH);
-      for (const row of rows) nearest.consider(row.id, toVector(row.embedding));
-    }
-    return nearest.neighbours();
+    const postgres = postgresOf(this.#sql);
+    if (!postgres) return this.#sql.all(NEAREST, [toBlob(vector), guruId, limit]);
+    return nearestStreamed(postgres, guruId, vector, limit);
   }
 }
 
 /**
+ * PostgreSQL: every vector of the guru compared with the one asked for as it arrives (one binary
+ * COPY: the vectors' bytes as stored, not hex text), the nearest kept. Vectors of another length
+ * (none, unless the model changed under way) are skipped; of equal distances the lower chunk id
+ * comes first, whatever order the rows come in.
+ */
+async function nearestStreamed(postgres: RowCopier, guruId: number, vector: Float32Array, limit: number): Promise<Neighbour[]> {
+  if (limit <= 0) return [];
+  const nearest = new Nearest(vector, limit);
+  await postgres.copyRows(VECTORS_OF_GURU(guruId), ([id, embedding]) => {
+    if (id && embedding) nearest.consider(Number(id.readBigInt64BE(0)), embedding);
+  });
+  return nearest.neighbours();
+}
+
+/** Vectors compared in one pass: their sums are independent, so the processor works on them together. */
+const AT_ONCE = 4;
+
+/**
  * The `limit` vectors nearest to a query vector among those considered, by cosine distance computed
- * as sqlite-vec computes it (sums in float32, the rest in double, the distance rounded to float32),
- * so that both stores order the same vectors alike.
+ * as sqlite-vec computes it (sums in float32, in order, the rest in double, the distance rounded to
+ * float32), so that both stores order the same vectors alike. Vectors are compared four at a time:
+ * each one's sums are the same as alone, but a float32 sum waits for its previous step, and four
+ * sums side by side take little longer than one (the comparing takes about 40 % less time).
  */
 class Nearest {
   readonly #query: Float32Array;
@@ -156,6 +148,10 @@ class Nearest {
   readonly #limit: number;
   /** Nearest first. */
   readonly #kept: Neighbour[] = [];
+  /** The vectors waiting to be compared (copied: a row's bytes are not kept by the caller), and their chunks. */
+  readonly #waiting: Float32Array;
+  readonly #waitingBytes: Uint8Array;
+  readonly #waitingIds: number[] = [];
 
   constructor(query: Float32Array, limit: number) {
     this.#query = query;
@@ -163,21 +159,92 @@ class Nearest {
     for (const value of query) squares = fround(squares + fround(value * value));
     this.#queryNorm = Math.sqrt(squares);
     this.#limit = limit;
+    this.#waiting = new Float32Array(AT_ONCE * query.length);
+    this.#waitingBytes = new Uint8Array(this.#waiting.buffer);
   }
 
-  consider(chunkId: number, vector: Float32Array): void {
+  /** A stored vector (float32 bytes, as sqlite-vec reads them); one of another length is skipped. */
+  consider(chunkId: number, bytes: Uint8Array): void {
+    const length = this.#query.length * 4;
+    if (bytes.length !== length) return;
+    const ids = this.#waitingIds;
+    this.#waitingBytes.set(bytes, ids.length * length);
+    ids.push(chunkId);
+    if (ids.length === AT_ONCE) this.#compareWaiting();
+  }
+
+  neighbours(): Neighbour[] {
+    this.#compareWaiting();
+    return [...this.#kept];
+  }
+
+  #compareWaiting(): void {
+    const ids = this.#waitingIds;
+    if (ids.length === AT_ONCE) {
+      const [a, b, c, d] = this.#fourDistances();
+      this.#keep(ids[0]!, a);
+      this.#keep(ids[1]!, b);
+      this.#keep(ids[2]!, c);
+      this.#keep(ids[3]!, d);
+    } else {
+      ids.forEach((id, at) => this.#keep(id, this.#distance(at * this.#query.length)));
+    }
+    ids.length = 0;
+  }
+
+  /** The distance of the waiting vector that starts at `offset`. */
+  #distance(offset: number): number {
     const query = this.#query;
-    if (vector.length !== query.length) return;
+    const vectors = this.#waiting;
     let dot = 0;
     let squares = 0;
-    for (let i = 0; i < vector.length; i += 1) {
-      const value = vector[i]!;
+    for (let i = 0; i < query.length; i += 1) {
+      const value = vectors[offset + i]!;
       dot = fround(dot + fround(value * query[i]!));
       squares = fround(squares + fround(value * value));
     }
+    return this.#cosine(dot, squares);
+  }
+
+  /** The distances of the four waiting vectors, each summed as #distance sums it. */
+  #fourDistances(): [number, number, number, number] {
+    const query = this.#query;
+    const vectors = this.#waiting;
+    const n = query.length;
+    let dot0 = 0;
+    let dot1 = 0;
+    let dot2 = 0;
+    let dot3 = 0;
+    let squares0 = 0;
+    let squares1 = 0;
+    let squares2 = 0;
+    let squares3 = 0;
+    for (let i = 0; i < n; i += 1) {
+      const q = query[i]!;
+      const v0 = vectors[i]!;
+      const v1 = vectors[n + i]!;
+      const v2 = vectors[2 * n + i]!;
+      const v3 = vectors[3 * n + i]!;
+      dot0 = fround(dot0 + fround(v0 * q));
+      squares0 = fround(squares0 + fround(v0 * v0));
+      dot1 = fround(dot1 + fround(v1 * q));
+      squares1 = fround(squares1 + fround(v1 * v1));
+      dot2 = fround(dot2 + fround(v2 * q));
+      squares2 = fround(squares2 + fround(v2 * v2));
+      dot3 = fround(dot3 + fround(v3 * q));
+      squares3 = fround(squares3 + fround(v3 * v3));
+    }
+    return [this.#cosine(dot0, squares0), this.#cosine(dot1, squares1), this.#cosine(dot2, squares2), this.#cosine(dot3, squares3)];
+  }
+
+  #cosine(dot: number, squares: number): number {
     const distance = fround(1 - dot / (Math.sqrt(squares) * this.#queryNorm));
     // A zero vector has no direction: it is as far as can be.
-    const neighbour = { chunkId, distance: Number.isNaN(distance) ? 2 : distance };
+    return Number.isNaN(distance) ? 2 : distance;
+  }
+
+  #keep(chunkId: number, distance: number): void {
+    const neighbour = { chunkId, distance };
     const kept = this.#kept;
     if (kept.length === this.#limit && !before(neighbour, kept[kept.length - 1]!)) return;
     let low = 0;
@@ -189,10 +256,6 @@ class Nearest {
     }
     kept.splice(low, 0, neighbour);
     if (kept.length > this.#limit) kept.pop();
-  }
-
-  neighbours(): Neighbour[] {
-    return [...this.#kept];
   }
 }
 

@@ -264,6 +264,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     `,
   },
   { version: 4, name: 'postings read by an index-only scan (the ranking columns in the primary key)', sql: COVERING_POSTINGS },
+  {
+    version: 5,
+    name: 'chunk vectors kept in their row, not in the TOAST table',
+    // A search reads every vector of the guru (../search/vectors.ts): one kept out of line (any
+    // bytea over 2 kB, so every vector of 512 dimensions or more) costs a TOAST index lookup and
+    // two or three chunks to put together. Kept in the row up to a page (8 kB: 2,000 dimensions),
+    // a search of 10,000 vectors of 1,024 dimensions takes a third less time
+    // (bench/experiments/pg-vectors/variants.mjs). Vectors stored before stay where they are
+    // (both read alike) until they are made again, or VACUUM FULL chunk_vectors rewrites them.
+    sql: 'ALTER TABLE chunk_vectors ALTER COLUMN embedding SET STORAGE MAIN',
+  },
 ];
 
 /**

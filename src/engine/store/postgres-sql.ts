@@ -5,6 +5,7 @@
  * SQLite gives them.
  */
 import pg from 'pg';
+import { BinaryCopy, type CopiedRow, type RowCopier } from './postgres-copy.js';
 import { MAX_PREPARED, type Params, type RunResult, type Sql, type Store } from './sql.js';
 
 /** int8 (counts, bigserial ids) and numeric (sums) as numbers, the rest as pg parses them. */
@@ -91,7 +92,7 @@ class Statements {
   }
 }
 
-class PostgresHandle implements Sql {
+class PostgresHandle implements Sql, RowCopier {
   readonly dialect = 'postgres' as const;
   readonly #on: Queryable;
   protected readonly statements: Statements;
@@ -123,6 +124,18 @@ class PostgresHandle implements Sql {
     await this.#on.query(statements);
   }
 
+  async copyRows(select: string, onRow: (row: CopiedRow) => void): Promise<void> {
+    const copy = new BinaryCopy(select, onRow);
+    if (this.#on instanceof pg.Pool) {
+      return onConnection(this.#on, (client) => {
+        client.query(copy);
+        return copy.done;
+      });
+    }
+    (this.#on as pg.PoolClient).query(copy);
+    return copy.done;
+  }
+
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
     return work(this);
   }
@@ -134,6 +147,27 @@ class PostgresHandle implements Sql {
 
   runIfFree(statement: string, params?: Params): Promise<RunResult | undefined> {
     return this.run(statement, params);
+  }
+}
+
+/**
+ * Runs `work` on a connection of the pool, given back after it, or closed when it broke: when
+ * `work` says so, or when the server ended it. The pool listens for errors of idle connections
+ * only: one the server ends while it is taken (a restart, a terminated backend) would otherwise be
+ * an uncaught error that ends the process; `work`'s next statement fails instead.
+ */
+async function onConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient, broke: (error: Error) => void) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const broke = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', broke);
+  try {
+    return await work(client, broke);
+  } finally {
+    client.off('error', broke);
+    client.release(broken);
   }
 }
 
@@ -170,31 +204,19 @@ export class PostgresSql extends PostgresHandle implements Store {
     return new PostgresSql(pool);
   }
 
-  override async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    /** A connection whose rollback failed, or that the server ended, is closed, not given back to the pool. */
-    let broken: Error | undefined;
-    // The pool listens for errors of idle connections only: one the server ends while this
-    // transaction holds it (a restart, a terminated backend) would otherwise be an uncaught error
-    // that ends the process. The transaction's next statement fails instead.
-    const ended = (error: Error): void => {
-      broken = error;
-    };
-    client.on('error', ended);
-    try {
+  override transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return onConnection(this.#pool, async (client, broke) => {
       await client.query('BEGIN');
       try {
         const result = await work(new PostgresHandle(client, this.statements));
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+        // A connection whose rollback failed is closed, not given back to the pool.
+        await client.query('ROLLBACK').catch(broke);
         throw error;
       }
-    } finally {
-      client.off('error', ended);
-      client.release(broken);
-    }
+    });
   }
 
   async close(): Promise<void> {

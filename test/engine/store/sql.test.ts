@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BinaryCopy, postgresOf } from '../../../src/engine/store/postgres-copy.js';
 import { numberPlaceholders, PostgresSql } from '../../../src/engine/store/postgres-sql.js';
 import { jsonRows } from '../../../src/engine/store/dialect.js';
 import type { Sql, Store } from '../../../src/engine/store/sql.js';
@@ -229,6 +230,84 @@ describe('the postgres store, when the server ends a connection a transaction ho
       expect(await sql.get('SELECT 1 AS one')).toEqual({ one: 1 });
     } finally {
       await sql.close();
+    }
+  });
+});
+
+describe('the postgres store, reading rows by binary COPY (copyRows)', () => {
+  const NOTES = 'CREATE TABLE IF NOT EXISTS copied (id bigint PRIMARY KEY, data bytea, body text)';
+  /** Every byte value, so that a decoding of the bytes as text would show. */
+  const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  const rowsOf = (row: readonly (Buffer | null)[]) => ({ id: row[0] ? Number(row[0].readBigInt64BE(0)) : null, data: row[1] && Buffer.from(row[1]), body: row[2]?.toString('utf8') ?? null });
+
+  it('hands over each row as it is stored (bytea as its bytes, bigint, NULL), in a transaction what it wrote', async () => {
+    const sql = PostgresSql.connect({ url: postgres.url, poolSize: 2 });
+    try {
+      await sql.exec(`DROP TABLE IF EXISTS copied; ${NOTES}`);
+      await sql.run('INSERT INTO copied (id, data, body) VALUES (?, ?, ?), (?, ?, ?), (?, ?, ?)', [1, ALL_BYTES, 'é', 2 ** 40, null, null, 3, Buffer.alloc(100_000, 7), '']);
+      const rows: unknown[] = [];
+      await postgresOf(sql)!.copyRows('SELECT id, data, body FROM copied ORDER BY id', (row) => rows.push(rowsOf(row)));
+      expect(rows).toEqual([
+        { id: 1, data: ALL_BYTES, body: 'é' },
+        { id: 3, data: Buffer.alloc(100_000, 7), body: '' },
+        { id: 2 ** 40, data: null, body: null },
+      ]);
+      const inside = await sql.transaction(async (tx) => {
+        await tx.run('INSERT INTO copied (id) VALUES (4)');
+        const ids: unknown[] = [];
+        await postgresOf(tx)!.copyRows('SELECT id FROM copied ORDER BY id', (row) => ids.push(rowsOf(row).id));
+        return ids;
+      });
+      expect(inside).toEqual([1, 3, 4, 2 ** 40]);
+      expect(postgresOf(new SqliteSql(new Database(':memory:')))).toBeUndefined();
+    } finally {
+      await sql.close();
+    }
+  });
+
+  it('rejects an error of the statement or of the callback, and the store goes on on the same connection', async () => {
+    const sql = PostgresSql.connect({ url: postgres.url, poolSize: 1 });
+    try {
+      await sql.exec(NOTES);
+      await expect(postgresOf(sql)!.copyRows('SELECT nothing FROM copied', () => {})).rejects.toThrow(/nothing/);
+      await expect(
+        postgresOf(sql)!.copyRows('SELECT id FROM generate_series(1, 3) AS id', () => {
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      expect(await sql.get('SELECT 1 AS one')).toEqual({ one: 1 });
+    } finally {
+      await sql.close();
+    }
+  });
+
+  it('puts together a row that comes in several messages, whatever the cuts', () => {
+    const field = (bytes: Buffer | null) => {
+      const length = Buffer.alloc(4);
+      length.writeInt32BE(bytes === null ? -1 : bytes.length);
+      return bytes === null ? length : Buffer.concat([length, bytes]);
+    };
+    const row = (...fields: (Buffer | null)[]) => {
+      const count = Buffer.alloc(2);
+      count.writeInt16BE(fields.length);
+      return Buffer.concat([count, ...fields.map(field)]);
+    };
+    const header = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(4), Buffer.from([0, 0, 0, 2, 9, 9])]);
+    const trailer = Buffer.from([0xff, 0xff]);
+    const stream = Buffer.concat([header, row(ALL_BYTES, null), row(Buffer.from('x')), trailer]);
+    for (const cut of [1, 2, 3, 5, 17, 256, stream.length]) {
+      const rows: unknown[] = [];
+      const copy = new BinaryCopy('SELECT 1', (fields) => rows.push(fields.map((bytes) => bytes && Buffer.from(bytes))));
+      // The parser's buffer is reused from one message to the next: each message here is overwritten after use.
+      const message = Buffer.alloc(cut);
+      for (let at = 0; at < stream.length; at += cut) {
+        const part = stream.subarray(at, at + cut);
+        part.copy(message);
+        copy.handleCopyData({ chunk: message.subarray(0, part.length) });
+        message.fill(0xee);
+      }
+      copy.handleReadyForQuery();
+      expect(rows).toEqual([[ALL_BYTES, null], [Buffer.from('x')]]);
     }
   });
 });
