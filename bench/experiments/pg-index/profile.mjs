@@ -53,7 +53,7 @@ try {
     console.log(`${corpus.length} documents indexed in ${seconds.toFixed(2)} s (load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
     const rows = await admin('postgres', (c) =>
       c.query(`SELECT calls, round(total_exec_time::numeric, 0) AS ms, round((total_exec_time / calls)::numeric, 3) AS per_call, rows,
-        left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS query FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`));
+        left(regexp_replace(query, '\\s+', ' ', 'g'), GREATEST(150, 0)) AS query FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`));
     const total = await admin('postgres', (c) => c.query('SELECT round(sum(total_exec_time)::numeric, 0) AS ms, sum(calls) AS calls FROM pg_stat_statements'));
     console.log(`server time, all statements: ${total.rows[0].ms} ms in ${total.rows[0].calls} calls`);
     for (const r of rows.rows) console.log(`${String(r.ms).padStart(7)} ms ${String(r.calls).padStart(7)} × ${String(r.per_call).padStart(8)} ms ${String(r.rows).padStart(8)} rows  ${r.query}`);
