@@ -392,7 +392,7 @@ export class SourceProcessor {
             if (id !== undefined) stored.push(id);
           }
           // The batch's sources in one call: on PostgreSQL one pass of the tokenizer and a few
-          // statements for all of them (a source at a time cost three times as much).
+          // statements for all of them (a source at a time took two to three times as long).
           await stores.fullText.indexSources(stored);
           await this.#renewAllIn(stores);
         });
