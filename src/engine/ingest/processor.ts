@@ -268,7 +268,7 @@ export class SourceProcessor {
   async #renewLeases(): Promise<void> {
     if (this.#inFlight.size === 0) return;
     try {
-      await this.#stores.jobs.renewAll(this.#owner, (await this.#clock.now()) + this.#leaseMs);
+      await this.#renewAllOn(this.#stores, await this.#clock.now());
     } catch (error) {
       this.#logger.warn('could not renew the leases of jobs under way', { reason: messageOf(error) });
     }
@@ -396,7 +396,14 @@ export class SourceProcessor {
       try {
         await this.#sql.transaction(async (tx) => {
           const stores = this.#storesOn(tx);
-          for (const read of batch) await this.#index(stores, read.job, read.chunked);
+          const stored: number[] = [];
+          for (const read of batch) {
+            const id = await this.#index(stores, read.job, read.chunked);
+            if (id !== undefined) stored.push(id);
+          }
+          // The batch's sources in one call: on PostgreSQL one pass of the tokenizer and a few
+          // statements for all of them (a source at a time took two to three times as long).
+          await stores.fullText.indexSources(stored);
           await this.#renewAllIn(stores);
         });
         settles = batch.map((read) => read.committed);
@@ -411,7 +418,8 @@ export class SourceProcessor {
             // SAVEPOINT, RELEASE and ROLLBACK TO read the same on SQLite and PostgreSQL.
             await tx.exec('SAVEPOINT one_source');
             try {
-              await this.#index(stores, read.job, read.chunked);
+              const id = await this.#index(stores, read.job, read.chunked);
+              if (id !== undefined) await stores.fullText.indexSources([id]);
               await tx.exec('RELEASE one_source');
               each.push(read.committed);
             } catch (error) {
@@ -456,7 +464,20 @@ export class SourceProcessor {
    * waits for the transaction).
    */
   #renewAllIn(stores: Stores): Promise<void> {
-    return stores.jobs.renewAll(this.#owner, this.#clock.current() + this.#leaseMs);
+    return this.#renewAllOn(stores, this.#clock.current());
+  }
+
+  /**
+   * Extends the leases of the jobs under way, but not those renewed less than a renewal period ago:
+   * a fast reader (text sources) keeps many jobs leased while they wait for their batch's commit,
+   * and rewriting every one of those rows in each batch's transaction was most of PostgreSQL's work
+   * while indexing (NFCorpus: 1.2 million row versions for 3,633 sources, and a queue table so
+   * bloated that looking for the next job took 17 ms). A lease still has more than
+   * (RENEWALS_PER_LEASE − 2) / RENEWALS_PER_LEASE of its time left when the timer renews it.
+   */
+  #renewAllOn(stores: Stores, now: number): Promise<void> {
+    const until = now + this.#leaseMs;
+    return stores.jobs.renewAll(this.#owner, until, until - this.#leaseMs / RENEWALS_PER_LEASE);
   }
 
   /** Completes a job whose work is done, unless its claim is stale. */
@@ -498,12 +519,17 @@ export class SourceProcessor {
     await this.#giveUp(job, reason);
   }
 
-  /** Runs inside one transaction (`stores` are on it): content, chunks, status and job change together or not at all. */
-  async #index({ sources, chunks, links, jobs, fullText }: Stores, job: JobRow, { text, title, pieces, links: outgoing }: Chunked): Promise<void> {
+  /**
+   * Runs inside one transaction (`stores` are on it): content, chunks, status and job change
+   * together or not at all. The id of the source whose chunks it wrote, for the caller to bring the
+   * full-text index up to date with (fullText.indexSources) in the same transaction.
+   */
+  async #index({ sources, chunks, links, jobs }: Stores, job: JobRow, { text, title, pieces, links: outgoing }: Chunked): Promise<number | undefined> {
     // The claim is stale (another process took the job over, or the source was sent
     // again while it was read): the newer work counts, not this result.
-    if (!(await jobs.renew(job, this.#owner, this.#clock.current() + this.#leaseMs))) return;
+    if (!(await jobs.renew(job, this.#owner, this.#clock.current() + this.#leaseMs))) return undefined;
     const source = await sources.get(job.source_id);
+    let stored: number | undefined;
     if (source) {
       if (pieces.length === 0) {
         await chunks.replace(source.id, source.guru_id, '', []);
@@ -512,11 +538,12 @@ export class SourceProcessor {
       } else {
         await chunks.replace(source.id, source.guru_id, title, pieces);
         await links.replace(source.id, source.guru_id, outgoing);
-        await fullText.indexSources([source.id]);
+        stored = source.id;
         await sources.markSucceeded(source.id, source.url === null ? undefined : { title: text.title, content: text.markdown });
         if (this.#embedder) await jobs.enqueue('embed_source', [{ id: source.id, host: null }], this.#clock.current());
       }
     }
     await jobs.complete(job.id);
+    return stored;
   }
 }

@@ -168,9 +168,12 @@ export class JobRepository {
     return renewed.changes > 0;
   }
 
-  /** Extends every lease `owner` still holds, in one statement. */
-  async renewAll(owner: LeaseOwner, until: number): Promise<void> {
-    await this.#sql.run('UPDATE jobs SET lease_expires_at = ? WHERE lease_owner = ?', [until, owner.id]);
+  /**
+   * Extends to `until` every lease `owner` still holds that ends before `due` (every one of them
+   * unless given), in one statement.
+   */
+  async renewAll(owner: LeaseOwner, until: number, due = until): Promise<void> {
+    await this.#sql.run('UPDATE jobs SET lease_expires_at = ? WHERE lease_owner = ? AND lease_expires_at < ?', [until, owner.id, due]);
   }
 
   async complete(id: number): Promise<void> {

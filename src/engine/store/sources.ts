@@ -132,6 +132,11 @@ export class SourceRepository {
 
   /** The newest text or document of this type stored under this name (a file's name or path), if any. */
   findStored(guruId: number, type: DataSourceType, name: string): Promise<SourceRow | undefined> {
+    // A text's name is unique (the partial index data_sources_guru_text_name), and looked up by it
+    // with the type written out and no ORDER BY … LIMIT: PostgreSQL plans a prepared statement once
+    // for every value (plan_cache_mode=force_generic_plan), and that plan read every source of the
+    // guru in id order looking for the name, 1-3 ms a text at NFCorpus's 3,633.
+    if (type === 'TEXT') return this.#sql.get(`SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND type = 'TEXT' AND name = ?`, [guruId, name]);
     return this.#sql.get(`SELECT ${COLUMNS} FROM data_sources WHERE guru_id = ? AND type = ? AND name = ? ORDER BY id DESC LIMIT 1`, [
       guruId,
       type,

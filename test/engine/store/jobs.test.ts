@@ -48,6 +48,23 @@ describe('the job queue when sources are deleted', () => {
     expect(await jobs.renew(current, owner, 20_000)).toBe(true);
   });
 
+  it('renews only the leases that end before the time given', async () => {
+    const owner = leaseOwner('test');
+    const [early, late] = [await addText('early'), await addText('late')];
+    await jobs.enqueue('process_source', [{ id: early, host: null }], 0);
+    const first = (await jobs.claim(owner, 1, 5_000))!;
+    await jobs.enqueue('process_source', [{ id: late, host: null }], 0);
+    const second = (await jobs.claim(owner, 1, 9_000))!;
+    await jobs.renewAll(owner, 10_001, 8_000);
+    const leases = await sql.all<{ id: number; until: number }>('SELECT id, lease_expires_at AS until FROM jobs ORDER BY id');
+    expect(leases).toEqual([
+      { id: first.id, until: 10_001 },
+      { id: second.id, until: 9_001 },
+    ]);
+    await jobs.renewAll(owner, 12_000);
+    expect((await sql.all<{ until: number }>('SELECT lease_expires_at AS until FROM jobs')).map(({ until }) => until)).toEqual([12_000, 12_000]);
+  });
+
   it("gives no source a deleted source's id", async () => {
     const first = await addText('first');
     const newest = await addText('newest');
