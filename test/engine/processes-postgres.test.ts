@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { GuruRepository } from '../../src/engine/gurus/repository.js';
 import { INTERRUPTED_MESSAGE } from '../../src/engine/crawl/crawler.js';
 import { CrawlRepository } from '../../src/engine/crawl/repository.js';
+import { MAX_HELD_JOBS } from '../../src/engine/ingest/processor.js';
 import { LocalEngine } from '../../src/engine/local-engine.js';
 import { storeClock } from '../../src/engine/store/clock.js';
 import { JobRepository, leaseOwner, type LeaseOwner } from '../../src/engine/store/jobs.js';
@@ -202,6 +203,47 @@ describe('ingestion by several processes on PostgreSQL', () => {
       await site.close();
     }
   });
+});
+
+describe('reading ahead of the commits on PostgreSQL', () => {
+  it(`holds at most ${MAX_HELD_JOBS} jobs (being read, or read and not committed) while the store is slower than reading`, async () => {
+    const databaseUrl = await freshDatabase(postgres);
+    const engine = await LocalEngine.open({ dataDir, databaseUrl });
+    const blocker = await openStore({ dataDir, databaseUrl });
+    let unblock!: () => void;
+    const unblocked = new Promise<void>((resolve) => (unblock = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    // No posting can be written until the blocker's transaction ends: every batch's commit waits.
+    const blocking = blocker.transaction(async (tx) => {
+      await tx.exec('LOCK TABLE chunk_terms IN SHARE MODE');
+      locked();
+      await unblocked;
+    });
+    const leased = async () => (await blocker.get<{ n: number }>('SELECT count(*) AS n FROM jobs WHERE lease_owner IS NOT NULL'))?.n;
+    try {
+      await isLocked;
+      await engine.createGuru({ slug: 'notes', name: 'Notes' });
+      const count = 3 * MAX_HELD_JOBS;
+      await engine.createDataSources('notes', {
+        text_sources: Array.from({ length: count }, (_, index) => ({ name: `note ${index}`, content: `Note ${index} on tapirs.` })),
+      });
+      // Text is read at once: the reads stop at the limit, not at the end of the queue.
+      await expect.poll(leased, { timeout: 30_000 }).toBe(MAX_HELD_JOBS);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await leased()).toBe(MAX_HELD_JOBS);
+      unblock();
+      await blocking;
+      await engine.whenIdle();
+      const statuses = await blocker.all<{ status: string; n: number }>('SELECT status, count(*) AS n FROM data_sources GROUP BY status');
+      expect(statuses).toEqual([{ status: 'SUCCESS', n: count }]);
+    } finally {
+      unblock();
+      await blocking.catch(() => undefined);
+      await blocker.close();
+      await engine.close();
+    }
+  }, 90_000);
 });
 
 describe('crawls of several processes on PostgreSQL', () => {

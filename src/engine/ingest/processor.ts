@@ -47,6 +47,13 @@ const BATCH_SOURCES = 16;
 const BATCH_CHARACTERS = 64 * 1024;
 /** or this long after its first source was read. */
 const BATCH_DELAY_MS = 20;
+/**
+ * Jobs held at most: being read, or read and waiting for their batch's commit. When the store is
+ * slower than reading (PostgreSQL, text sources), reading on would only keep more pages in memory
+ * and more jobs leased, for another process to read again if this one dies: NFCorpus had about
+ * 1,500 leased at once.
+ */
+export const MAX_HELD_JOBS = 4 * BATCH_SOURCES;
 /** A burst of indexing is over this long after its last commit: then the index is settled (FullText.settle), */
 const SETTLE_DELAY_MS = 1_000;
 /** at most this often (on PostgreSQL, settling vacuums the postings). */
@@ -152,6 +159,8 @@ export class SourceProcessor {
   #batch: ReadSource[] = [];
   #batchCharacters = 0;
   #batchTimer: NodeJS.Timeout | undefined;
+  /** Sources read and waiting for their batch's commit. */
+  #uncommitted = 0;
   /** Settles when the batches handed to the store so far are committed (or failed): one commits at a time. */
   #committed: Promise<void> = Promise.resolve();
   #settleTimer: NodeJS.Timeout | undefined;
@@ -282,7 +291,7 @@ export class SourceProcessor {
 
   async #claimJobs(): Promise<void> {
     try {
-      while (!this.#closed && this.#inFlight.size < this.#limits.concurrency) {
+      while (!this.#closed && this.#inFlight.size < this.#limits.concurrency && this.#inFlight.size + this.#uncommitted < MAX_HELD_JOBS) {
         const busyHosts = this.#busyHosts();
         if (this.#exhaustedWith?.every((host) => busyHosts.includes(host))) break;
         const job = await this.#stores.jobs.claim(this.#owner, await this.#clock.now(), this.#leaseMs, busyHosts);
@@ -362,11 +371,17 @@ export class SourceProcessor {
 
   /** Resolves once the source is committed with its batch; rejects with the reason it could not be. */
   #addToBatch(job: JobRow, chunked: Chunked): Promise<void> {
-    return new Promise((committed, failed) => {
+    this.#uncommitted += 1;
+    const stored = new Promise<void>((committed, failed) => {
       this.#batch.push({ job, chunked, committed, failed });
       this.#batchCharacters += chunked.text.markdown.length;
       if (this.#batch.length >= BATCH_SOURCES || this.#batchCharacters >= BATCH_CHARACTERS) void this.#commitBatch();
       else this.#batchTimer ??= setTimeout(() => void this.#commitBatch(), BATCH_DELAY_MS);
+    });
+    return stored.finally(() => {
+      this.#uncommitted -= 1;
+      // Claims stopped at the limit take up again.
+      this.#claimSoon();
     });
   }
 

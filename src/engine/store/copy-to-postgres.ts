@@ -241,8 +241,11 @@ export async function migrateDataDir(settings: DataDirMigration, options: CopyOp
   try {
     const to = await openStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, ...(settings.logger ? { logger: settings.logger } : {}) });
     try {
-      // The full-text postings are PostgreSQL's own: built from the copied chunks and links.
-      return await copyToPostgres(from, to, { ...options, ...(records ? { records } : {}), rebuild: (tx) => new PostgresFullText(tx).indexAll() });
+      // The full-text postings are PostgreSQL's own: built from the copied chunks and links, then
+      // settled (vacuumed), so that the first searches read them from the index alone.
+      const copied = await copyToPostgres(from, to, { ...options, ...(records ? { records } : {}), rebuild: (tx) => new PostgresFullText(tx).indexAll() });
+      await new PostgresFullText(to).settle();
+      return copied;
     } finally {
       await to.close();
     }
