@@ -1,4 +1,5 @@
-// semanticSearch through the engine on one store, in a loop (for --cpu-prof): STORE=pg|sqlite.
+// semanticSearch through the engine on one store of profile.mjs's kept index (DATABASE_URL,
+// SQLITE_DIR), in a loop (for --cpu-prof): STORE=pg|sqlite.
 import console from 'node:console';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
@@ -9,7 +10,7 @@ const { openBackend } = await dist('compose.js');
 const { loadConfig } = await dist('config.js');
 const { silentLogger } = await dist('log.js');
 const pg = process.env.STORE === 'pg';
-const flags = pg ? { dataDir: '/tmp/nfs/PostgreSQL', databaseUrl: process.env.DATABASE_URL } : { dataDir: '/tmp/nfs/SQLite' };
+const flags = pg ? { dataDir: `${process.env.SQLITE_DIR}/PostgreSQL`, databaseUrl: process.env.DATABASE_URL } : { dataDir: `${process.env.SQLITE_DIR}/SQLite` };
 const backend = await openBackend(loadConfig({ flags, env: {} }), silentLogger);
 const queries = [...readTestQueries(readQrels())].map(([, question]) => question);
 for (const question of queries) await backend.assistant.semanticSearch('nf', { question });
