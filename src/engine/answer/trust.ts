@@ -3,12 +3,11 @@
  *
  * - Declined (trust 0): the knowledge holds nothing about the question's
  *   subject: the question is made of words it never or barely uses and no one
- *   passage holds them all (a question
- *   asked in words it uses throughout is never declined), words it never uses
- *   make up much of the question, or no candidate
- *   page holds enough of the question's key words across its passages
- *   (weighted by rarity), or only words scattered over a page about something
- *   else (judge below).
+ *   passage holds them all (a question asked in words it uses throughout is
+ *   never declined), words it never uses make up much of the question, or no
+ *   candidate page holds enough of the question's key words across its
+ *   passages (weighted by rarity), or only words scattered over a page about
+ *   something else (judge below).
  * - Otherwise the trust score is the estimated chance, in percent, that the
  *   answer holds what the question needs (trustScore below): at most 49 when
  *   a word of the question is found in no candidate (the answer says it covers
@@ -175,9 +174,10 @@ const holdsWholeQuestion = (item: Evidence): boolean => item.missing.length === 
 /**
  * Whether to answer, from the candidates ranked best first. The question's vocabulary decides first:
  * asked in words the knowledge uses throughout, it is answered; made of words it never or barely
- * uses, declined, unless one passage holds them all. Between the two, declined when the knowledge holds nothing about the question's
- * subject: the words it never uses make up much of the question, or no
- * candidate page holds enough of the question's words (weighted by rarity) across its passages.
+ * uses, declined, unless one passage holds them all. Between the two, declined when the knowledge
+ * holds nothing about the question's subject: the words it never uses make up much of the
+ * question, or no candidate page holds enough of the question's words (weighted by rarity) across
+ * its passages.
  * Which passage holds them does not matter here, nor whether the best one lacks a word: the
  * answer quotes the best, and a decline needs a page about the subject to be missing. An answer is
  * partial only when there is evidence of a gap: a question word no candidate holds. Passages found
