@@ -20,7 +20,7 @@ import { anchorIndex, collectAnchors } from './anchors.mjs';
 
 const dist = (p) => import(new URL(`../../../dist/${p}`, import.meta.url).href);
 const { markedTerms } = await dist('engine/answer/marks.js');
-const { COLUMN_WEIGHTS } = await dist('engine/search/retriever.js');
+const { COLUMN_WEIGHTS } = await dist('engine/search/full-text.js');
 
 const HAND = { coverage: 1, lexical: 1, title: 0.5, heading: 0.5, proximity: 0.6, support: 0.3 };
 const NUMBER = /^\p{N}+$/u;

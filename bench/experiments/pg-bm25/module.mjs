@@ -87,7 +87,7 @@ try {
       );
       const t1 = performance.now();
       const fullText = new PostgresFullText(tx);
-      if (process.env.ONE_BY_ONE) for (const { id } of batch) await fullText.indexSource(id);
+      if (process.env.ONE_BY_ONE) for (const { id } of batch) await fullText.indexSources([id]);
       else await fullText.indexSources(batch.map((b) => b.id));
       const t2 = performance.now();
       rowsMs += t1 - t0;

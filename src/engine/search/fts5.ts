@@ -1,17 +1,12 @@
 /**
  * Full-text search with SQLite's FTS5 (tables chunks_fts and links_fts, kept by the store): BM25
- * with the column weights of the Retriever, and highlight() for the matched words. SQLite only:
+ * with the column weights COLUMN_WEIGHTS, and highlight() for the matched words. SQLite only:
  * MATCH, bm25(), highlight(), json_each() and casefold() (registered by the engine) are SQLite's.
  */
 import type { Sql } from '../store/sql.js';
-import { COLUMN_WEIGHTS, type AnchorText, type FullText } from './full-text.js';
+import { CHUNK_COLUMNS, COLUMN_WEIGHTS, SOURCE_COLUMNS, type AnchorText, type FullText } from './full-text.js';
 import { quoteTerm, type TextQuery } from './query.js';
 import type { ChunkHit, MarkedChunk, SourceHit } from './retriever.js';
-
-const CHUNK_COLUMNS = `c.id AS chunkId, c.source_id AS sourceId, s.type AS sourceType, s.url AS url, c.title AS title,
-  c.headings AS headings, c.body AS body, s.labels AS labels, c.position AS position`;
-
-const SOURCE_COLUMNS = `s.type AS sourceType, s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels`;
 
 const BM25 = `bm25(chunks_fts, ${COLUMN_WEIGHTS.title}, ${COLUMN_WEIGHTS.headings}, ${COLUMN_WEIGHTS.body})`;
 
@@ -44,7 +39,7 @@ const chunkHits = (labelled: boolean) => `
 const sourceHits = (labelled: boolean) => `
   WITH scored AS MATERIALIZED (SELECT c.source_id AS sourceId, -${BM25} AS score ${matches(labelled)}),
   best AS MATERIALIZED (SELECT sourceId, max(score) AS score FROM scored GROUP BY sourceId ORDER BY score DESC, sourceId DESC LIMIT @limit)
-  SELECT best.sourceId, ${SOURCE_COLUMNS}, best.score AS score
+  SELECT best.sourceId AS "sourceId", ${SOURCE_COLUMNS}, best.score AS score
   FROM best JOIN data_sources s ON s.id = best.sourceId
   ORDER BY best.score DESC, best.sourceId DESC`;
 
@@ -67,7 +62,7 @@ const TOP_CHUNKS = `
   FROM best JOIN chunks c ON c.id = best.id
   ORDER BY best.score DESC`;
 
-const SOURCES_BY_ID = `SELECT s.id AS sourceId, ${SOURCE_COLUMNS} FROM data_sources s WHERE s.id IN (SELECT value FROM json_each(?))`;
+const SOURCES_BY_ID = `SELECT s.id AS "sourceId", ${SOURCE_COLUMNS} FROM data_sources s WHERE s.id IN (SELECT value FROM json_each(?))`;
 
 /** Each term (quoted, as one-term queries) with its count of the guru's chunks, in the order given. */
 const TERM_FREQUENCIES = `

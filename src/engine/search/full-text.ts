@@ -3,7 +3,8 @@
  * query, how well, and where the matched words are). The Retriever asks it for that and reads
  * everything else (chunks and sources by id, neighbours, counts) in plain SQL on the store, so
  * that a store brings its own full-text search by filling this in: FTS5 for SQLite (./fts5.ts),
- * PostgreSQL's text search later.
+ * and for PostgreSQL FTS5's own BM25 computed in SQL over plain postings tables
+ * (./postgres/postgres-full-text.ts).
  *
  * Queries come as parsed (`TextQuery`): `terms` are the words, `match` is the FTS5 expression made of
  * them (quoted, ORed); an implementation may use either. Callers never ask with a query of no word
@@ -15,6 +16,16 @@ import type { ChunkHit, MarkedChunk, SourceHit } from './retriever.js';
 
 /** BM25 column weights: title, headings, body. */
 export const COLUMN_WEIGHTS = { title: 2.0, headings: 1.5, body: 1.0 } as const;
+
+/**
+ * A ChunkHit's columns but its score, from `chunks c JOIN data_sources s`. Names in double quotes:
+ * PostgreSQL folds unquoted names to lower case.
+ */
+export const CHUNK_COLUMNS = `c.id AS "chunkId", c.source_id AS "sourceId", s.type AS "sourceType", s.url AS url, c.title AS title,
+  c.headings AS headings, c.body AS body, s.labels AS labels, c.position AS position`;
+
+/** A SourceHit's columns but its id and score, from `data_sources s`. */
+export const SOURCE_COLUMNS = `s.type AS "sourceType", s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels`;
 
 /** An anchor text another page links to a source with, matched words marked. */
 export interface AnchorText {

@@ -8,10 +8,8 @@ import { jsonValues } from '../store/dialect.js';
 import type { Sql } from '../store/sql.js';
 import { Fts5FullText } from './fts5.js';
 import { PostgresFullText } from './postgres/postgres-full-text.js';
-import type { FullText } from './full-text.js';
+import { CHUNK_COLUMNS, SOURCE_COLUMNS, type FullText } from './full-text.js';
 import type { TextQuery } from './query.js';
-
-export { COLUMN_WEIGHTS } from './full-text.js';
 
 /** A link made with the same words by more than this share of a site's pages is navigation. */
 const NAVIGATION_SHARE = 0.05;
@@ -54,12 +52,6 @@ export type SourceHit = Pick<ChunkHit, 'sourceId' | 'sourceType' | 'url' | 'titl
 export interface NearbyChunk extends ChunkHit {
   readonly offset: number;
 }
-
-/** Column names in double quotes: PostgreSQL folds unquoted names to lower case. */
-const CHUNK_COLUMNS = `c.id AS "chunkId", c.source_id AS "sourceId", s.type AS "sourceType", s.url AS url, c.title AS title,
-  c.headings AS headings, c.body AS body, s.labels AS labels, c.position AS position`;
-
-const SOURCE_COLUMNS = `s.type AS "sourceType", s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels`;
 
 const CHUNKS_AROUND = `SELECT ${CHUNK_COLUMNS}, 0 AS score
   FROM chunks c JOIN data_sources s ON s.id = c.source_id

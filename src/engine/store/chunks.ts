@@ -18,8 +18,10 @@ export class ChunkRepository {
   }
 
   /**
-   * Replaces every chunk of a source, the new ones in one statement (one JSON list of them); the
-   * FTS index follows through triggers. Call inside a transaction.
+   * Replaces every chunk of a source, the new ones in one statement (one JSON list of them). Call
+   * inside a transaction. The full-text index loses the old ones with them; it gains the new ones
+   * through FTS5's triggers on SQLite, and on PostgreSQL when the caller then runs
+   * FullText.indexSources for the source in the same transaction.
    */
   async replace(sourceId: number, guruId: number, title: string, chunks: readonly NewChunk[]): Promise<void> {
     await this.#sql.run('DELETE FROM chunks WHERE source_id = ?', [sourceId]);

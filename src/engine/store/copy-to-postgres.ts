@@ -77,27 +77,26 @@ export async function copyToPostgres(from: Db, to: Sql, options: CopyOptions = {
   const progress = { copied: 0, total: counts.reduce((sum, n) => sum + n, 0) + records };
   return to.transaction(async (tx) => {
     const copied: CopiedTable[] = [];
-    for (const [index, { table, columns }] of tables.entries()) {
+    /** Copies one table with `copy`, counting what it copied against `expected` and what `table` then holds. */
+    const copyCounted = async (table: string, expected: number, copy: (onBatch: (batch: number) => void) => Promise<number>): Promise<void> => {
       options.signal?.throwIfAborted();
-      const rows = await copyTable(from, tx, table, columns, (batch) => {
+      const rows = await copy((batch) => {
         progress.copied += batch;
         options.onProgress?.({ table, ...progress });
-      }, options.signal);
+      });
       const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
-      if (rows !== counts[index] || after?.n !== rows) throw new CountMismatchError(table, counts[index]!, after?.n ?? 0);
+      if (rows !== expected || after?.n !== rows) throw new CountMismatchError(table, expected, after?.n ?? 0);
       copied.push({ table, rows });
+    };
+    for (const [index, { table, columns }] of tables.entries()) {
+      await copyCounted(table, counts[index]!, (onBatch) => copyTable(from, tx, table, columns, onBatch, options.signal));
     }
-    if (options.records !== undefined) {
-      options.signal?.throwIfAborted();
+    const recordsDb = options.records;
+    if (recordsDb !== undefined) {
       // As they are: Keyv's JSON, in the namespace and under the key Keyv gave them.
-      const onBatch = (batch: number): void => {
-        progress.copied += batch;
-        options.onProgress?.({ table: RECORDS_TABLE, ...progress });
-      };
-      const rows = records === 0 ? 0 : await copyTable(options.records, tx, KEYV_TABLE, ['namespace', 'key', 'value'], onBatch, options.signal, RECORDS_TABLE);
-      const after = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${RECORDS_TABLE}`);
-      if (rows !== records || after?.n !== rows) throw new CountMismatchError(RECORDS_TABLE, records, after?.n ?? 0);
-      copied.push({ table: RECORDS_TABLE, rows });
+      await copyCounted(RECORDS_TABLE, records, async (onBatch) =>
+        records === 0 ? 0 : copyTable(recordsDb, tx, KEYV_TABLE, ['namespace', 'key', 'value'], onBatch, options.signal, RECORDS_TABLE),
+      );
     }
     await continueSequences(from, tx, tables);
     await options.rebuild?.(tx);

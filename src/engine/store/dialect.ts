@@ -34,10 +34,10 @@ export const smaller = (dialect: Dialect, a: string, b: string): string => (dial
 export const likeIgnoringCase = (dialect: Dialect): string => (dialect === 'sqlite' ? 'LIKE' : 'ILIKE');
 
 /**
- * The elements of a JSON array of arrays passed as one parameter (`?` by default), as rows with one
+ * The elements of a JSON array of arrays passed as one parameter (`?`), as rows with one
  * column `value`: a batch of rows bound as one `JSON.stringify(rows)`. Read their fields with
  * `value ->> 0`, `value ->> 1`… (text, or SQLite's own type; cast where a number is meant). Use
  * after FROM: `FROM ${jsonRows(d)}`.
  */
-export const jsonRows = (dialect: Dialect, param = '?'): string =>
-  dialect === 'sqlite' ? `json_each(${param})` : `jsonb_array_elements(${param}::jsonb) AS value`;
+export const jsonRows = (dialect: Dialect): string =>
+  dialect === 'sqlite' ? 'json_each(?)' : 'jsonb_array_elements(?::jsonb) AS value';

@@ -15,8 +15,9 @@ export class LinkRepository {
   }
 
   /**
-   * Replaces every link of a source, the new ones in one statement (one JSON list of them); the
-   * FTS index follows through triggers. Call inside a transaction.
+   * Replaces every link of a source, the new ones in one statement (one JSON list of them). Call
+   * inside a transaction. As for chunks (ChunkRepository.replace), the new ones reach the
+   * full-text index through FTS5's triggers on SQLite, through FullText.indexSources on PostgreSQL.
    */
   async replace(sourceId: number, guruId: number, links: readonly NewLink[]): Promise<void> {
     await this.#sql.run('DELETE FROM links WHERE source_id = ?', [sourceId]);

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEngine } from '../../../src/engine/local-engine.js';
 import { parseQuery } from '../../../src/engine/search/query.js';
-import { COLUMN_WEIGHTS } from '../../../src/engine/search/retriever.js';
+import { COLUMN_WEIGHTS } from '../../../src/engine/search/full-text.js';
 
 const SOURCES_SHOWN = 10;
 

@@ -15,7 +15,7 @@
  *
  * Indexing runs in the caller's transaction, on rows already in `chunks` and `links`.
  */
-import { COLUMN_WEIGHTS, type AnchorText, type FullText } from '../full-text.js';
+import { CHUNK_COLUMNS, COLUMN_WEIGHTS, SOURCE_COLUMNS, type AnchorText, type FullText } from '../full-text.js';
 import type { ChunkHit, MarkedChunk, SourceHit } from '../retriever.js';
 import type { TextQuery } from '../query.js';
 import type { Sql } from '../../store/sql.js';
@@ -106,9 +106,6 @@ const SCORE = `sum(round((${BM25}) * ${2 ** 40}::float8)) / ${2 ** 40}::float8`;
 const LABELLED = `AND p.source_id IN (SELECT ls.id FROM data_sources ls WHERE ls.guru_id = @guruId
     AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(ls.labels::jsonb) AS l(value) WHERE lower(l.value) = ANY(@labels::text[])))`;
 
-const CHUNK_COLUMNS = `c.id AS "chunkId", c.source_id AS "sourceId", s.type AS "sourceType", s.url AS url, c.title AS title,
-  c.headings AS headings, c.body AS body, s.labels AS labels, c.position AS position`;
-
 /** Ties go to the lower chunk id, as FTS5 returns its matches in rowid order and SQLite's sort keeps that order. */
 const chunkHits = (labelled: boolean) => `
   WITH ${TERM_WEIGHTS},
@@ -126,14 +123,17 @@ const sourceHits = (labelled: boolean) => `
     SELECT p.source_id, ${SCORE} AS score FROM ${SCORED} ${labelled ? LABELLED : ''}
     GROUP BY p.chunk_id, p.source_id),
   best AS MATERIALIZED (SELECT source_id, max(score) AS score FROM scored GROUP BY source_id ORDER BY score DESC, source_id DESC LIMIT @limit)
-  SELECT best.source_id AS "sourceId", s.type AS "sourceType", s.url AS url, coalesce(s.title, s.name, '') AS title, s.labels AS labels,
-    best.score AS score
+  SELECT best.source_id AS "sourceId", ${SOURCE_COLUMNS}, best.score AS score
   FROM best JOIN data_sources s ON s.id = best.source_id
   ORDER BY best.score DESC, best.source_id DESC`;
 
+/** Statement texts, made once (unlabelled, labelled): the driver prepares each text once. */
+const CHUNK_HITS = [chunkHits(false), chunkHits(true)] as const;
+const SOURCE_HITS = [sourceHits(false), sourceHits(true)] as const;
+
 /** The unlabelled searches, for EXPLAIN in tests and experiments. */
-export const chunkHitsStatement = chunkHits(false);
-export const sourceHitsStatement = sourceHits(false);
+export const [chunkHitsStatement] = CHUNK_HITS;
+export const [sourceHitsStatement] = SOURCE_HITS;
 
 const MARKED_CHUNKS = `
   WITH m AS (SELECT chunk_id, jsonb_agg(spans) AS spans FROM chunk_terms
@@ -204,14 +204,14 @@ export class PostgresFullText implements FullText {
   async chunkHits(guruId: number, query: TextQuery, limit: number, labels: readonly string[]): Promise<ChunkHit[]> {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    return this.#sql.all<ChunkHit>(chunkHits(labels.length > 0), { terms, guruId, limit, ...(labels.length > 0 ? { labels: [...labels] } : {}) });
+    return this.#sql.all<ChunkHit>(CHUNK_HITS[labels.length > 0 ? 1 : 0], { terms, guruId, limit, ...(labels.length > 0 ? { labels: [...labels] } : {}) });
   }
 
   /** The guru's best sources, each once, ranked by their best chunk. */
   async sourceHits(guruId: number, query: TextQuery, limit: number, labels: readonly string[]): Promise<SourceHit[]> {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    return this.#sql.all<SourceHit>(sourceHits(labels.length > 0), { terms, guruId, limit, ...(labels.length > 0 ? { labels: [...labels] } : {}) });
+    return this.#sql.all<SourceHit>(SOURCE_HITS[labels.length > 0 ? 1 : 0], { terms, guruId, limit, ...(labels.length > 0 ? { labels: [...labels] } : {}) });
   }
 
   /**
@@ -278,14 +278,9 @@ export class PostgresFullText implements FullText {
   }
 
   /**
-   * Indexes the source's chunks and links that are not indexed yet (all of them after its chunks
+   * Indexes the sources' chunks and links that are not indexed yet (all of them after their chunks
    * and links were replaced). Run it in the transaction that wrote them.
    */
-  async indexSource(sourceId: number): Promise<void> {
-    await this.indexSources([sourceId]);
-  }
-
-  /** indexSource for several sources, in fewer statements. */
   async indexSources(sourceIds: readonly number[]): Promise<void> {
     if (sourceIds.length === 0) return;
     const chunks = await this.#sql.all<ChunkRow>(
@@ -321,12 +316,6 @@ export class PostgresFullText implements FullText {
    */
   async settle(): Promise<void> {
     await this.#sql.exec('VACUUM (ANALYZE, SKIP_LOCKED) chunk_terms');
-  }
-
-  /** Removes the source's chunks and links from the index (their rows going removes them too). */
-  async removeSource(sourceId: number): Promise<void> {
-    await this.#sql.run('DELETE FROM chunk_index WHERE source_id = ?', [sourceId]);
-    await this.#sql.run('DELETE FROM link_terms WHERE link_id IN (SELECT id FROM links WHERE source_id = ?)', [sourceId]);
   }
 
   async #indexChunks(chunks: readonly ChunkRow[]): Promise<void> {

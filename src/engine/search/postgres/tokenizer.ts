@@ -16,7 +16,7 @@
 import Database from 'better-sqlite3';
 
 /** The tokenizer of the engine's chunks_fts and links_fts (store/migrations.ts). */
-export const FTS5_TOKENIZER = 'porter unicode61 remove_diacritics 2';
+const FTS5_TOKENIZER = 'porter unicode61 remove_diacritics 2';
 
 /** A token of a column: its term (folded, stemmed) and where it lies in the text (UTF-16 indices, end exclusive). */
 export interface Token {
