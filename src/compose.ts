@@ -86,7 +86,7 @@ export interface MigratedStore {
 export async function migrateToPostgres(
   config: Config,
   logger: Logger,
-  options: { readonly onProgress?: (copied: number, total: number) => void; readonly signal?: AbortSignal } = {},
+  options: { readonly onProgress?: (copied: number, total: number) => void } = {},
 ): Promise<MigratedStore> {
   if (config.databaseUrl === undefined) {
     throw new Error('migrate copies into PostgreSQL: set GURU_DATABASE_URL (or --database-url) to the database to copy into');
@@ -94,10 +94,7 @@ export async function migrateToPostgres(
   const { migrateDataDir } = await import('./engine/store/copy-to-postgres.js');
   const tables = await migrateDataDir(
     { dataDir: config.dataDir, databaseUrl: config.databaseUrl, logger },
-    {
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: ({ copied, total }) => options.onProgress?.(copied, total) } : {}),
-    },
+    options.onProgress ? { onProgress: ({ copied, total }) => options.onProgress?.(copied, total) } : {},
   );
   return { tables };
 }

@@ -1,6 +1,6 @@
 /**
- * The embedded engine: the whole service over one SQLite file. It opens the
- * store, builds one capability per folder over a shared context, and exposes
+ * The embedded engine: the whole service over its store (the data directory's
+ * SQLite file, or PostgreSQL with a database URL). It opens the store, builds one capability per folder over a shared context, and exposes
  * them as the Assistant port and the local guru administration. Behaviour
  * lives in the capabilities; this class only composes and delegates.
  */

@@ -26,9 +26,8 @@ import type { LocalGurus } from '../gurus/local-gurus.js';
 import type { LocalProgress } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
 import type { LocalSessions } from '../sessions/local-sessions.js';
-import { checkpoint } from '../store/database.js';
 import type { Sql } from '../store/sql.js';
-import { sqliteOf } from '../store/sqlite-sql.js';
+import { emptyLog } from '../store/sqlite-sql.js';
 import { EndUserRecords, type ProfileUpdate } from './records.js';
 
 /**
@@ -119,11 +118,9 @@ export class LocalEndUsers implements EndUsers, EndUserMemory {
     const searches = await this.#search.eraseEndUserSearches(guru, id);
     await this.#progress.erase(guru.id, id);
     await this.#forgetRateLimitWindow(guru.slug, id);
-    // Erased rows leave the write-ahead log too. PostgreSQL: deleted rows stay in the table's pages until
-    // VACUUM reclaims them; the records' table is vacuumed by the erase above, questions, binges and
+    // PostgreSQL: the records' table is vacuumed by the erase above; questions, binges and
     // question_attachments are left to autovacuum (docs/security.md says what an erase leaves there).
-    const db = sqliteOf(this.#context.sql);
-    if (db) checkpoint(db);
+    emptyLog(this.#context.sql);
     this.#context.logger.info('end-user data erased', { guru: guru.slug });
     return {
       external_user_id: id,

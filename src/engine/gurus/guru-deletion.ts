@@ -3,9 +3,10 @@
  * stopped first; then one transaction deletes the guru's row, and ON DELETE CASCADE takes its
  * keys, sources (with chunks, vectors, links and jobs), sessions (with answers, votes, follow-ups
  * and attachments), crawls, searches, integrations and settings. What lives outside the database
- * follows: end users' profiles and memories, answer-progress lines and rate-limit windows. The
- * full-text indexes are merged (store/fts.ts) and the log emptied into the file, so that with
- * secure_delete the text leaves the files.
+ * follows: answer-progress lines, rate-limit windows, and on SQLite end users' profiles and
+ * memories (endusers.sqlite; on PostgreSQL they go in the same transaction). The deleted words
+ * leave the full-text index (FullText.forgetDeleted) and, on SQLite, the log is emptied into the
+ * file, so that with secure_delete the text leaves the files.
  */
 import type { GuruAdmin } from '../../core/assistant.js';
 import type { DeletedGuru } from '../../core/schemas.js';
@@ -15,9 +16,8 @@ import type { LocalCrawling } from '../crawl/local-crawling.js';
 import type { LocalEndUsers } from '../end-users/local-end-users.js';
 import type { LocalProgress } from '../progress/local-progress.js';
 import type { LocalSearch } from '../search/local-search.js';
-import { checkpoint } from '../store/database.js';
-import { deletingText } from '../store/fts.js';
-import { sqliteOf } from '../store/sqlite-sql.js';
+import { emptyLog } from '../store/sqlite-sql.js';
+import { fullTextOf } from '../search/retriever.js';
 import type { LocalGurus } from './local-gurus.js';
 
 /** What the guru holds, counted before it goes. */
@@ -65,15 +65,11 @@ export class GuruDeletion implements Pick<GuruAdmin, 'deleteGuru'> {
       ).map((row) => row.id);
       await tx.run('DELETE FROM gurus WHERE id = ?', [guru.id]);
       await this.#endUsers.forgetGuruWith(tx, guru.slug);
-      // The rows are gone above; this merges the full-text indexes so that their words leave them.
-      // PostgreSQL: no FTS5 indexes; its full-text index and VACUUM will need their own step here.
-      const db = sqliteOf(tx);
-      if (db) deletingText(db, () => undefined);
+      // The rows are gone above; their words leave the full-text index too.
+      await fullTextOf(tx).forgetDeleted();
       return { deleted, endUsers };
     });
-    // PostgreSQL: no write-ahead log of the file to empty (the server's WAL and VACUUM are its own).
-    const db = sqliteOf(sql);
-    if (db) checkpoint(db);
+    emptyLog(sql);
     // The guru is gone from the database (its keys no longer open anything); the rest is kept
     // apart from it, and a failure there is logged rather than undoing the deletion.
     await this.#forgetOutside(guru.id, guru.slug, endUsers);

@@ -21,13 +21,12 @@ import { literalAddress, refusalMessage, restrictedKind } from '../../net/addres
 import type { HttpFetcher } from '../../net/http-fetcher.js';
 import { timestamp, type EngineContext } from '../context.js';
 import type { GuruRow, LocalGurus } from '../gurus/local-gurus.js';
-import { checkpoint } from '../store/database.js';
-import { deletingText } from '../store/fts.js';
 import { storeClock, type StoreClock } from '../store/clock.js';
 import { JobRepository, type JobQueueSettings, type QueuedSource } from '../store/jobs.js';
 import { SourceRepository, toListedSource, type NewDocumentSource, type SourceRow } from '../store/sources.js';
 import type { Sql } from '../store/sql.js';
-import { sqliteOf } from '../store/sqlite-sql.js';
+import { emptyLog } from '../store/sqlite-sql.js';
+import { fullTextOf } from '../search/retriever.js';
 import type { FileKind } from './files.js';
 import type { LocalIntegrations } from './local-integrations.js';
 import { SourceReading } from './reading.js';
@@ -75,13 +74,14 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     this.#context = context;
     this.#gurus = gurus;
     this.#integrations = integrations;
-    this.#queue = { privateNetwork: settings.allowPrivateNetwork ?? false };
+    const privateNetwork = settings.allowPrivateNetwork ?? false;
+    this.#queue = { privateNetwork };
     this.#sources = new SourceRepository(sql);
     this.#jobs = new JobRepository(sql, this.#queue);
     this.#clock = storeClock(sql);
     this.#reading = new SourceReading(
       {
-        allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
+        allowPrivateNetwork: privateNetwork,
         ...(settings.youtubeBaseUrl === undefined ? {} : { youtubeBaseUrl: settings.youtubeBaseUrl }),
         ...(settings.extraction === undefined ? {} : { extraction: settings.extraction }),
       },
@@ -91,7 +91,7 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
       {
         dataDir: settings.dataDir,
         ...(settings.databaseUrl === undefined ? {} : { databaseUrl: settings.databaseUrl }),
-        allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
+        allowPrivateNetwork: privateNetwork,
         ...(settings.youtubeBaseUrl === undefined ? {} : { youtubeBaseUrl: settings.youtubeBaseUrl }),
         ...(settings.extraction === undefined ? {} : { extraction: settings.extraction }),
         ...(settings.processing === undefined ? {} : { processing: settings.processing }),
@@ -215,8 +215,8 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
   /**
    * Deletes the guru's sources of these ids; other ids are passed over. Their jobs go with them
    * (ON DELETE CASCADE), so a read under way in the writer thread finds its claim gone and keeps
-   * nothing (processor.ts, #index). The log is emptied into the file afterwards: with
-   * secure_delete (database.ts) and the merge of the full-text indexes (store/fts.ts), the text leaves both.
+   * nothing (processor.ts, #index). Their words leave the full-text index (FullText.forgetDeleted)
+   * and, on SQLite, the write-ahead log is emptied into the file afterwards (emptyLog).
    */
   async deleteDataSources(slug: string, input: DeleteDataSourcesRequest): Promise<MessageResponse> {
     const guru = await this.#gurus.find('delete_sources', slug);
@@ -224,14 +224,10 @@ export class LocalDataSources implements DataSources, Pick<GuruAdmin, 'uploadDoc
     const ids = [...new Set(request.ids)];
     const deleted = await this.#context.sql.transaction(async (tx) => {
       const removed = await new SourceRepository(tx).delete(guru.id, ids);
-      // FTS5 only. PostgreSQL: nothing to merge; a tsvector/GIN index loses deleted rows' entries with VACUUM.
-      const db = sqliteOf(tx);
-      if (db) deletingText(db, () => undefined);
+      await fullTextOf(tx).forgetDeleted();
       return removed;
     });
-    // PostgreSQL: no log to empty into the file; deleted rows leave it with VACUUM.
-    const db = sqliteOf(this.#context.sql);
-    if (db) checkpoint(db);
+    emptyLog(this.#context.sql);
     this.#context.logger.info('data sources deleted', { guru: guru.slug, requested: ids.length, deleted: deleted.length });
     return { msg: 'Data sources deleted successfully' };
   }

@@ -214,9 +214,9 @@ export class SourceProcessor {
     return this.#owner.id;
   }
 
-  /** Nothing is being claimed, read or waiting to be committed. */
+  /** Nothing is being claimed, read, or waiting for its batch's commit (or being committed). */
   get idle(): boolean {
-    return !this.#claiming && this.#inFlight.size === 0 && this.#batch.length === 0;
+    return !this.#claiming && this.#inFlight.size === 0 && this.#uncommitted === 0;
   }
 
   /** There may be new work: takes as many jobs as the limits allow, soon. */

@@ -170,4 +170,17 @@ export class Fts5FullText implements FullText {
 
   /** FTS5 merges its own segments as it goes. */
   async settle(): Promise<void> {}
+
+  /**
+   * FTS5 records a deletion as a tombstone and leaves the words in their old segments (and in the
+   * file) until a merge rewrites them: each index is merged into one segment ('optimize'), which
+   * drops the deleted entries; the pages freed are overwritten (secure_delete, store/database.ts).
+   * FTS5's own `secure-delete` option was measured too and is slower: on 300 sources of 40
+   * sections (16 MB), deleting 250 of them at once took 41 s with it against 0.15 s with the merge,
+   * and with it left on, reindexing the 300 took 7.5 s against 0.6 to 1.7 s. The merge costs one
+   * rewrite of the indexes per deletion, whatever the number of ids: 56 ms on that database.
+   */
+  async forgetDeleted(): Promise<void> {
+    for (const index of ['chunks_fts', 'links_fts']) await this.#sql.exec(`INSERT INTO ${index}(${index}) VALUES ('optimize')`);
+  }
 }

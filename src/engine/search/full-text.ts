@@ -68,4 +68,9 @@ export interface FullText {
    * reads them from the index alone; FTS5: nothing to do).
    */
   settle(): Promise<void>;
+  /**
+   * After rows were deleted in the transaction this FullText runs on (sources, a guru): makes their
+   * words leave the index for good, not only its answers.
+   */
+  forgetDeleted(): Promise<void>;
 }

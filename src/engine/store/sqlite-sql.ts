@@ -7,7 +7,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { setTimeout as delay } from 'node:timers/promises';
-import { BUSY_TIMEOUT_MS, isBusy, withoutWaiting, type Db } from './database.js';
+import { BUSY_TIMEOUT_MS, checkpoint, isBusy, withoutWaiting, type Db } from './database.js';
 import { MAX_PREPARED, type Params, type RunResult, type Sql, type Store } from './sql.js';
 
 /** While another connection holds the write lock, a transaction waiting for it tries again this often. */
@@ -195,3 +195,13 @@ export class SqliteSql extends SqliteHandle implements Store {
 
 /** The SQLite connection under a store, when it is one: for what only SQLite has. */
 export const sqliteOf = (sql: Sql): Db | undefined => (sql instanceof SqliteHandle ? sql.db : undefined);
+
+/**
+ * After an erasure: SQLite's write-ahead log is emptied into the file, so that deleted text leaves
+ * the log too (and, with secure_delete, the file). PostgreSQL: nothing here; deleted rows stay in
+ * the table's pages until VACUUM, and the server's WAL is its own (docs/security.md).
+ */
+export function emptyLog(sql: Sql): void {
+  const db = sqliteOf(sql);
+  if (db) checkpoint(db);
+}

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Fts5FullText } from '../../../src/engine/search/fts5.js';
 import { checkpoint, openDatabase, type Db } from '../../../src/engine/store/database.js';
-import { deletingText } from '../../../src/engine/store/fts.js';
+import { SqliteSql } from '../../../src/engine/store/sqlite-sql.js';
 
 describe('deleting text from the full-text indexes', () => {
   let dir: string;
@@ -24,11 +25,14 @@ describe('deleting text from the full-text indexes', () => {
   const chunk = (body: string) => db.prepare("INSERT INTO chunks (source_id, guru_id, position, title, headings, body) VALUES (1, 1, 0, '', '', ?)").run(body).lastInsertRowid;
   const fileHolds = (text: string) => readFileSync(join(dir, 'guru.sqlite')).includes(Buffer.from(text));
 
-  it('takes the words of deleted chunks out of the index and the file', () => {
+  it('takes the words of deleted chunks out of the index and the file (FullText.forgetDeleted)', async () => {
     for (let i = 0; i < 20; i += 1) chunk(`filler words number ${i}`);
     const id = chunk('the zqxjvkwpl word');
     for (let i = 0; i < 20; i += 1) chunk(`more filler ${i}`);
-    db.transaction(() => deletingText(db, () => db.prepare('DELETE FROM chunks WHERE id = ?').run(id))).immediate();
+    await new SqliteSql(db).transaction(async (tx) => {
+      await tx.run('DELETE FROM chunks WHERE id = ?', [id]);
+      await new Fts5FullText(tx).forgetDeleted();
+    });
     checkpoint(db);
     expect(fileHolds('zqxjvkwpl')).toBe(false);
     expect(db.prepare("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH 'filler'").get()).toEqual({ n: 40 });

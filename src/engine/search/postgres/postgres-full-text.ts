@@ -318,6 +318,9 @@ export class PostgresFullText implements FullText {
     await this.#sql.exec('VACUUM (ANALYZE, SKIP_LOCKED) chunk_terms');
   }
 
+  /** The postings of deleted chunks and links went with their rows (ON DELETE CASCADE, chunk_index_removed). */
+  async forgetDeleted(): Promise<void> {}
+
   async #indexChunks(chunks: readonly ChunkRow[]): Promise<void> {
     if (chunks.length === 0) return;
     const tokens = tokenizer().tokenize(chunks.map((chunk) => [chunk.title, chunk.headings, chunk.body]));
